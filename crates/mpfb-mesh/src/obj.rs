@@ -1,0 +1,411 @@
+//! OBJ text to an [`ObjMesh`], keeping the file's vertex numbering exactly.
+//!
+//! Generic loaders renumber vertices in first-use order, which silently breaks every vertex
+//! index in rigs and weights; this reader never does. Supported: `v`, `vt`, `vn`, `f` in every
+//! index form (`v`, `v/vt`, `v//vn`, `v/vt/vn`, negative relative indices), `g`, `o`, `usemtl`
+//! and `s`; quads and n-gons. Other statements (`mtllib`, `l`, `p`, ...) are counted and
+//! otherwise ignored.
+
+use crate::error::{MeshError, MeshErrorKind};
+use std::path::Path;
+
+/// Limits that keep a hostile file from exhausting memory; generous for real bodies.
+#[derive(Debug, Clone, Copy)]
+pub struct ObjLimits {
+    /// Most bytes of OBJ text accepted.
+    pub max_bytes: usize,
+    /// Most corners in one face.
+    pub max_face_corners: usize,
+}
+
+impl Default for ObjLimits {
+    fn default() -> Self {
+        Self {
+            max_bytes: 1 << 30,
+            max_face_corners: 1 << 16,
+        }
+    }
+}
+
+/// One face corner: 0-based indices into the mesh's positions, texcoords and normals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Corner {
+    /// Position index.
+    pub vertex: u32,
+    /// Texture-coordinate index, if given.
+    pub texcoord: Option<u32>,
+    /// Normal index, if given.
+    pub normal: Option<u32>,
+}
+
+/// An OBJ mesh with the file's numbering. Faces are stored flat: face `f` owns
+/// `corners[face_offsets[f]..face_offsets[f + 1]]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ObjMesh {
+    /// `v` positions in file order, as written (OBJ units and axes).
+    pub positions: Vec<[f64; 3]>,
+    /// `vt` coordinates (u, v) in file order.
+    pub texcoords: Vec<[f64; 2]>,
+    /// `vn` normals in file order.
+    pub normals: Vec<[f64; 3]>,
+    /// All face corners, face after face.
+    pub corners: Vec<Corner>,
+    /// Start of each face in `corners`, plus a final end offset.
+    pub face_offsets: Vec<u32>,
+    /// Index into `group_sets` of each face's active groups.
+    pub face_group_set: Vec<u32>,
+    /// Index into `materials` of each face's material, if a `usemtl` preceded it.
+    pub face_material: Vec<Option<u32>>,
+    /// Index into `objects` of each face's object, if an `o` preceded it.
+    pub face_object: Vec<Option<u32>>,
+    /// Distinct sets of group names from `g` lines (set 0 is the empty set before any `g`).
+    pub group_sets: Vec<Vec<String>>,
+    /// Material names from `usemtl`, in first-use order.
+    pub materials: Vec<String>,
+    /// Object names from `o`, in first-use order.
+    pub objects: Vec<String>,
+    /// Statements we do not interpret, with how often they occurred.
+    pub ignored_statements: Vec<(String, usize)>,
+}
+
+impl ObjMesh {
+    /// Number of faces.
+    pub fn face_count(&self) -> usize {
+        self.face_offsets.len().saturating_sub(1)
+    }
+
+    /// The corners of face `f`.
+    pub fn face(&self, f: usize) -> &[Corner] {
+        let start = self.face_offsets[f] as usize;
+        let end = self.face_offsets[f + 1] as usize;
+        &self.corners[start..end]
+    }
+
+    /// The group names active for face `f`.
+    pub fn face_groups(&self, f: usize) -> &[String] {
+        &self.group_sets[self.face_group_set[f] as usize]
+    }
+
+    /// Every group name, in first-use order.
+    pub fn group_names(&self) -> Vec<&str> {
+        let mut seen = indexmap::IndexSet::new();
+        for set in &self.group_sets {
+            for name in set {
+                seen.insert(name.as_str());
+            }
+        }
+        seen.into_iter().collect()
+    }
+
+    /// True when every corner of every face has a texture coordinate.
+    pub fn all_corners_have_texcoords(&self) -> bool {
+        !self.corners.is_empty() && self.corners.iter().all(|c| c.texcoord.is_some())
+    }
+}
+
+/// Reads an OBJ file with default limits.
+pub fn read_obj_file(path: &Path) -> Result<ObjMesh, MeshError> {
+    read_obj_file_with_limits(path, ObjLimits::default())
+}
+
+/// Reads an OBJ file with explicit limits.
+pub fn read_obj_file_with_limits(path: &Path, limits: ObjLimits) -> Result<ObjMesh, MeshError> {
+    let io_error = |e| MeshError {
+        file: Some(path.to_path_buf()),
+        position: "0:0".into(),
+        kind: MeshErrorKind::Io(e),
+    };
+    let size = std::fs::metadata(path).map_err(io_error)?.len();
+    if size > limits.max_bytes as u64 {
+        return Err(MeshError::at(
+            1,
+            1,
+            MeshErrorKind::Limit {
+                what: "OBJ file size in bytes",
+                limit: limits.max_bytes,
+            },
+        )
+        .with_file(path));
+    }
+    let bytes = std::fs::read(path).map_err(io_error)?;
+    parse_obj_with_limits(&bytes, limits).map_err(|e| e.with_file(path))
+}
+
+/// Parses OBJ bytes with default limits.
+pub fn parse_obj(bytes: &[u8]) -> Result<ObjMesh, MeshError> {
+    parse_obj_with_limits(bytes, ObjLimits::default())
+}
+
+/// Parses OBJ bytes with explicit limits.
+pub fn parse_obj_with_limits(bytes: &[u8], limits: ObjLimits) -> Result<ObjMesh, MeshError> {
+    if bytes.len() > limits.max_bytes {
+        return Err(MeshError::at(
+            1,
+            1,
+            MeshErrorKind::Limit {
+                what: "OBJ size in bytes",
+                limit: limits.max_bytes,
+            },
+        ));
+    }
+    let mut mesh = ObjMesh {
+        face_offsets: vec![0],
+        group_sets: vec![Vec::new()],
+        ..ObjMesh::default()
+    };
+    let mut current_group_set = 0u32;
+    let mut current_material: Option<u32> = None;
+    let mut current_object: Option<u32> = None;
+    let mut ignored: indexmap::IndexMap<String, usize> = indexmap::IndexMap::new();
+    let mut face_corners: Vec<Corner> = Vec::with_capacity(8);
+
+    for (line_index, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line_no = line_index + 1;
+        let line = std::str::from_utf8(raw_line)
+            .map_err(|_| MeshError::at(line_no, 1, MeshErrorKind::NotUtf8))?;
+        // Strip comments and the carriage return of CRLF files.
+        let content = line.split('#').next().unwrap_or("").trim_end_matches('\r');
+        let mut tokens = Tokens::new(content);
+        let Some((_, keyword)) = tokens.next() else {
+            continue;
+        };
+        match keyword {
+            "v" => {
+                let p = read_floats::<3>(&mut tokens, line_no, "v")?;
+                mesh.positions.push(p);
+            }
+            "vt" => {
+                let t = read_floats::<2>(&mut tokens, line_no, "vt")?;
+                mesh.texcoords.push(t);
+            }
+            "vn" => {
+                let n = read_floats::<3>(&mut tokens, line_no, "vn")?;
+                mesh.normals.push(n);
+            }
+            "f" => {
+                face_corners.clear();
+                for (column, token) in tokens.by_ref() {
+                    if face_corners.len() >= limits.max_face_corners {
+                        return Err(MeshError::at(
+                            line_no,
+                            column,
+                            MeshErrorKind::Limit {
+                                what: "corners in one face",
+                                limit: limits.max_face_corners,
+                            },
+                        ));
+                    }
+                    face_corners.push(parse_corner(token, &mesh, line_no, column)?);
+                }
+                if face_corners.len() < 3 {
+                    return Err(MeshError::at(
+                        line_no,
+                        1,
+                        MeshErrorKind::TooFewValues {
+                            keyword: "f",
+                            needed: 3,
+                            found: face_corners.len(),
+                        },
+                    ));
+                }
+                mesh.corners.extend_from_slice(&face_corners);
+                let end = u32::try_from(mesh.corners.len()).map_err(|_| {
+                    MeshError::at(
+                        line_no,
+                        1,
+                        MeshErrorKind::Limit {
+                            what: "face corners in the file",
+                            limit: u32::MAX as usize,
+                        },
+                    )
+                })?;
+                mesh.face_offsets.push(end);
+                mesh.face_group_set.push(current_group_set);
+                mesh.face_material.push(current_material);
+                mesh.face_object.push(current_object);
+            }
+            "g" => {
+                let names: Vec<String> = tokens.map(|(_, t)| t.to_owned()).collect();
+                current_group_set = match mesh.group_sets.iter().position(|s| *s == names) {
+                    Some(i) => i as u32,
+                    None => {
+                        mesh.group_sets.push(names);
+                        (mesh.group_sets.len() - 1) as u32
+                    }
+                };
+            }
+            "usemtl" => {
+                let name = rest_of_line(content, keyword);
+                current_material = Some(intern(&mut mesh.materials, name));
+            }
+            "o" => {
+                let name = rest_of_line(content, keyword);
+                current_object = Some(intern(&mut mesh.objects, name));
+            }
+            // Smoothing groups carry no data G4MF keeps (normals are not written from them).
+            "s" => {}
+            other => *ignored.entry(other.to_owned()).or_default() += 1,
+        }
+    }
+    mesh.ignored_statements = ignored.into_iter().collect();
+    Ok(mesh)
+}
+
+fn rest_of_line<'a>(content: &'a str, keyword: &str) -> &'a str {
+    content.trim_start()[keyword.len()..].trim()
+}
+
+fn intern(names: &mut Vec<String>, name: &str) -> u32 {
+    match names.iter().position(|n| n == name) {
+        Some(i) => i as u32,
+        None => {
+            names.push(name.to_owned());
+            (names.len() - 1) as u32
+        }
+    }
+}
+
+/// Whitespace-separated tokens with their 1-based byte column.
+struct Tokens<'a> {
+    text: &'a str,
+    position: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(text: &'a str) -> Self {
+        Self { text, position: 0 }
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = (usize, &'a str);
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.text.as_bytes();
+        let mut start = self.position;
+        while start < bytes.len() && bytes[start].is_ascii_whitespace() {
+            start += 1;
+        }
+        if start >= bytes.len() {
+            self.position = start;
+            return None;
+        }
+        let mut end = start;
+        while end < bytes.len() && !bytes[end].is_ascii_whitespace() {
+            end += 1;
+        }
+        self.position = end;
+        Some((start + 1, &self.text[start..end]))
+    }
+}
+
+fn read_floats<const N: usize>(
+    tokens: &mut Tokens<'_>,
+    line: usize,
+    keyword: &'static str,
+) -> Result<[f64; N], MeshError> {
+    let mut out = [0.0; N];
+    for (i, slot) in out.iter_mut().enumerate() {
+        let (column, token) = tokens.next().ok_or(MeshError::at(
+            line,
+            1,
+            MeshErrorKind::TooFewValues {
+                keyword,
+                needed: N,
+                found: i,
+            },
+        ))?;
+        let value: f64 = token.parse().map_err(|_| {
+            MeshError::at(
+                line,
+                column,
+                MeshErrorKind::BadNumber {
+                    text: token.to_owned(),
+                    expected: "a decimal number",
+                },
+            )
+        })?;
+        if !value.is_finite() {
+            return Err(MeshError::at(
+                line,
+                column,
+                MeshErrorKind::NonFinite {
+                    text: token.to_owned(),
+                },
+            ));
+        }
+        *slot = value;
+    }
+    // Extra values (a `w` weight, `vt` depth, vertex colours) are allowed and ignored.
+    Ok(out)
+}
+
+fn parse_corner(
+    token: &str,
+    mesh: &ObjMesh,
+    line: usize,
+    column: usize,
+) -> Result<Corner, MeshError> {
+    let bad = || {
+        MeshError::at(
+            line,
+            column,
+            MeshErrorKind::BadCorner {
+                text: token.to_owned(),
+            },
+        )
+    };
+    let mut parts = token.split('/');
+    let v = parts.next().ok_or_else(bad)?;
+    let vt = parts.next();
+    let vn = parts.next();
+    if parts.next().is_some() || v.is_empty() {
+        return Err(bad());
+    }
+    let resolve = |text: &str, what: &'static str, count: usize| -> Result<u32, MeshError> {
+        let index: i64 = text.parse().map_err(|_| {
+            MeshError::at(
+                line,
+                column,
+                MeshErrorKind::BadNumber {
+                    text: text.to_owned(),
+                    expected: "an integer index",
+                },
+            )
+        })?;
+        let out_of_range = || {
+            MeshError::at(
+                line,
+                column,
+                MeshErrorKind::IndexOutOfRange { what, index, count },
+            )
+        };
+        // Positive indices count from 1; negative ones count back from the latest element.
+        let zero_based = if index > 0 {
+            index - 1
+        } else if index < 0 {
+            count as i64 + index
+        } else {
+            return Err(out_of_range());
+        };
+        if zero_based < 0 || zero_based >= count as i64 {
+            return Err(out_of_range());
+        }
+        u32::try_from(zero_based).map_err(|_| out_of_range())
+    };
+    let vertex = resolve(v, "vertex", mesh.positions.len())?;
+    let texcoord = match vt {
+        Some(t) if !t.is_empty() => Some(resolve(t, "texture coordinate", mesh.texcoords.len())?),
+        Some(_) if vn.is_none() => return Err(bad()), // "v/" is not a form
+        _ => None,
+    };
+    let normal = match vn {
+        Some(n) if !n.is_empty() => Some(resolve(n, "normal", mesh.normals.len())?),
+        Some(_) => return Err(bad()),
+        None => None,
+    };
+    Ok(Corner {
+        vertex,
+        texcoord,
+        normal,
+    })
+}

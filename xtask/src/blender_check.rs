@@ -1,0 +1,3 @@
+pub fn run(_args: &[String]) -> Result<(), String> {
+    Err("not yet".into())
+}

@@ -1,0 +1,32 @@
+//! `cargo xtask`: project automation that does not belong in the required test path.
+
+use std::process::ExitCode;
+
+mod blender_check;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
+                                  same bones in Blender (installed with apt when missing) and compare
+                                  heads, tails and rest bases
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("blender-check") => blender_check::run(&args[1..]),
+        Some("-h" | "--help") | None => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
