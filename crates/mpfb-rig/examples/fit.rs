@@ -54,7 +54,10 @@ fn run(rig_path: &str, mesh_path: &str) -> Result<(), String> {
         fitted.warnings.len()
     );
     for fallback in &fitted.fallbacks {
-        eprintln!("fallback: {} {} at {}: {}", fallback.bone, fallback.end, fallback.pointer, fallback.reason);
+        eprintln!(
+            "fallback: {} {} at {}: {}",
+            fallback.bone, fallback.end, fallback.pointer, fallback.reason
+        );
     }
     for warning in &fitted.warnings {
         eprintln!("warning: {warning}");

@@ -348,3 +348,26 @@ proptest! {
         prop_assert!((bone.roll - roll).abs() < 1e-12);
     }
 }
+
+#[test]
+fn the_two_bone_fixture_fits_with_hand_computed_frames() {
+    let path = test_support::workspace_root().join("fixtures/rigs/two_bones.v110.json");
+    let rig = mpfb_rig::read_rig_file(&path).unwrap();
+    let fitted = fit(&rig, &mesh()).unwrap();
+    // root points up in Blender: identity in G4MF, length 0.5.
+    assert!(fitted.bones[0].basis.abs_diff_eq(DMat3::IDENTITY, 1e-15));
+    assert_eq!(fitted.bones[0].length, 0.5);
+    // arm.L points along +X with ALIGN_Z_WORLD_Z. Hand computation in G4MF space:
+    // Y = +X, Z = up = +Y, X = Y x Z = (+X) x (+Y) = +Z.
+    let arm = &fitted.bones[1];
+    assert!(
+        arm.basis
+            .abs_diff_eq(DMat3::from_cols(DVec3::Z, DVec3::X, DVec3::Y), 1e-12),
+        "{:?}",
+        arm.basis
+    );
+    // Relative to root (identity basis, head at origin): at (0, 0.5, 0), the root's length.
+    let (position, basis) = fitted.local_transform(1);
+    assert!(position.abs_diff_eq(DVec3::new(0.0, 0.5, 0.0), 1e-15));
+    assert!(basis.abs_diff_eq(arm.basis, 1e-12));
+}
