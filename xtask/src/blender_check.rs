@@ -91,8 +91,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // "fit": our fitted basis vs Blender's; near -Y the basis is ill-conditioned, so f32 input
     // noise of short bones shows here (reported, not judged).
     println!(
-        "{:<16} {:>5} {:>11} {:>11} {:>11} {:>11}  {}",
-        "rig", "bones", "max pos (m)", "max maths", "max fit", "max roll", "worst fit bone"
+        "{:<16} {:>5} {:>11} {:>11} {:>11} {:>11}  worst fit bone",
+        "rig", "bones", "max pos (m)", "max maths", "max fit", "max roll"
     );
     let mut failures = Vec::new();
     for path in &rigs {
