@@ -1,0 +1,15 @@
+//! `mpfb-weights`: reads MPFB weight files (every pair, exactly as written), resolves groups
+//! against a rig's bones, and builds a deterministic per-vertex skin in G4MF order.
+
+pub mod error;
+pub mod parse;
+pub mod resolve;
+pub mod skin;
+
+pub use error::{WeightsError, WeightsErrorKind, WeightsWarning};
+pub use parse::{WeightGroup, WeightsFile, is_mask_group, parse_weights, read_weights_file};
+pub use resolve::{
+    BoneMap, DropReason, DroppedGroup, MatchRule, Merge, Resolution, RigBones, parse_bone_map,
+    read_bone_map, resolve,
+};
+pub use skin::{Skin, SkinStats};

@@ -1,0 +1,276 @@
+//! Reading `weights.*.json` with a typed visitor: metadata, and every `[vertex, weight]` pair
+//! of every group, in file order, exactly as written.
+
+use crate::error::{WeightsError, WeightsErrorKind};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+use std::fmt;
+use std::path::Path;
+
+/// One vertex group of a weights file, pairs as written (zeros and repeats included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightGroup {
+    /// The group name (a bone name, a Rigify `DEF-` name, or an `mhmask-*` mask).
+    pub name: String,
+    /// `(vertex, weight)` pairs in file order.
+    pub pairs: Vec<(u32, f64)>,
+}
+
+/// A parsed weights file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WeightsFile {
+    /// `copyright` metadata.
+    pub copyright: Option<String>,
+    /// `description` metadata.
+    pub description: Option<String>,
+    /// `license` metadata.
+    pub license: Option<String>,
+    /// `name` metadata.
+    pub name: Option<String>,
+    /// `version` metadata (110 in MPFB's files).
+    pub version: Option<Value>,
+    /// Other top-level keys, verbatim.
+    pub extra: Map<String, Value>,
+    /// The groups in file order.
+    pub groups: Vec<WeightGroup>,
+}
+
+impl WeightsFile {
+    /// Total number of pairs as written.
+    pub fn pair_count(&self) -> usize {
+        self.groups.iter().map(|g| g.pairs.len()).sum()
+    }
+}
+
+/// True for MPFB mask groups (`mhmask-*`), which hide geometry and move no vertex.
+pub fn is_mask_group(name: &str) -> bool {
+    name.starts_with("mhmask-")
+}
+
+/// Reads and parses a weights file.
+pub fn read_weights_file(path: &Path) -> Result<WeightsFile, WeightsError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| WeightsError::new("0:0", WeightsErrorKind::Io(e)).with_file(path))?;
+    parse_weights(&text).map_err(|e| e.with_file(path))
+}
+
+/// Parses weights JSON text.
+pub fn parse_weights(text: &str) -> Result<WeightsFile, WeightsError> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let file = FileSeed
+        .deserialize(&mut deserializer)
+        .and_then(|file| deserializer.end().map(|()| file))
+        .map_err(|e| to_error(text, &e))?;
+    file.ok_or_else(|| WeightsError::new("1:1", WeightsErrorKind::MissingWeights))
+}
+
+/// Marker our visitors put in front of structured messages so we can rebuild the kind.
+const DUPLICATE: &str = "\u{1}duplicate:";
+const NEGATIVE: &str = "\u{1}negative:";
+
+pub(crate) fn to_error(text: &str, err: &serde_json::Error) -> WeightsError {
+    let position = format!("{}:{}", err.line(), err.column());
+    let message = err.to_string();
+    let message = match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    };
+    if let Some(key) = message.strip_prefix(DUPLICATE) {
+        return WeightsError::new(
+            position,
+            WeightsErrorKind::DuplicateKey {
+                key: key.to_owned(),
+            },
+        );
+    }
+    if let Some(rest) = message.strip_prefix(NEGATIVE) {
+        let mut parts = rest.splitn(3, '\u{1}');
+        let (vertex, weight, group) = (parts.next(), parts.next(), parts.next());
+        return WeightsError::new(
+            position,
+            WeightsErrorKind::NegativeWeight {
+                group: group.unwrap_or_default().to_owned(),
+                vertex: vertex.and_then(|v| v.parse().ok()).unwrap_or_default(),
+                weight: weight.and_then(|w| w.parse().ok()).unwrap_or(f64::NAN),
+            },
+        );
+    }
+    // serde_json rejects Python's NaN/Infinity tokens as "expected value"; say what they are.
+    if let Some(token) = token_at(text, err.line(), err.column()) {
+        return WeightsError::new(position, WeightsErrorKind::NonFiniteWeight { token });
+    }
+    if message.contains("number out of range") {
+        let token = number_ending_at(text, err.line(), err.column())
+            .unwrap_or_else(|| "a number beyond f64".into());
+        return WeightsError::new(position, WeightsErrorKind::NonFiniteWeight { token });
+    }
+    WeightsError::new(position, WeightsErrorKind::Json(message))
+}
+
+/// The number literal that ends at (or just before) a 1-based line/column.
+fn number_ending_at(text: &str, line: usize, column: usize) -> Option<String> {
+    let line_text = text.lines().nth(line.checked_sub(1)?)?;
+    let end = column.min(line_text.len());
+    let is_number_char = |c: char| c.is_ascii_digit() || "eE+-.".contains(c);
+    let head = line_text[..end].trim_end_matches(|c: char| !is_number_char(c));
+    let start = head
+        .rfind(|c: char| !is_number_char(c))
+        .map_or(0, |i| i + 1);
+    let token = &head[start..];
+    (!token.is_empty()).then(|| token.to_owned())
+}
+
+/// A serde error that [`to_error`] turns back into [`WeightsErrorKind::DuplicateKey`].
+pub(crate) fn duplicate_key_error<E: de::Error>(key: &str) -> E {
+    E::custom(format!("{DUPLICATE}{key}"))
+}
+
+/// The NaN/Infinity token at a 1-based line/column, if that is what stopped the parser.
+fn token_at(text: &str, line: usize, column: usize) -> Option<String> {
+    let line_text = text.lines().nth(line.checked_sub(1)?)?;
+    // serde_json points at the offending character or just after it.
+    let start = column.saturating_sub(2).min(line_text.len());
+    let rest = &line_text[start..];
+    ["-Infinity", "Infinity", "NaN"]
+        .into_iter()
+        .find(|t| {
+            rest.trim_start_matches(|c: char| !"-IN".contains(c))
+                .starts_with(t)
+        })
+        .map(str::to_owned)
+}
+
+/// The whole file; `None` when there was no `weights` key.
+struct FileSeed;
+
+impl<'de> DeserializeSeed<'de> for FileSeed {
+    type Value = Option<WeightsFile>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FileSeed {
+    type Value = Option<WeightsFile>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a weights object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut file = WeightsFile::default();
+        let mut saw_weights = false;
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(duplicate_key_error(&key));
+            }
+            match key.as_str() {
+                "weights" => {
+                    file.groups = map.next_value_seed(GroupsSeed)?;
+                    saw_weights = true;
+                }
+                "copyright" => file.copyright = map.next_value()?,
+                "description" => file.description = map.next_value()?,
+                "license" => file.license = map.next_value()?,
+                "name" => file.name = map.next_value()?,
+                "version" => file.version = map.next_value()?,
+                _ => {
+                    let value: Value = map.next_value()?;
+                    file.extra.insert(key, value);
+                }
+            }
+        }
+        Ok(saw_weights.then_some(file))
+    }
+}
+
+struct GroupsSeed;
+
+impl<'de> DeserializeSeed<'de> for GroupsSeed {
+    type Value = Vec<WeightGroup>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for GroupsSeed {
+    type Value = Vec<WeightGroup>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of group name to [[vertex, weight], ...]")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut groups = Vec::new();
+        let mut seen = HashSet::new();
+        while let Some(name) = map.next_key::<String>()? {
+            if !seen.insert(name.clone()) {
+                return Err(duplicate_key_error(&name));
+            }
+            let pairs = map.next_value_seed(PairsSeed { group: &name })?;
+            groups.push(WeightGroup { name, pairs });
+        }
+        Ok(groups)
+    }
+}
+
+struct PairsSeed<'a> {
+    group: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for PairsSeed<'_> {
+    type Value = Vec<(u32, f64)>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PairsSeed<'_> {
+    type Value = Vec<(u32, f64)>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of [vertex, weight] pairs")
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let mut pairs = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+        while let Some((vertex, weight)) = seq.next_element_seed(PairSeed { group: self.group })? {
+            pairs.push((vertex, weight));
+        }
+        Ok(pairs)
+    }
+}
+
+/// `[vertex, weight]`: exactly an unsigned integer and a non-negative number.
+struct PairSeed<'a> {
+    group: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for PairSeed<'_> {
+    type Value = (u32, f64);
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PairSeed<'_> {
+    type Value = (u32, f64);
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a [vertex index, weight] pair")
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let vertex: u32 = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let weight: f64 = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        // Checked here, so the error points at the weight itself.
+        if weight < 0.0 {
+            return Err(de::Error::custom(format!(
+                "{NEGATIVE}{vertex}\u{1}{weight}\u{1}{}",
+                self.group
+            )));
+        }
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::invalid_length(3, &self));
+        }
+        Ok((vertex, weight))
+    }
+}
