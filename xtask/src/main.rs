@@ -2,11 +2,14 @@
 
 use std::process::ExitCode;
 
+mod bench;
 mod blender_check;
 
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
+  bench [CRITERION ARGS]          run the pipeline benchmarks on the real data and print a table
+                                  of medians with ratios to the serde_json/read-bytes baseline
   blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
                                   same bones in Blender (installed with apt when missing) and compare
                                   heads, tails and rest bases
@@ -15,6 +18,7 @@ commands:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("bench") => bench::run(&args[1..]),
         Some("blender-check") => blender_check::run(&args[1..]),
         Some("-h" | "--help") | None => {
             print!("{USAGE}");

@@ -159,12 +159,25 @@ pub fn parse_obj_with_limits(bytes: &[u8], limits: ObjLimits) -> Result<ObjMesh,
     let mut ignored: indexmap::IndexMap<String, usize> = indexmap::IndexMap::new();
     let mut face_corners: Vec<Corner> = Vec::with_capacity(8);
 
-    for (line_index, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line_no = line_index + 1;
-        let line = std::str::from_utf8(raw_line)
-            .map_err(|_| MeshError::at(line_no, 1, MeshErrorKind::NotUtf8))?;
+    // Validate UTF-8 once for the whole file (fast), then work on &str slices.
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = line_column(bytes, e.valid_up_to());
+        MeshError::at(line, column, MeshErrorKind::NotUtf8)
+    })?;
+    let mut line_start = 0;
+    let mut line_no = 0;
+    while line_start <= text.len() {
+        line_no += 1;
+        let line_end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(text.len(), |i| line_start + i);
+        let line = &text[line_start..line_end];
+        line_start = line_end + 1;
         // Strip comments and the carriage return of CRLF files.
-        let content = line.split('#').next().unwrap_or("").trim_end_matches('\r');
+        let content = match memchr::memchr(b'#', line.as_bytes()) {
+            Some(hash) => &line[..hash],
+            None => line,
+        }
+        .trim_end_matches('\r');
         let mut tokens = Tokens::new(content);
         let Some((_, keyword)) = tokens.next() else {
             continue;
@@ -251,6 +264,14 @@ pub fn parse_obj_with_limits(bytes: &[u8], limits: ObjLimits) -> Result<ObjMesh,
     Ok(mesh)
 }
 
+/// 1-based line and column of a byte offset.
+fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    (line, offset - start + 1)
+}
+
 fn rest_of_line<'a>(content: &'a str, keyword: &str) -> &'a str {
     content.trim_start()[keyword.len()..].trim()
 }
@@ -305,15 +326,17 @@ fn read_floats<const N: usize>(
 ) -> Result<[f64; N], MeshError> {
     let mut out = [0.0; N];
     for (i, slot) in out.iter_mut().enumerate() {
-        let (column, token) = tokens.next().ok_or(MeshError::at(
-            line,
-            1,
-            MeshErrorKind::TooFewValues {
-                keyword,
-                needed: N,
-                found: i,
-            },
-        ))?;
+        let (column, token) = tokens.next().ok_or_else(|| {
+            MeshError::at(
+                line,
+                1,
+                MeshErrorKind::TooFewValues {
+                    keyword,
+                    needed: N,
+                    found: i,
+                },
+            )
+        })?;
         let value: f64 = token.parse().map_err(|_| {
             MeshError::at(
                 line,
@@ -354,15 +377,24 @@ fn parse_corner(
             },
         )
     };
-    let mut parts = token.split('/');
-    let v = parts.next().ok_or_else(bad)?;
-    let vt = parts.next();
-    let vn = parts.next();
-    if parts.next().is_some() || v.is_empty() {
+    let bytes = token.as_bytes();
+    let first_slash = memchr::memchr(b'/', bytes);
+    let (v, rest) = match first_slash {
+        Some(i) => (&token[..i], Some(&token[i + 1..])),
+        None => (token, None),
+    };
+    let (vt, vn) = match rest {
+        None => (None, None),
+        Some(rest) => match memchr::memchr(b'/', rest.as_bytes()) {
+            Some(i) => (Some(&rest[..i]), Some(&rest[i + 1..])),
+            None => (Some(rest), None),
+        },
+    };
+    if v.is_empty() || vn.is_some_and(|n| n.contains('/')) {
         return Err(bad());
     }
     let resolve = |text: &str, what: &'static str, count: usize| -> Result<u32, MeshError> {
-        let index: i64 = text.parse().map_err(|_| {
+        let index = parse_index(text).ok_or_else(|| {
             MeshError::at(
                 line,
                 column,
@@ -380,12 +412,10 @@ fn parse_corner(
             )
         };
         // Positive indices count from 1; negative ones count back from the latest element.
-        let zero_based = if index > 0 {
-            index - 1
-        } else if index < 0 {
-            count as i64 + index
-        } else {
-            return Err(out_of_range());
+        let zero_based = match index {
+            0 => return Err(out_of_range()),
+            i if i > 0 => i - 1,
+            i => count as i64 + i,
         };
         if zero_based < 0 || zero_based >= count as i64 {
             return Err(out_of_range());
@@ -408,4 +438,25 @@ fn parse_corner(
         texcoord,
         normal,
     })
+}
+
+/// A decimal integer with an optional sign; `None` on anything else or on overflow.
+fn parse_index(text: &str) -> Option<i64> {
+    let bytes = text.as_bytes();
+    let (negative, digits) = match bytes.first()? {
+        b'-' => (true, &bytes[1..]),
+        b'+' => (false, &bytes[1..]),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + i64::from(b - b'0');
+    }
+    Some(if negative { -value } else { value })
 }

@@ -31,4 +31,4 @@ pub use model::{
     Bone, BoneEnd, Constraint, Endpoint, Rig, RigHeader, RigLayout, Rigify, RollStrategy, Strategy,
 };
 pub use parse::{parse_rig, read_rig_file};
-pub use space::{ObjFrame, UpAxis};
+pub use space::{ObjFrame, ScaleWarning, UpAxis};

@@ -49,6 +49,69 @@ impl ObjFrame {
     }
 }
 
+/// A body whose height, under the chosen scale, is unlikely for a person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScaleWarning {
+    /// The body's height in metres under the chosen frame.
+    pub height: f64,
+    /// The scale in use.
+    pub scale: f64,
+    /// A power-of-ten scale that would give a human height (1 to 2.5 m), if one does.
+    pub suggested_scale: Option<f64>,
+}
+
+impl std::fmt::Display for ScaleWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the body is {:.3} m tall with mesh scale {}; is the scale right?",
+            self.height, self.scale
+        )?;
+        if let Some(s) = self.suggested_scale {
+            write!(
+                f,
+                " (scale {s} would make it {:.2} m)",
+                self.height / self.scale * s
+            )?;
+        }
+        f.write_str(
+            " base.obj is in decimetres (scale 0.1); Blender exports are usually metres (scale 1)",
+        )
+    }
+}
+
+impl ObjFrame {
+    /// Humans (and most characters) stand between these heights, in metres.
+    pub const PLAUSIBLE_HEIGHT: std::ops::RangeInclusive<f64> = 0.3..=3.0;
+
+    /// Checks the height (extent along the up axis) of OBJ positions under this frame, and
+    /// warns when it is outside [`Self::PLAUSIBLE_HEIGHT`]: the usual sign of a wrong scale.
+    pub fn check_height(&self, positions: impl IntoIterator<Item = DVec3>) -> Option<ScaleWarning> {
+        let (low, high) = positions
+            .into_iter()
+            .map(|p| self.obj_to_blender(p).z)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), z| {
+                (lo.min(z), hi.max(z))
+            });
+        if low > high {
+            return None; // no vertices
+        }
+        let height = high - low;
+        if Self::PLAUSIBLE_HEIGHT.contains(&height) {
+            return None;
+        }
+        let raw = height / self.scale;
+        let suggested_scale = (-6..=6)
+            .map(|e| 10f64.powi(e))
+            .find(|s| (1.0..=2.5).contains(&(raw * s)));
+        Some(ScaleWarning {
+            height,
+            scale: self.scale,
+            suggested_scale,
+        })
+    }
+}
+
 impl Default for ObjFrame {
     fn default() -> Self {
         Self::MAKEHUMAN
@@ -102,6 +165,33 @@ mod tests {
         let v = DVec3::new(1.0, 2.0, 3.0);
         assert_eq!(f.obj_to_blender(v), v);
         assert_eq!(f.obj_to_g4mf(v), DVec3::new(1.0, 3.0, -2.0));
+    }
+
+    #[test]
+    fn implausible_heights_warn_with_a_suggestion() {
+        let body = [DVec3::new(0.0, -8.0, 0.0), DVec3::new(0.0, 9.0, 0.0)]; // 17 OBJ units
+        assert_eq!(ObjFrame::MAKEHUMAN.check_height(body), None, "1.7 m");
+        let metres = ObjFrame {
+            scale: 1.0,
+            up: UpAxis::Y,
+        };
+        let warning = metres.check_height(body).unwrap();
+        assert!((warning.height - 17.0).abs() < 1e-12);
+        assert_eq!(warning.suggested_scale, Some(0.1));
+        assert!(
+            warning
+                .to_string()
+                .contains("17.000 m tall with mesh scale 1")
+        );
+        // With the wrong up axis the "height" is the depth of the body.
+        let z_up = ObjFrame {
+            scale: 0.1,
+            up: UpAxis::Z,
+        };
+        assert!(
+            z_up.check_height([DVec3::new(0.0, -8.0, 0.0), DVec3::new(0.0, 9.0, 0.5)])
+                .is_some()
+        );
     }
 
     #[test]

@@ -1,0 +1,78 @@
+//! Pipeline stage benchmarks on the real data, plus the baseline they are judged against:
+//! `serde_json::Value` parses of the same JSON and reading `base.obj` into memory.
+
+#![allow(missing_docs, clippy::unwrap_used)] // criterion's macros generate undocumented items.
+
+use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use glam::DVec3;
+use mpfb_bench::Inputs;
+use mpfb_mesh::{parse_obj, vertex_groups_from_faces};
+use mpfb_rig::{FitMesh, ObjFrame, fit, parse_rig};
+use mpfb_weights::{BoneMap, RigBones, parse_weights, resolve};
+
+fn stages(c: &mut Criterion) {
+    let Some(inputs) = Inputs::find() else {
+        return;
+    };
+    let rig_text = std::fs::read_to_string(&inputs.rig).unwrap();
+    let weights_text = std::fs::read_to_string(&inputs.weights).unwrap();
+    let obj_bytes = std::fs::read(&inputs.obj).unwrap();
+
+    c.bench_function("baseline/read_obj_bytes", |b| {
+        b.iter(|| std::fs::read(black_box(&inputs.obj)).unwrap())
+    });
+    c.bench_function("baseline/value_rig", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&rig_text)).unwrap())
+    });
+    c.bench_function("baseline/value_weights", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&weights_text)).unwrap())
+    });
+
+    c.bench_function("parse/rig", |b| {
+        b.iter(|| parse_rig(black_box(&rig_text)).unwrap())
+    });
+    c.bench_function("parse/weights", |b| {
+        b.iter(|| parse_weights(black_box(&weights_text)).unwrap())
+    });
+    c.bench_function("parse/obj", |b| {
+        b.iter(|| parse_obj(black_box(&obj_bytes)).unwrap())
+    });
+
+    let rig = parse_rig(&rig_text).unwrap();
+    let mesh = parse_obj(&obj_bytes).unwrap();
+    let groups = vertex_groups_from_faces(&mesh);
+    let frame = ObjFrame::MAKEHUMAN;
+    let vertices: Vec<DVec3> = mesh
+        .positions
+        .iter()
+        .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
+        .collect();
+    let fit_mesh = FitMesh::new(vertices.clone(), groups.iter()).with_scale_factor(frame.scale);
+    c.bench_function("fit/default_rig", |b| {
+        b.iter(|| fit(black_box(&rig), black_box(&fit_mesh)).unwrap())
+    });
+    c.bench_function("fit/build_fit_mesh", |b| {
+        b.iter(|| FitMesh::new(vertices.clone(), groups.iter()))
+    });
+
+    let weights = parse_weights(&weights_text).unwrap();
+    let game_rig = parse_rig(
+        &std::fs::read_to_string(inputs.weights.with_file_name("rig.game_engine.json")).unwrap(),
+    )
+    .unwrap();
+    let names: Vec<String> = game_rig.bones.iter().map(|b| b.name.clone()).collect();
+    let bones = RigBones {
+        names: &names,
+        extra_bones: &[],
+    };
+    c.bench_function("skin/resolve_weights", |b| {
+        b.iter(|| resolve(black_box(&weights), bones, &BoneMap::new(), 19158).unwrap())
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(3));
+    targets = stages
+}
+criterion_main!(benches);
