@@ -1,0 +1,557 @@
+//! The character layout: root node, skeleton node, bone nodes, joints, and a skinned mesh on a
+//! direct child of the skeleton, with every ordering and naming rule of the spec enforced.
+//!
+//! Node order: 0 is the root (the character), 1 the skeleton, then bones depth-first in
+//! input order (so parents precede children), then the mesh instance node. The skeleton's
+//! children list the root bones first, so a single root bone is its first child, and `joints`
+//! (ascending node indices) puts it first when it skins.
+
+use crate::buffer::{BufferBuilder, IndexWidth, index_of};
+use crate::error::WriteError;
+use crate::names::NameRegistry;
+use g4mf_model::{
+    Asset, Binding, Bone, Document, JointRef, Material, Mesh, MeshInstance, Node, NodeIndex,
+    Skeleton, Skin, Surface,
+};
+use glam::{DMat3, DVec3};
+use serde_json::Value;
+
+/// The `asset.specification` link: the spec revision this writer follows.
+pub const SPECIFICATION: &str = "https://github.com/godot-dimensions/g4mf/tree/5c8fa5f";
+
+/// One bone, in skeleton space (the skeleton node's local space).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneSpec {
+    /// Wanted node name (sanitized and made unique when written).
+    pub name: String,
+    /// Parent bone index in the same list; `None` for root bones.
+    pub parent: Option<usize>,
+    /// Head position in skeleton space, metres.
+    pub head: DVec3,
+    /// Rest basis in skeleton space: orthonormal, columns X, Y (along the bone), Z.
+    pub basis: DMat3,
+    /// Bone length in metres (head to tail along +Y).
+    pub length: f64,
+    /// `extras` of the bone node.
+    pub extras: Option<Value>,
+}
+
+/// One face: corner vertex indices and, optionally, corner texture-coordinate indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaceSpec {
+    /// Vertex indices (3 or more).
+    pub vertices: Vec<u32>,
+    /// Texture-coordinate indices, one per corner, when the face has them.
+    pub texcoords: Option<Vec<u32>>,
+}
+
+/// A surface: faces sharing a material.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SurfaceSpec {
+    /// Material name, if any.
+    pub material: Option<String>,
+    /// Faces (polygons).
+    pub faces: Vec<FaceSpec>,
+}
+
+/// A mesh in skeleton space.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MeshSpec {
+    /// Vertex positions, metres.
+    pub positions: Vec<DVec3>,
+    /// Texture coordinates in G4MF's convention (origin top-left, v down).
+    pub texcoords: Vec<[f64; 2]>,
+    /// Surfaces.
+    pub surfaces: Vec<SurfaceSpec>,
+}
+
+/// One skin influence: `bone` moves `vertex` with `weight`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Influence {
+    /// Mesh vertex index.
+    pub vertex: u32,
+    /// Bone index in [`CharacterSpec::bones`].
+    pub bone: u32,
+    /// Weight (finite, not negative).
+    pub weight: f64,
+}
+
+/// Choices a caller can make about the layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CharacterOptions {
+    /// List every bone in `joints`, not only those carrying weights.
+    pub all_joints: bool,
+    /// Write `groupNames` (the spec lets writers omit them when they equal the joint names).
+    pub group_names: bool,
+    /// Width of index accessors.
+    pub index_width: IndexWidth,
+}
+
+impl Default for CharacterOptions {
+    fn default() -> Self {
+        Self {
+            all_joints: false,
+            group_names: true,
+            index_width: IndexWidth::Smallest,
+        }
+    }
+}
+
+/// Everything needed to write one character.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CharacterSpec {
+    /// The character's name (the root node's).
+    pub name: String,
+    /// Position of the skeleton node in the root's space (e.g. to stand the character on y = 0).
+    pub skeleton_position: DVec3,
+    /// `extras` of the skeleton node.
+    pub skeleton_extras: Option<Value>,
+    /// Bones.
+    pub bones: Vec<BoneSpec>,
+    /// The body, if any.
+    pub mesh: Option<MeshSpec>,
+    /// Skin influences (needs a mesh); any order, repeats add up.
+    pub influences: Option<Vec<Influence>>,
+    /// Layout choices.
+    pub options: CharacterOptions,
+    /// `asset.generator`.
+    pub generator: String,
+}
+
+/// A built character: the document, its one buffer, and where things went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltCharacter {
+    /// The G4MF document (buffers not yet declared: the container does that).
+    pub document: Document,
+    /// Buffer 0's bytes.
+    pub buffer: Vec<u8>,
+    /// Node index of each input bone.
+    pub bone_nodes: Vec<NodeIndex>,
+    /// Input bone index of each joint, in `joints` order (= skin group index).
+    pub joint_bones: Vec<usize>,
+    /// The skin as written: (vertex, group, weight) in file order.
+    pub skin: Vec<(u32, u32, f32)>,
+}
+
+/// Depth-first pre-order of bones (roots and siblings in input order), checking parents.
+fn bone_order(bones: &[BoneSpec]) -> Result<Vec<usize>, WriteError> {
+    let mut children = vec![Vec::new(); bones.len()];
+    let mut roots = Vec::new();
+    for (i, bone) in bones.iter().enumerate() {
+        match bone.parent {
+            None => roots.push(i),
+            Some(p) if p < bones.len() && p != i => children[p].push(i),
+            Some(p) => {
+                return Err(WriteError::BadBone {
+                    bone: i,
+                    name: bone.name.clone(),
+                    problem: format!("parent {p} is not another bone"),
+                });
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(bones.len());
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        stack.extend(children[i].iter().rev());
+    }
+    if order.len() != bones.len() {
+        let reached: std::collections::HashSet<usize> = order.iter().copied().collect();
+        let stuck = (0..bones.len()).find(|i| !reached.contains(i)).unwrap_or(0);
+        return Err(WriteError::BadBone {
+            bone: stuck,
+            name: bones[stuck].name.clone(),
+            problem: "its parents form a cycle".into(),
+        });
+    }
+    Ok(order)
+}
+
+fn finite(what: impl FnOnce() -> String, values: &[f64]) -> Result<(), WriteError> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(WriteError::NonFinite { what: what() })
+    }
+}
+
+/// Column-major numbers of a basis.
+fn basis_numbers(m: DMat3) -> Vec<f64> {
+    m.to_cols_array().to_vec()
+}
+
+/// Merges repeated (vertex, bone) influences, converts to float32, and orders them as G4MF
+/// requires: vertices ascending, weights descending, equal weights by ascending group.
+pub fn order_skin(influences: impl IntoIterator<Item = (u32, u32, f64)>) -> Vec<(u32, u32, f32)> {
+    let mut list: Vec<(u32, u32, f64)> = influences.into_iter().collect();
+    list.sort_unstable_by_key(|&(v, g, _)| (v, g));
+    let mut merged: Vec<(u32, u32, f64)> = Vec::with_capacity(list.len());
+    for (v, g, w) in list {
+        match merged.last_mut() {
+            Some(last) if last.0 == v && last.1 == g => last.2 += w,
+            _ => merged.push((v, g, w)),
+        }
+    }
+    // Sort on the float32 values actually written, so the file's order holds exactly.
+    let mut out: Vec<(u32, u32, f32)> = merged
+        .into_iter()
+        .map(|(v, g, w)| (v, g, w as f32))
+        .collect();
+    out.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(a.1.cmp(&b.1)));
+    out
+}
+
+/// Rotates a polygon so it does not start at `avoid`, keeping its winding, so consecutive
+/// polytopes never share a first vertex (that would merge them under `polytopeSimplexes`).
+fn start_away_from(corners: &[u32], avoid: Option<u32>) -> usize {
+    (0..corners.len())
+        .find(|&r| Some(corners[r]) != avoid)
+        .unwrap_or(0)
+}
+
+/// Builds the document and buffer of a character.
+pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteError> {
+    let order = bone_order(&spec.bones)?;
+    for (i, bone) in spec.bones.iter().enumerate() {
+        let mut numbers = bone.head.to_array().to_vec();
+        numbers.extend(bone.basis.to_cols_array());
+        numbers.push(bone.length);
+        finite(
+            || format!("bone {i} (`{}`) transform or length", bone.name),
+            &numbers,
+        )?;
+        if bone.length < 0.0 {
+            return Err(WriteError::BadBone {
+                bone: i,
+                name: bone.name.clone(),
+                problem: format!("negative length {}", bone.length),
+            });
+        }
+    }
+    finite(
+        || "the skeleton position".into(),
+        &spec.skeleton_position.to_array(),
+    )?;
+
+    let mut names = NameRegistry::new();
+    let mut doc = Document {
+        asset: Asset {
+            dimension: 3,
+            generator: Some(spec.generator.clone()),
+            specification: Some(SPECIFICATION.to_owned()),
+            ..Asset::default()
+        },
+        ..Document::default()
+    };
+    let mut buffer = BufferBuilder::new(spec.options.index_width);
+
+    // Node indices: 0 root, 1 skeleton, 2.. bones in `order`, then the mesh node.
+    let mut bone_nodes = vec![NodeIndex::new(0); spec.bones.len()];
+    for (position, &bone) in order.iter().enumerate() {
+        bone_nodes[bone] = index_of(position + 2, "nodes")?;
+    }
+    let mesh_node = index_of(spec.bones.len() + 2, "nodes")?;
+
+    let root_name = names.claim(&spec.name);
+    let skeleton_name = names.claim(&format!("{}Skeleton", spec.name));
+    let bone_names: Vec<String> = order
+        .iter()
+        .map(|&b| names.claim(&spec.bones[b].name))
+        .collect();
+
+    // Joints: bones with weights (or all), ascending node index; group = position in joints.
+    let mut has_weight = vec![spec.options.all_joints; spec.bones.len()];
+    if let Some(influences) = &spec.influences {
+        for (index, influence) in influences.iter().enumerate() {
+            if influence.bone as usize >= spec.bones.len() {
+                return Err(WriteError::BadInfluence {
+                    index,
+                    problem: format!("bone {} does not exist", influence.bone),
+                });
+            }
+            has_weight[influence.bone as usize] = true;
+        }
+    }
+    let joint_bones: Vec<usize> = order.iter().copied().filter(|&b| has_weight[b]).collect();
+    let mut group_of_bone = vec![None; spec.bones.len()];
+    for (group, &bone) in joint_bones.iter().enumerate() {
+        group_of_bone[bone] = Some(group as u32);
+    }
+
+    // Root and skeleton nodes.
+    let root_bones: Vec<NodeIndex> = order
+        .iter()
+        .filter(|&&b| spec.bones[b].parent.is_none())
+        .map(|&b| bone_nodes[b])
+        .collect();
+    let mut skeleton_children = root_bones;
+    if spec.mesh.is_some() {
+        skeleton_children.push(mesh_node);
+    }
+    doc.nodes.push(Node {
+        name: Some(root_name.clone()),
+        children: vec![NodeIndex::new(1)],
+        ..Node::default()
+    });
+    doc.nodes.push(Node {
+        name: Some(skeleton_name),
+        children: skeleton_children,
+        position: (spec.skeleton_position != DVec3::ZERO)
+            .then(|| spec.skeleton_position.to_array().to_vec()),
+        skeleton: Some(Skeleton {
+            joints: joint_bones
+                .iter()
+                .map(|&b| JointRef::Node(bone_nodes[b]))
+                .collect(),
+            other: Default::default(),
+        }),
+        extras: spec.skeleton_extras.clone(),
+        ..Node::default()
+    });
+
+    // Bone nodes, transforms relative to the parent bone (roots: to the skeleton).
+    for (position, &b) in order.iter().enumerate() {
+        let bone = &spec.bones[b];
+        let (local_position, local_basis) = match bone.parent {
+            None => (bone.head, bone.basis),
+            Some(p) => {
+                // Parent bases are rotations: the inverse is the transpose.
+                let inverse = spec.bones[p].basis.transpose();
+                (
+                    inverse * (bone.head - spec.bones[p].head),
+                    inverse * bone.basis,
+                )
+            }
+        };
+        let children = order
+            .iter()
+            .filter(|&&c| spec.bones[c].parent == Some(b))
+            .map(|&c| bone_nodes[c])
+            .collect();
+        doc.nodes.push(Node {
+            name: Some(bone_names[position].clone()),
+            children,
+            position: Some(local_position.to_array().to_vec()),
+            basis: Some(basis_numbers(local_basis)),
+            bone: Some(Bone {
+                length: Some(bone.length),
+                ..Bone::default()
+            }),
+            extras: bone.extras.clone(),
+            ..Node::default()
+        });
+    }
+
+    let mut written_skin = Vec::new();
+    if let Some(mesh) = &spec.mesh {
+        let node_name = names.claim(&format!("{}Body", spec.name));
+        let mesh_name = names.claim(&format!("{}BodyMesh", spec.name));
+        let mut doc_mesh = build_mesh(&mut doc, &mut buffer, &mut names, mesh)?;
+        doc_mesh.name = Some(mesh_name);
+
+        if let Some(influences) = &spec.influences {
+            let vertex_count = mesh.positions.len();
+            for (index, influence) in influences.iter().enumerate() {
+                if influence.vertex as usize >= vertex_count {
+                    return Err(WriteError::BadInfluence {
+                        index,
+                        problem: format!(
+                            "vertex {} is beyond the mesh's {vertex_count}",
+                            influence.vertex
+                        ),
+                    });
+                }
+                if !influence.weight.is_finite() || influence.weight < 0.0 {
+                    return Err(WriteError::BadInfluence {
+                        index,
+                        problem: format!(
+                            "weight {} is not a finite non-negative number",
+                            influence.weight
+                        ),
+                    });
+                }
+            }
+            written_skin =
+                order_skin(influences.iter().filter_map(|i| {
+                    group_of_bone[i.bone as usize].map(|g| (i.vertex, g, i.weight))
+                }));
+            let vertices: Vec<u32> = written_skin.iter().map(|e| e.0).collect();
+            let groups: Vec<u32> = written_skin.iter().map(|e| e.1).collect();
+            let weights: Vec<f32> = written_skin.iter().map(|e| e.2).collect();
+            let groups_accessor = buffer.add_uint(&mut doc, &groups, 1)?;
+            let vertices_accessor = buffer.add_uint(&mut doc, &vertices, 1)?;
+            let weights_accessor = buffer.add_f32(&mut doc, &weights, 1)?;
+            doc_mesh.skin = Some(Skin {
+                groups: groups_accessor,
+                vertices: vertices_accessor,
+                weights: weights_accessor,
+                group_names: spec.options.group_names.then(|| {
+                    joint_bones
+                        .iter()
+                        .map(|&b| {
+                            doc.nodes[bone_nodes[b].get()]
+                                .name
+                                .clone()
+                                .unwrap_or_default()
+                        })
+                        .collect()
+                }),
+                other: Default::default(),
+            });
+        }
+        doc.meshes.push(doc_mesh);
+        doc.nodes.push(Node {
+            name: Some(node_name),
+            mesh_instance: Some(MeshInstance {
+                mesh: index_of(0, "meshes")?,
+                other: Default::default(),
+            }),
+            ..Node::default()
+        });
+    } else if spec.influences.is_some() {
+        return Err(WriteError::BadInfluence {
+            index: 0,
+            problem: "a skin needs a mesh".into(),
+        });
+    }
+
+    Ok(BuiltCharacter {
+        document: doc,
+        buffer: buffer.into_bytes(),
+        bone_nodes,
+        joint_bones,
+        skin: written_skin,
+    })
+}
+
+fn build_mesh(
+    doc: &mut Document,
+    buffer: &mut BufferBuilder,
+    names: &mut NameRegistry,
+    mesh: &MeshSpec,
+) -> Result<Mesh, WriteError> {
+    if mesh.surfaces.is_empty() {
+        // The schema requires at least one surface per mesh.
+        return Err(WriteError::BadFace {
+            surface: 0,
+            face: 0,
+            problem: "a mesh needs at least one surface".into(),
+        });
+    }
+    let mut flat = Vec::with_capacity(mesh.positions.len() * 3);
+    for (i, p) in mesh.positions.iter().enumerate() {
+        finite(|| format!("vertex {i}"), &p.to_array())?;
+        flat.extend(p.to_array().map(|c| c as f32));
+    }
+    let vertices = buffer.add_f32(doc, &flat, 3)?;
+
+    let uses_texcoords = mesh
+        .surfaces
+        .iter()
+        .any(|s| s.faces.iter().any(|f| f.texcoords.is_some()));
+    let uv_values = if uses_texcoords {
+        let mut uv = Vec::with_capacity(mesh.texcoords.len() * 2);
+        for (i, t) in mesh.texcoords.iter().enumerate() {
+            finite(|| format!("texture coordinate {i}"), t)?;
+            uv.extend(t.map(|c| c as f32));
+        }
+        Some(buffer.add_f32(doc, &uv, 2)?)
+    } else {
+        None
+    };
+
+    let mut surfaces = Vec::with_capacity(mesh.surfaces.len());
+    let mut material_of_name: std::collections::HashMap<String, usize> = Default::default();
+    for (s, surface) in mesh.surfaces.iter().enumerate() {
+        let mut simplexes = Vec::new();
+        let mut corner_uvs = Vec::new();
+        let all_uv = surface.faces.iter().all(|f| f.texcoords.is_some());
+        let mut previous_start = None;
+        for (f, face) in surface.faces.iter().enumerate() {
+            let bad = |problem: String| WriteError::BadFace {
+                surface: s,
+                face: f,
+                problem,
+            };
+            let n = face.vertices.len();
+            if n < 3 {
+                return Err(bad(format!("{n} corners; a face needs at least 3")));
+            }
+            if let Some(&v) = face
+                .vertices
+                .iter()
+                .find(|&&v| v as usize >= mesh.positions.len())
+            {
+                return Err(bad(format!(
+                    "vertex {v} is beyond the mesh's {}",
+                    mesh.positions.len()
+                )));
+            }
+            if let Some(uv) = &face.texcoords {
+                if uv.len() != n {
+                    return Err(bad(format!(
+                        "{} texture coordinates for {n} corners",
+                        uv.len()
+                    )));
+                }
+                if let Some(&t) = uv.iter().find(|&&t| t as usize >= mesh.texcoords.len()) {
+                    return Err(bad(format!("texture coordinate {t} does not exist")));
+                }
+            }
+            // A fan from the first corner: the polygon is star-shaped about it (quads are
+            // two triangles sharing their first vertex, as polytopeSimplexes expects).
+            let r = start_away_from(&face.vertices, previous_start);
+            let corner = |k: usize| (r + k) % n;
+            previous_start = Some(face.vertices[r]);
+            for k in 1..n - 1 {
+                for c in [corner(0), corner(k), corner(k + 1)] {
+                    simplexes.push(face.vertices[c]);
+                    if all_uv {
+                        if let Some(uv) = &face.texcoords {
+                            corner_uvs.push(uv[c]);
+                        }
+                    }
+                }
+            }
+        }
+        let simplex_accessor = buffer.add_uint(doc, &simplexes, 3)?;
+        let texture_map = match (uv_values, all_uv && !surface.faces.is_empty()) {
+            (Some(values), true) => Some(Binding {
+                values,
+                simplexes: Some(buffer.add_uint(doc, &corner_uvs, 3)?),
+                per_simplex: None,
+                other: Default::default(),
+            }),
+            _ => None,
+        };
+        let material = match &surface.material {
+            None => None,
+            Some(name) => {
+                let next = material_of_name.len();
+                let index = *material_of_name.entry(name.clone()).or_insert(next);
+                if index == doc.materials.len() {
+                    doc.materials.push(Material {
+                        name: Some(names.claim(name)),
+                        other: Default::default(),
+                    });
+                }
+                Some(index_of(index, "materials")?)
+            }
+        };
+        surfaces.push(Surface {
+            simplexes: Some(simplex_accessor),
+            polytope_simplexes: true,
+            material,
+            texture_map,
+            ..Surface::default()
+        });
+    }
+    Ok(Mesh {
+        name: None,
+        vertices,
+        surfaces,
+        skin: None,
+        other: Default::default(),
+    })
+}

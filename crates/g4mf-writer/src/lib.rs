@@ -1,0 +1,21 @@
+//! `g4mf-writer`: builds G4MF characters (skeleton, bones, joints, skinned mesh) and encodes
+//! them as `.g4b` or `.g4tf`. Every ordering, alignment and naming rule of the pinned spec
+//! holds by construction; see `spec-notes/g4mf.md` for which rule is enforced where.
+
+pub mod buffer;
+pub mod character;
+pub mod container;
+pub mod error;
+pub mod names;
+
+pub use buffer::{BufferBuilder, IndexWidth, VIEW_ALIGNMENT};
+pub use character::{
+    BoneSpec, BuiltCharacter, CharacterOptions, CharacterSpec, FaceSpec, Influence, MeshSpec,
+    SPECIFICATION, SurfaceSpec, build_character, order_skin,
+};
+pub use container::{
+    Compression, ContainerOptions, TextBufferStorage, TextFile, to_json, write_g4b, write_g4tf,
+};
+pub use error::WriteError;
+pub use g4mf_model as model;
+pub use names::{NameRegistry, is_valid_name, sanitize};

@@ -1,0 +1,91 @@
+//! G4MF item names: forbidden characters replaced, file-wide uniqueness enforced.
+
+use std::collections::HashSet;
+
+/// Characters G4MF forbids in every name (besides control characters).
+pub const FORBIDDEN: &[char] = &[
+    '"', '#', '%', '*', '.', ':', '|', '?', '@', '<', '>', '{', '}', '[', ']', '/', '\\',
+];
+
+/// True when `name` is a valid G4MF name on its own (no forbidden or control characters).
+pub fn is_valid_name(name: &str) -> bool {
+    !name
+        .chars()
+        .any(|c| FORBIDDEN.contains(&c) || c.is_control())
+}
+
+/// Replaces every forbidden or control character with `_`. Deterministic and idempotent;
+/// an empty name becomes `_` so that it still names something.
+pub fn sanitize(name: &str) -> String {
+    let out: String = name
+        .chars()
+        .map(|c| {
+            if FORBIDDEN.contains(&c) || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if out.is_empty() { "_".to_owned() } else { out }
+}
+
+/// Hands out file-unique names: sanitized, and suffixed `_2`, `_3`, ... on collision, in the
+/// order names are requested (so the same inputs always give the same names).
+#[derive(Debug, Default)]
+pub struct NameRegistry {
+    taken: HashSet<String>,
+}
+
+impl NameRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A unique, valid name derived from `wanted`.
+    pub fn claim(&mut self, wanted: &str) -> String {
+        let base = sanitize(wanted);
+        if self.taken.insert(base.clone()) {
+            return base;
+        }
+        // The suffixed names are finite in use, so some n is always free.
+        let mut n = 2;
+        loop {
+            let candidate = format!("{base}_{n}");
+            if self.taken.insert(candidate.clone()) {
+                return candidate;
+            }
+            n += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forbidden_characters_become_underscores() {
+        assert_eq!(sanitize("upperarm01.L"), "upperarm01_L");
+        assert_eq!(sanitize("mixamorig:Hips"), "mixamorig_Hips");
+        assert_eq!(sanitize("a\"#%*.:|?@<>{}[]/\\b"), "a_________________b");
+        assert_eq!(sanitize("tab\there\n"), "tab_here_");
+        assert_eq!(sanitize(""), "_");
+        assert_eq!(sanitize("Ünïcode-ok_1"), "Ünïcode-ok_1");
+        for name in ["a.b", "x:y", "", "\u{7f}"] {
+            assert!(is_valid_name(&sanitize(name)));
+            assert_eq!(sanitize(&sanitize(name)), sanitize(name));
+        }
+    }
+
+    #[test]
+    fn collisions_get_numbered_suffixes_deterministically() {
+        let mut names = NameRegistry::new();
+        assert_eq!(names.claim("a.b"), "a_b");
+        assert_eq!(names.claim("a_b"), "a_b_2");
+        assert_eq!(names.claim("a:b"), "a_b_3");
+        assert_eq!(names.claim("a_b_2"), "a_b_2_2");
+        assert_eq!(names.claim("c"), "c");
+    }
+}
