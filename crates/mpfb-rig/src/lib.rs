@@ -21,6 +21,7 @@ pub mod location;
 pub mod model;
 pub mod parse;
 pub mod space;
+pub mod write;
 
 pub use error::{RigError, RigErrorKind};
 pub use fit::{
@@ -32,3 +33,4 @@ pub use model::{
 };
 pub use parse::{parse_rig, read_rig_file};
 pub use space::{ObjFrame, ScaleWarning, UpAxis};
+pub use write::{bone_to_json, header_to_json, rig_to_json};

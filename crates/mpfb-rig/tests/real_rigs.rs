@@ -382,3 +382,24 @@ fn a_morphed_body_moves_the_bones_with_it() {
     );
     assert!(head(&moved, "foot.L").abs_diff_eq(head(&original, "foot.L"), 1e-12));
 }
+
+#[test]
+fn every_shipped_rig_writes_back_as_version_110_and_reads_the_same() {
+    let Some(data) = test_support::mpfb_data_or_skip("every_shipped_rig_writes_back") else {
+        return;
+    };
+    for path in rig_files(&data) {
+        let rig = read_rig_file(&path).unwrap();
+        let text = serde_json::to_string_pretty(&mpfb_rig::rig_to_json(&rig)).unwrap();
+        let again = mpfb_rig::parse_rig(&text).unwrap();
+        assert_eq!(again.source_layout, RigLayout::V110);
+        assert_eq!(again.header, rig.header, "{}", path.display());
+        assert_eq!(again.bones, rig.bones, "{}", path.display());
+        if rig.source_layout == RigLayout::V110 {
+            // A version 110 file comes back key for key as MPFB wrote it.
+            let original: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            assert_eq!(mpfb_rig::rig_to_json(&rig), original, "{}", path.display());
+        }
+    }
+}

@@ -1,0 +1,493 @@
+//! `g4mf-reader`: reads `.g4b` and `.g4tf` files into the shared [`g4mf_model::Document`] and
+//! decoded buffers, and reads accessors as numbers.
+//!
+//! Safety rules: it never follows a URL or any URI with a scheme (no network), never an
+//! absolute path, and never a path leaving the file's folder unless
+//! [`ReadOptions::allow_outside_folder`] is set. Every declared size is checked against the
+//! bytes present before use, decompression stops one byte past the declared length, and
+//! sizes beyond [`ReadOptions::max_buffer_bytes`] are refused.
+
+pub mod container;
+pub mod error;
+
+use base64::Engine;
+pub use container::{Chunk, Container, decode, encoding_name, parse_container};
+pub use error::{Position, ReadError, ReadErrorKind};
+use g4mf_model::{AccessorIndex, DefinedComponentType, Document};
+use std::path::{Component, Path, PathBuf};
+
+/// Limits and permissions of the reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Follow relative URIs that leave the file's folder (`../x.bin`).
+    pub allow_outside_folder: bool,
+    /// Largest decoded buffer accepted, in bytes.
+    pub max_buffer_bytes: u64,
+    /// Largest decoded JSON accepted, in bytes.
+    pub max_json_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            allow_outside_folder: false,
+            max_buffer_bytes: 2 << 30,
+            max_json_bytes: 256 << 20,
+        }
+    }
+}
+
+/// Which container a file used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    /// Binary, with its chunk list.
+    Binary(Container),
+    /// Text.
+    Text,
+}
+
+/// A G4MF file read into memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct G4mfFile {
+    /// The JSON document.
+    pub document: Document,
+    /// The decoded JSON text.
+    pub json: Vec<u8>,
+    /// Decoded bytes of every buffer, by buffer index.
+    pub buffers: Vec<Vec<u8>>,
+    /// The container.
+    pub format: Format,
+}
+
+/// Reads a file, choosing the container by its first bytes (`G4MF` magic means binary).
+pub fn read_path(path: &Path, options: &ReadOptions) -> Result<G4mfFile, ReadError> {
+    let bytes = std::fs::read(path).map_err(|source| {
+        ReadError::new(
+            Position::File,
+            ReadErrorKind::Io {
+                what: path.display().to_string(),
+                source,
+            },
+        )
+        .with_file(path)
+    })?;
+    let folder = path.parent().map(Path::to_path_buf);
+    read_bytes(&bytes, folder.as_deref(), options).map_err(|e| e.with_file(path))
+}
+
+/// Reads G4MF bytes; `folder` resolves relative buffer URIs (none are followed without it).
+pub fn read_bytes(
+    bytes: &[u8],
+    folder: Option<&Path>,
+    options: &ReadOptions,
+) -> Result<G4mfFile, ReadError> {
+    if bytes.starts_with(b"G4MF") {
+        read_g4b(bytes, folder, options)
+    } else {
+        read_g4tf(bytes, folder, options)
+    }
+}
+
+fn parse_document(json: &[u8]) -> Result<Document, ReadError> {
+    if json.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(ReadError::new(
+            Position::LineColumn(1, 1),
+            ReadErrorKind::Json("the JSON starts with a byte order mark".into()),
+        ));
+    }
+    serde_json::from_slice(json).map_err(|e| {
+        ReadError::new(
+            Position::LineColumn(e.line(), e.column()),
+            ReadErrorKind::Json(e.to_string()),
+        )
+    })
+}
+
+/// Reads a `.g4b`.
+pub fn read_g4b(
+    bytes: &[u8],
+    folder: Option<&Path>,
+    options: &ReadOptions,
+) -> Result<G4mfFile, ReadError> {
+    let container = parse_container(bytes)?;
+    let json_chunk = container
+        .chunks
+        .iter()
+        .find(|c| &c.kind == b"JSON")
+        .ok_or_else(|| {
+            ReadError::new(
+                Position::Byte(16),
+                ReadErrorKind::Container("the file has no JSON chunk".into()),
+            )
+        })?;
+    let json = match json_chunk.encoding_name().as_str() {
+        "plain" => json_chunk.data(bytes).to_vec(),
+        encoding => {
+            // The JSON chunk has no declared decoded size: cap by the reader's limit.
+            let data = json_chunk.data(bytes);
+            decode_bounded(data, encoding, options.max_json_bytes)
+                .map_err(|kind| ReadError::new(Position::Byte(json_chunk.offset), kind))?
+        }
+    };
+    let document = parse_document(&json)?;
+    let mut buffers = Vec::with_capacity(document.buffers.len());
+    for (i, buffer) in document.buffers.iter().enumerate() {
+        let pointer = format!("/buffers/{i}");
+        let at = |kind| ReadError::new(Position::Pointer(pointer.clone()), kind);
+        check_limit(buffer.byte_length, options.max_buffer_bytes, &pointer)?;
+        match (buffer.chunk, &buffer.uri) {
+            (Some(_), Some(_)) => {
+                return Err(at(ReadErrorKind::Buffer(
+                    "defines both `chunk` and `uri`".into(),
+                )));
+            }
+            (None, None) => {
+                return Err(at(ReadErrorKind::Buffer(
+                    "defines neither `chunk` nor `uri`".into(),
+                )));
+            }
+            (Some(chunk_index), None) => {
+                let chunk = container.chunks.get(chunk_index as usize).ok_or_else(|| {
+                    at(ReadErrorKind::Buffer(format!(
+                        "chunk {chunk_index} does not exist (the file has {})",
+                        container.chunks.len()
+                    )))
+                })?;
+                let declared = buffer.encoding.clone().unwrap_or_else(|| "plain".into());
+                if declared != chunk.encoding_name() {
+                    return Err(at(ReadErrorKind::Buffer(format!(
+                        "`encoding` is {declared} but chunk {chunk_index} is encoded {}",
+                        chunk.encoding_name()
+                    ))));
+                }
+                buffers.push(
+                    decode(
+                        chunk.data(bytes),
+                        &declared,
+                        buffer.byte_length,
+                        &format!("buffer {i}"),
+                    )
+                    .map_err(at)?,
+                );
+            }
+            (None, Some(uri)) => buffers.push(read_uri_buffer(i, uri, buffer, folder, options)?),
+        }
+    }
+    Ok(G4mfFile {
+        document,
+        json,
+        buffers,
+        format: Format::Binary(container),
+    })
+}
+
+/// Reads a `.g4tf`.
+pub fn read_g4tf(
+    bytes: &[u8],
+    folder: Option<&Path>,
+    options: &ReadOptions,
+) -> Result<G4mfFile, ReadError> {
+    check_limit(bytes.len() as u64, options.max_json_bytes, "the JSON text")?;
+    let document = parse_document(bytes)?;
+    let mut buffers = Vec::with_capacity(document.buffers.len());
+    for (i, buffer) in document.buffers.iter().enumerate() {
+        let pointer = format!("/buffers/{i}");
+        check_limit(buffer.byte_length, options.max_buffer_bytes, &pointer)?;
+        if buffer.chunk.is_some() {
+            return Err(ReadError::new(
+                Position::Pointer(format!("{pointer}/chunk")),
+                ReadErrorKind::Buffer("a text G4MF buffer must not define `chunk`".into()),
+            ));
+        }
+        let uri = buffer.uri.as_ref().ok_or_else(|| {
+            ReadError::new(
+                Position::Pointer(pointer.clone()),
+                ReadErrorKind::Buffer("a text G4MF buffer must define `uri`".into()),
+            )
+        })?;
+        buffers.push(read_uri_buffer(i, uri, buffer, folder, options)?);
+    }
+    Ok(G4mfFile {
+        document,
+        json: bytes.to_vec(),
+        buffers,
+        format: Format::Text,
+    })
+}
+
+fn check_limit(size: u64, limit: u64, what: &str) -> Result<(), ReadError> {
+    if size > limit {
+        return Err(ReadError::new(
+            Position::Pointer(what.to_owned()),
+            ReadErrorKind::Limit {
+                what: what.to_owned(),
+                size,
+                limit,
+            },
+        ));
+    }
+    Ok(())
+}
+
+fn decode_bounded(data: &[u8], encoding: &str, limit: u64) -> Result<Vec<u8>, ReadErrorKind> {
+    use std::io::Read;
+    if encoding != "Zstd" {
+        return Err(ReadErrorKind::Buffer(format!(
+            "the JSON chunk uses the unsupported encoding `{encoding}`"
+        )));
+    }
+    let decoder = zstd::stream::read::Decoder::with_buffer(data)
+        .map_err(|e| ReadErrorKind::Buffer(format!("JSON chunk: invalid Zstandard data: {e}")))?;
+    let mut out = Vec::new();
+    decoder
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| ReadErrorKind::Buffer(format!("JSON chunk: invalid Zstandard data: {e}")))?;
+    if out.len() as u64 > limit {
+        return Err(ReadErrorKind::Limit {
+            what: "the decoded JSON chunk".into(),
+            size: out.len() as u64,
+            limit,
+        });
+    }
+    Ok(out)
+}
+
+/// Resolves a relative buffer URI against `folder`, refusing URLs, schemes, absolute paths and
+/// (unless allowed) escapes from the folder.
+pub fn resolve_relative_uri(
+    uri: &str,
+    folder: &Path,
+    allow_outside: bool,
+) -> Result<PathBuf, String> {
+    // Any `:` means a scheme (`https:`, `file:`, `data:` handled elsewhere) or a drive letter.
+    if uri.contains(':') {
+        return Err(format!(
+            "refusing to follow `{uri}`: only relative paths are read (no URLs, no network)"
+        ));
+    }
+    let decoded =
+        percent_decode(uri).ok_or_else(|| format!("`{uri}` has an invalid percent escape"))?;
+    let relative = Path::new(&decoded);
+    if relative.is_absolute() || decoded.starts_with('/') || decoded.starts_with('\\') {
+        return Err(format!("refusing to follow the absolute path `{uri}`"));
+    }
+    let mut depth: i64 = 0;
+    for component in relative.components() {
+        match component {
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(format!("refusing to follow the absolute path `{uri}`"));
+            }
+        }
+        if depth < 0 && !allow_outside {
+            return Err(format!(
+                "refusing to follow `{uri}`: it leaves the file's folder"
+            ));
+        }
+    }
+    Ok(folder.join(relative))
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The data-URI prefix of embedded buffers.
+pub const DATA_URI_PREFIX: &str = "data:application/octet-stream;base64,";
+
+fn read_uri_buffer(
+    index: usize,
+    uri: &str,
+    buffer: &g4mf_model::Buffer,
+    folder: Option<&Path>,
+    options: &ReadOptions,
+) -> Result<Vec<u8>, ReadError> {
+    let pointer = format!("/buffers/{index}/uri");
+    let at = |kind| ReadError::new(Position::Pointer(pointer.clone()), kind);
+    let encoding = buffer.encoding.clone().unwrap_or_else(|| "plain".into());
+    let encoded = if let Some(data) = uri.strip_prefix("data:") {
+        let payload = data.split_once(";base64,").map(|(_, p)| p).ok_or_else(|| {
+            at(ReadErrorKind::Buffer(
+                "a data URI buffer must be base64 (`data:application/octet-stream;base64,`)".into(),
+            ))
+        })?;
+        // Base64 is 4/3 of the data: refuse before decoding when it cannot fit the limit.
+        check_limit(
+            payload.len() as u64 / 4 * 3,
+            options.max_buffer_bytes.saturating_add(3),
+            &pointer,
+        )?;
+        base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .map_err(|e| at(ReadErrorKind::Buffer(format!("invalid base64: {e}"))))?
+    } else {
+        let folder = folder.ok_or_else(|| {
+            at(ReadErrorKind::Refused(format!(
+                "`{uri}` is relative but the file's folder is unknown"
+            )))
+        })?;
+        let path = resolve_relative_uri(uri, folder, options.allow_outside_folder)
+            .map_err(|m| at(ReadErrorKind::Refused(m)))?;
+        let size = std::fs::metadata(&path)
+            .map_err(|source| {
+                at(ReadErrorKind::Io {
+                    what: path.display().to_string(),
+                    source,
+                })
+            })?
+            .len();
+        // An external file's size is its encoded size; plain data cannot exceed the limit.
+        check_limit(
+            size.min(buffer.byte_length.saturating_add(1 << 20)),
+            options.max_buffer_bytes.saturating_add(1 << 20),
+            &pointer,
+        )?;
+        std::fs::read(&path).map_err(|source| {
+            at(ReadErrorKind::Io {
+                what: path.display().to_string(),
+                source,
+            })
+        })?
+    };
+    decode(
+        &encoded,
+        &encoding,
+        buffer.byte_length,
+        &format!("buffer {index}"),
+    )
+    .map_err(at)
+}
+
+impl G4mfFile {
+    /// The raw bytes of an accessor's buffer view, with its type and vector size, after
+    /// checking that the view lies in its buffer and holds whole, aligned elements.
+    pub fn accessor_bytes(
+        &self,
+        index: AccessorIndex,
+    ) -> Result<(&[u8], DefinedComponentType, u32), ReadError> {
+        let pointer = format!("/accessors/{index}");
+        let at = |m: String| {
+            ReadError::new(
+                Position::Pointer(pointer.clone()),
+                ReadErrorKind::Accessor(m),
+            )
+        };
+        let accessor = self
+            .document
+            .accessors
+            .get(index.get())
+            .ok_or_else(|| at("no such accessor".into()))?;
+        let component = accessor.component_type.defined().ok_or_else(|| {
+            at(format!(
+                "unsupported component type `{}`",
+                accessor.component_type.name()
+            ))
+        })?;
+        let view = self
+            .document
+            .buffer_views
+            .get(accessor.buffer_view.get())
+            .ok_or_else(|| {
+                at(format!(
+                    "buffer view {} does not exist",
+                    accessor.buffer_view
+                ))
+            })?;
+        let buffer = self
+            .buffers
+            .get(view.buffer().get())
+            .ok_or_else(|| at(format!("buffer {} does not exist", view.buffer())))?;
+        let start = view.byte_offset();
+        let end = start
+            .checked_add(view.byte_length)
+            .ok_or_else(|| at("buffer view overflows".into()))?;
+        if end > buffer.len() as u64 {
+            return Err(at(format!(
+                "buffer view {} ends at {end}, beyond its buffer's {} bytes",
+                accessor.buffer_view,
+                buffer.len()
+            )));
+        }
+        let size = component.size() as u64;
+        let element = size * u64::from(accessor.vector_size().max(1));
+        if start % size != 0 || view.byte_length % element != 0 {
+            return Err(at(format!(
+                "buffer view {} is not aligned to whole {} elements",
+                accessor.buffer_view,
+                component.name()
+            )));
+        }
+        Ok((
+            &buffer[start as usize..end as usize],
+            component,
+            accessor.vector_size(),
+        ))
+    }
+
+    /// An accessor's components as f64 (integers converted exactly up to 2^53).
+    pub fn read_f64(&self, index: AccessorIndex) -> Result<Vec<f64>, ReadError> {
+        let (bytes, component, _) = self.accessor_bytes(index)?;
+        let values = match component {
+            DefinedComponentType::Float32 => bytes
+                .chunks_exact(4)
+                .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                .collect(),
+            DefinedComponentType::Float64 => bytes
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect(),
+            _ => self
+                .read_u64(index)?
+                .into_iter()
+                .map(|v| v as f64)
+                .collect(),
+        };
+        Ok(values)
+    }
+
+    /// An accessor's components as u64 (unsigned integer types only).
+    pub fn read_u64(&self, index: AccessorIndex) -> Result<Vec<u64>, ReadError> {
+        let (bytes, component, _) = self.accessor_bytes(index)?;
+        let values = match component {
+            DefinedComponentType::Uint8 => bytes.iter().map(|&b| u64::from(b)).collect(),
+            DefinedComponentType::Uint16 => bytes
+                .chunks_exact(2)
+                .map(|c| u64::from(u16::from_le_bytes([c[0], c[1]])))
+                .collect(),
+            DefinedComponentType::Uint32 => bytes
+                .chunks_exact(4)
+                .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                .collect(),
+            DefinedComponentType::Uint64 => bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect(),
+            other => {
+                return Err(ReadError::new(
+                    Position::Pointer(format!("/accessors/{index}/componentType")),
+                    ReadErrorKind::Accessor(format!(
+                        "expected an unsigned integer type, found {}",
+                        other.name()
+                    )),
+                ));
+            }
+        };
+        Ok(values)
+    }
+}
