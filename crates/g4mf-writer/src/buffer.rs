@@ -36,6 +36,14 @@ impl BufferBuilder {
         }
     }
 
+    /// Continues a buffer (e.g. a [`crate::BuiltCharacter`]'s) to add more accessors to it.
+    pub fn resume(bytes: Vec<u8>, index_width: IndexWidth) -> Self {
+        Self {
+            data: bytes,
+            index_width,
+        }
+    }
+
     /// The buffer's bytes so far.
     pub fn bytes(&self) -> &[u8] {
         &self.data

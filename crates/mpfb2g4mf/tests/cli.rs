@@ -1,0 +1,565 @@
+//! The real `mpfb2g4mf` binary end to end: every shipped rig in every container, read back and
+//! checked (skeleton and skin rules, fitted positions, weight preservation), a morphed body,
+//! and the error paths (exit codes, one-line messages, no file left behind).
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+use g4mf_model::{Document, JointRef};
+use g4mf_reader::{G4mfFile, ReadOptions, read_path};
+use glam::{DMat3, DVec3};
+use mpfb_rig::{FitMesh, ObjFrame, fit};
+use mpfb2g4mf::convert::{LoadedMesh, LoadedRig};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Rigs with their weights file, if any.
+fn shipped_rigs(data: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
+    test_support::json_files_with_prefix(&data.join("rigs"), "rig.")
+        .into_iter()
+        .map(|rig| {
+            let name = rig
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .replacen("rig.", "weights.", 1);
+            let weights = rig.with_file_name(name);
+            (rig, weights.is_file().then_some(weights))
+        })
+        .collect()
+}
+
+/// World transform of every node (position, basis), composing local transforms from node 0.
+fn world_transforms(doc: &Document) -> Vec<(DVec3, DMat3)> {
+    let mut world = vec![(DVec3::ZERO, DMat3::IDENTITY); doc.nodes.len()];
+    let mut stack = vec![0usize];
+    while let Some(i) = stack.pop() {
+        for child in &doc.nodes[i].children {
+            let node = &doc.nodes[child.get()];
+            let p = node
+                .position
+                .as_ref()
+                .map_or(DVec3::ZERO, |p| DVec3::from_slice(p));
+            let b = node
+                .basis
+                .as_ref()
+                .map_or(DMat3::IDENTITY, |b| DMat3::from_cols_slice(b));
+            let (pp, pb) = world[i];
+            world[child.get()] = (pp + pb * p, pb * b);
+            stack.push(child.get());
+        }
+    }
+    world
+}
+
+/// The skeleton and skin rules of the spec, on a file we wrote.
+fn check_rules(file: &G4mfFile) {
+    let doc = &file.document;
+    let root = &doc.nodes[0];
+    assert!(
+        root.position.is_none()
+            && root.basis.is_none()
+            && root.scale.is_none()
+            && root.rotor.is_none()
+    );
+    let skeleton_index = root.children[0].get();
+    let skeleton = &doc.nodes[skeleton_index];
+    let joints = &skeleton.skeleton.as_ref().unwrap().joints;
+    let mut parent_of = vec![None; doc.nodes.len()];
+    for (i, n) in doc.nodes.iter().enumerate() {
+        for c in &n.children {
+            assert!(parent_of[c.get()].is_none(), "node {} has two parents", c);
+            parent_of[c.get()] = Some(i);
+        }
+    }
+    let mut names = std::collections::HashSet::new();
+    for n in &doc.nodes {
+        let name = n.name.as_deref().unwrap();
+        assert!(g4mf_writer::is_valid_name(name), "{name}");
+        assert!(names.insert(name.to_owned()), "duplicate name {name}");
+    }
+    // Bones: parent is a bone or the skeleton; joints strictly increasing bones, parents first.
+    for (i, n) in doc.nodes.iter().enumerate() {
+        if let Some(bone) = &n.bone {
+            let p = parent_of[i].unwrap();
+            assert!(p == skeleton_index || doc.nodes[p].bone.is_some());
+            assert!(bone.length.unwrap() >= 0.0);
+        }
+    }
+    let joint_nodes: Vec<usize> = joints
+        .iter()
+        .map(|j| match j {
+            JointRef::Node(n) => n.get(),
+            JointRef::Uncontrolled => panic!("-1 joint"),
+        })
+        .collect();
+    assert!(
+        joint_nodes.windows(2).all(|w| w[0] < w[1]),
+        "joints strictly increasing"
+    );
+    assert!(joint_nodes.iter().all(|&j| doc.nodes[j].bone.is_some()));
+    let root_bones: Vec<usize> = skeleton
+        .children
+        .iter()
+        .map(|c| c.get())
+        .filter(|&c| doc.nodes[c].bone.is_some())
+        .collect();
+    if root_bones.len() == 1 {
+        assert_eq!(
+            skeleton.children[0].get(),
+            root_bones[0],
+            "single root bone is the first child"
+        );
+        if joint_nodes.contains(&root_bones[0]) {
+            assert_eq!(joint_nodes[0], root_bones[0]);
+        }
+    }
+    // The skinned mesh is on a direct child of the skeleton.
+    let mesh_node = skeleton
+        .children
+        .iter()
+        .map(|c| c.get())
+        .find(|&c| doc.nodes[c].mesh_instance.is_some())
+        .unwrap();
+    let mesh = &doc.meshes[doc.nodes[mesh_node]
+        .mesh_instance
+        .as_ref()
+        .unwrap()
+        .mesh
+        .get()];
+    let vertex_count = file.read_f64(mesh.vertices).unwrap().len() / 3;
+    for surface in &mesh.surfaces {
+        let simplexes = file.read_u64(surface.simplexes.unwrap()).unwrap();
+        assert_eq!(simplexes.len() % 3, 0);
+        assert!(simplexes.iter().all(|&v| (v as usize) < vertex_count));
+    }
+    if let Some(skin) = &mesh.skin {
+        let v = file.read_u64(skin.vertices).unwrap();
+        let g = file.read_u64(skin.groups).unwrap();
+        let w = file.read_f64(skin.weights).unwrap();
+        assert!(v.len() == g.len() && g.len() == w.len());
+        for i in 1..v.len() {
+            assert!(v[i - 1] <= v[i]);
+            if v[i - 1] == v[i] {
+                assert!(w[i - 1] >= w[i]);
+            }
+        }
+        assert!(v.iter().all(|&x| (x as usize) < vertex_count));
+        assert!(g.iter().all(|&x| (x as usize) < joints.len()));
+        let names = skin.group_names.as_ref().unwrap();
+        assert_eq!(names.len(), joints.len());
+        for (name, j) in names.iter().zip(&joint_nodes) {
+            assert_eq!(doc.nodes[*j].name.as_ref(), Some(name));
+        }
+    }
+}
+
+/// Checks bone positions against mpfb-rig's fit and weights against the input file.
+fn check_content(file: &G4mfFile, rig_path: &Path, weights: Option<&Path>, mesh_path: &Path) {
+    let doc = &file.document;
+    let rig = LoadedRig::load(rig_path).unwrap();
+    let mesh = LoadedMesh::load(mesh_path, None).unwrap();
+    let frame = ObjFrame::MAKEHUMAN;
+    let vertices = mesh
+        .obj
+        .positions
+        .iter()
+        .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
+        .collect();
+    let fitted = fit(
+        &rig.rig,
+        &FitMesh::new(vertices, mesh.joint_groups.iter()).with_scale_factor(0.1),
+    )
+    .unwrap();
+    let world = world_transforms(doc);
+    let skeleton_offset = world[1].0;
+    let by_mpfb_name: BTreeMap<String, usize> = doc
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| {
+            Some((
+                n.extras
+                    .as_ref()?
+                    .get("mpfb")?
+                    .get("name")?
+                    .as_str()?
+                    .to_owned(),
+                i,
+            ))
+        })
+        .collect();
+    assert_eq!(
+        by_mpfb_name.len(),
+        rig.rig.bones.len(),
+        "every bone keeps its MPFB name"
+    );
+    for (bone, fb) in rig.rig.bones.iter().zip(&fitted.bones) {
+        let node = by_mpfb_name[&bone.name];
+        let (position, basis) = world[node];
+        assert!(
+            (position - skeleton_offset).abs_diff_eq(fb.head, 1e-9),
+            "{}",
+            bone.name
+        );
+        assert!(basis.abs_diff_eq(fb.basis, 1e-9), "{}", bone.name);
+        assert!((doc.nodes[node].bone.as_ref().unwrap().length.unwrap() - fb.length).abs() < 1e-12);
+    }
+    // The character stands on y = 0: the ground cube's centre lands there.
+    let ground = mpfb_rig::space::blender_to_g4mf(
+        FitMesh::new(
+            mesh.obj
+                .positions
+                .iter()
+                .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
+                .collect(),
+            mesh.joint_groups.iter(),
+        )
+        .cube_centre("joint-ground")
+        .unwrap(),
+    );
+    assert!((ground.y + skeleton_offset.y).abs() < 1e-12);
+
+    let Some(weights) = weights else {
+        assert!(doc.meshes[0].skin.is_none(), "no weights: unskinned mesh");
+        return;
+    };
+    let input = mpfb_weights::read_weights_file(weights).unwrap();
+    let skin = doc.meshes[0].skin.as_ref().unwrap();
+    let v = file.read_u64(skin.vertices).unwrap();
+    let g = file.read_u64(skin.groups).unwrap();
+    let w = file.read_f64(skin.weights).unwrap();
+    let names = skin.group_names.as_ref().unwrap();
+    let mut written: BTreeMap<(u64, String), f64> = BTreeMap::new();
+    for i in 0..v.len() {
+        let node = doc
+            .nodes
+            .iter()
+            .find(|n| n.name.as_ref() == Some(&names[g[i] as usize]))
+            .unwrap();
+        let mpfb = node.extras.as_ref().unwrap()["mpfb"]["name"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        written.insert((v[i], mpfb), w[i]);
+    }
+    // The body is vertices 0..=13379 in the same order: every body pair appears with its
+    // weight (f32), and nothing else.
+    let mut expected: BTreeMap<(u64, String), f64> = BTreeMap::new();
+    for group in &input.groups {
+        for &(vertex, weight) in &group.pairs {
+            if vertex < 13380 && weight != 0.0 {
+                *expected
+                    .entry((u64::from(vertex), group.name.clone()))
+                    .or_default() += weight;
+            }
+        }
+    }
+    assert_eq!(written.len(), expected.len(), "{}", weights.display());
+    for (key, weight) in &expected {
+        assert_eq!(written[key] as f32, *weight as f32, "{key:?}");
+    }
+    // Per-vertex totals equal.
+    let mut totals_in: BTreeMap<u64, f64> = BTreeMap::new();
+    let mut totals_out: BTreeMap<u64, f64> = BTreeMap::new();
+    for ((vertex, _), weight) in &expected {
+        *totals_in.entry(*vertex).or_default() += weight;
+    }
+    for ((vertex, _), weight) in &written {
+        *totals_out.entry(*vertex).or_default() += weight;
+    }
+    for (vertex, total) in totals_in {
+        assert!(
+            (totals_out[&vertex] - total).abs() < 1e-5,
+            "vertex {vertex}"
+        );
+    }
+}
+
+#[test]
+fn every_shipped_rig_converts_in_every_container() {
+    let Some(data) = test_support::mpfb_data_or_skip("every_shipped_rig_converts") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let mesh = data.join("3dobjs/base.obj");
+    for (rig, weights) in shipped_rigs(&data) {
+        let stem = rig.file_stem().unwrap().to_str().unwrap().to_owned();
+        for (extension, extra) in [
+            ("g4b", None),
+            ("g4tf", None),
+            ("g4tf", Some("--external-bin")),
+        ] {
+            for compress in ["none", "zstd"] {
+                let output = out
+                    .path()
+                    .join(format!("{stem}-{compress}-{}.{extension}", extra.is_some()));
+                let mut args = vec![
+                    "convert",
+                    "--rig",
+                    rig.to_str().unwrap(),
+                    "--mesh",
+                    mesh.to_str().unwrap(),
+                    "-o",
+                    output.to_str().unwrap(),
+                    "--compress",
+                    compress,
+                    "--compress-level",
+                    "3",
+                ];
+                if let Some(w) = &weights {
+                    args.extend(["--weights", w.to_str().unwrap()]);
+                }
+                args.extend(extra);
+                let result = run(&args);
+                assert!(result.status.success(), "{args:?}: {}", stderr(&result));
+                assert!(
+                    stderr(&result).contains("0 fallbacks"),
+                    "{}",
+                    stderr(&result)
+                );
+                let file = read_path(&output, &ReadOptions::default()).unwrap();
+                check_rules(&file);
+                check_content(&file, &rig, weights.as_deref(), &mesh);
+                if extra.is_some() {
+                    assert!(output.with_extension("bin").is_file());
+                }
+            }
+        }
+    }
+    // No temporary files are left in the output folder.
+    assert!(
+        std::fs::read_dir(out.path())
+            .unwrap()
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().ends_with(".part"))
+    );
+}
+
+#[test]
+fn a_morphed_body_moves_the_skeleton() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_morphed_body_moves_the_skeleton") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    // Same vertex order, different shape: everything above the hips stretched up by 10%.
+    let text = std::fs::read_to_string(data.join("3dobjs/base.obj")).unwrap();
+    let morphed: String = text
+        .lines()
+        .map(|line| match line.strip_prefix("v ") {
+            Some(rest) => {
+                let c: Vec<f64> = rest
+                    .split_whitespace()
+                    .map(|t| t.parse().unwrap())
+                    .collect();
+                let y = if c[1] > 0.0 { c[1] * 1.1 } else { c[1] };
+                format!("v {} {} {}\n", c[0], y, c[2])
+            }
+            None => format!("{line}\n"),
+        })
+        .collect();
+    let morphed_path = out.path().join("tall.obj");
+    std::fs::write(&morphed_path, morphed).unwrap();
+    let rig = data.join("rigs/standard/rig.game_engine.json");
+    let weights = data.join("rigs/standard/weights.game_engine.json");
+    let convert = |mesh: &Path, name: &str| {
+        let output = out.path().join(name);
+        let result = run(&[
+            "convert",
+            "--rig",
+            rig.to_str().unwrap(),
+            "--weights",
+            weights.to_str().unwrap(),
+            "--mesh",
+            mesh.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        let file = read_path(&output, &ReadOptions::default()).unwrap();
+        check_rules(&file);
+        check_content(&file, &rig, Some(&weights), mesh);
+        world_transforms(&file.document)
+            .into_iter()
+            .zip(&file.document.nodes)
+            .filter_map(|((p, _), n)| {
+                Some((
+                    n.extras
+                        .as_ref()?
+                        .get("mpfb")?
+                        .get("name")?
+                        .as_str()?
+                        .to_owned(),
+                    p,
+                ))
+            })
+            .collect::<BTreeMap<String, DVec3>>()
+    };
+    let base = convert(&data.join("3dobjs/base.obj"), "base.g4b");
+    let tall = convert(&morphed_path, "tall.g4b");
+    // The head rises with the body (relative to the unchanged feet on the ground).
+    let rise = tall["head"].y - base["head"].y;
+    assert!(rise > 0.05, "head rose {rise} m");
+    assert!(
+        (tall["foot_l"] - base["foot_l"]).length() < 1e-9,
+        "feet stay put"
+    );
+}
+
+#[test]
+fn rig_name_shortcut_json_summary_and_no_weights() {
+    let Some(data) = test_support::mpfb_data_or_skip("rig_name_shortcut") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let output = out.path().join("cmu.g4b");
+    let result = run(&[
+        "convert",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--rig-name",
+        "cmu_mb",
+        "-o",
+        output.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(stderr(&result).is_empty(), "--quiet prints nothing");
+    let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+    assert_eq!(summary["bones"], 31);
+    assert_eq!(summary["kept_vertices"], 13380);
+    assert_eq!(summary["weights"], "weights.cmu_mb.json");
+    assert!(summary["weight_pairs"].as_u64().unwrap() > 20000);
+
+    // The Rigify rig has no weights: skeleton and an unskinned mesh.
+    let output = out.path().join("human.g4tf");
+    let result = run(&[
+        "convert",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--rig-name",
+        "human",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(stderr(&result).contains("skin      none"));
+    let file = read_path(&output, &ReadOptions::default()).unwrap();
+    assert!(file.document.meshes[0].skin.is_none());
+    assert_eq!(
+        file.document
+            .nodes
+            .iter()
+            .filter(|n| n.bone.is_some())
+            .count(),
+        185
+    );
+}
+
+#[test]
+fn demo_writes_the_default_character() {
+    let Some(data) = test_support::mpfb_data_or_skip("demo_writes_the_default_character") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let result = bin()
+        .current_dir(out.path())
+        .args(["demo", "--mpfb-data", data.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(result.status.success(), "{}", stderr(&result));
+    let file = read_path(
+        &out.path().join("out/makehuman-default.g4b"),
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    check_rules(&file);
+    assert!(stderr(&result).contains("wrote out/makehuman-default.g4b"));
+}
+
+#[test]
+fn bad_input_exits_1_with_one_located_line_and_no_output() {
+    let Some(data) = test_support::mpfb_data_or_skip("bad_input_exits_1") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let mesh = data.join("3dobjs/base.obj");
+    let bad_rig = out.path().join("rig.bad.json");
+    std::fs::write(
+        &bad_rig,
+        r#"{"root": {"head": {"strategy": "CUBBE", "default_position": [0,0,0]},
+            "tail": {"strategy": "DEFAULT", "default_position": [0,0,1]}, "roll": 0, "parent": "",
+            "use_connect": false, "use_inherit_rotation": true, "use_local_location": true,
+            "inherit_scale": "FULL", "rigify": {}}}"#,
+    )
+    .unwrap();
+    let output = out.path().join("x.g4b");
+    let result = run(&[
+        "convert",
+        "--rig",
+        bad_rig.to_str().unwrap(),
+        "--mesh",
+        mesh.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    let message = stderr(&result);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(
+        message.contains(
+            "rig.bad.json:1:10: /root/head/strategy: bone `root`: unknown strategy `CUBBE`"
+        ),
+        "{message}"
+    );
+    assert!(!output.exists());
+
+    // A rig needing more vertices than the mesh has: a fallback is refused, naming the end.
+    let small = out.path().join("small.obj");
+    std::fs::write(&small, "v 0 0 0\nv 1 0 0\nv 0 1 0\ng body\nf 1 2 3\n").unwrap();
+    let rig = data.join("rigs/standard/rig.default.json");
+    let result = run(&[
+        "convert",
+        "--rig",
+        rig.to_str().unwrap(),
+        "--mesh",
+        small.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    let message = stderr(&result);
+    assert!(
+        message.contains("rig.default.json: /") && message.contains("--allow-fallback"),
+        "{message}"
+    );
+    assert!(!output.exists());
+
+    // Usage errors exit 2.
+    let result = run(&[
+        "convert",
+        "--rig",
+        rig.to_str().unwrap(),
+        "--mesh",
+        mesh.to_str().unwrap(),
+        "-o",
+        "x.fbx",
+    ]);
+    assert_eq!(result.status.code(), Some(2));
+    let result = run(&["convert", "--mesh", mesh.to_str().unwrap(), "-o", "x.g4b"]);
+    assert_eq!(result.status.code(), Some(2));
+}
