@@ -4,12 +4,14 @@ use std::process::ExitCode;
 
 mod bench;
 mod blender_check;
+mod validator_fixtures;
 
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   bench [CRITERION ARGS]          run the pipeline benchmarks on the real data and print a table
                                   of medians with ratios to the serde_json/read-bytes baseline
+  validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
                                   same bones in Blender (installed with apt when missing) and compare
                                   heads, tails and rest bases
@@ -20,6 +22,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("bench") => bench::run(&args[1..]),
         Some("blender-check") => blender_check::run(&args[1..]),
+        Some("validator-fixtures") => validator_fixtures::run(&args[1..]),
         Some("-h" | "--help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

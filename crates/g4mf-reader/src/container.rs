@@ -52,8 +52,28 @@ pub struct Container {
     pub chunks: Vec<Chunk>,
 }
 
-fn container_error(at: u64, message: impl Into<String>) -> ReadError {
-    ReadError::new(Position::Byte(at), ReadErrorKind::Container(message.into()))
+/// A problem found while scanning a container, with a stable code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerIssue {
+    /// Byte offset of the problem.
+    pub offset: u64,
+    /// Stable code, e.g. `CONTAINER_SIZE_MISMATCH`.
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// True for errors (the file is invalid); false for SHOULD-level warnings.
+    pub error: bool,
+}
+
+/// Everything a scan of a `.g4b` found: the chunks it could read and every issue.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContainerScan {
+    /// Declared total size, when the header was readable.
+    pub declared_size: Option<u64>,
+    /// Chunks read before any fatal problem.
+    pub chunks: Vec<Chunk>,
+    /// Issues in file order.
+    pub issues: Vec<ContainerIssue>,
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
@@ -62,58 +82,84 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(word)
 }
 
-/// Parses the header and chunk headers of a `.g4b`, checking magic, version, the declared
-/// size, reserved bits, alignment and that every chunk lies inside the file.
-pub fn parse_container(bytes: &[u8]) -> Result<Container, ReadError> {
+/// Scans a `.g4b`: magic, version, declared size, reserved bits, chunk alignment and padding,
+/// every chunk inside the file. Never stops at the first problem unless it cannot go on.
+pub fn scan_container(bytes: &[u8]) -> ContainerScan {
+    let mut scan = ContainerScan::default();
+    let issue = |scan: &mut ContainerScan, offset: u64, code, message: String, error| {
+        scan.issues.push(ContainerIssue {
+            offset,
+            code,
+            message,
+            error,
+        });
+    };
     if bytes.len() < 32 {
-        return Err(container_error(
+        issue(
+            &mut scan,
             0,
+            "CONTAINER_TOO_SHORT",
             format!(
                 "a .g4b file needs at least 32 bytes (header and one chunk header), found {}",
                 bytes.len()
             ),
-        ));
+            true,
+        );
+        return scan;
     }
     if &bytes[0..4] != b"G4MF" {
-        return Err(container_error(
+        issue(
+            &mut scan,
             0,
-            "not a binary G4MF file (magic is not `G4MF`)",
-        ));
+            "CONTAINER_BAD_MAGIC",
+            "not a binary G4MF file (magic is not `G4MF`)".into(),
+            true,
+        );
+        return scan;
     }
     let version = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
     if version != 0 {
-        return Err(container_error(
+        issue(
+            &mut scan,
             4,
+            "CONTAINER_BAD_VERSION",
             format!("unsupported version {version} (expected 0)"),
-        ));
+            true,
+        );
     }
     let declared = u64_at(bytes, 8);
+    scan.declared_size = Some(declared);
     if declared >> 63 != 0 {
-        return Err(container_error(
+        issue(
+            &mut scan,
             8,
-            "the file size has its reserved most significant bit set",
-        ));
-    }
-    if declared != bytes.len() as u64 {
-        return Err(container_error(
+            "CONTAINER_SIZE_RESERVED_BIT",
+            "the file size has its reserved most significant bit set".into(),
+            true,
+        );
+    } else if declared != bytes.len() as u64 {
+        issue(
+            &mut scan,
             8,
+            "CONTAINER_SIZE_MISMATCH",
             format!(
                 "the header declares {declared} bytes but the file has {}",
                 bytes.len()
             ),
-        ));
+            true,
+        );
     }
-    let mut chunks = Vec::new();
     let mut at = 16u64;
     while at < bytes.len() as u64 {
-        if at % 16 != 0 {
-            return Err(container_error(
-                at,
-                "chunk header is not on a 16-byte boundary",
-            ));
-        }
         if at + 16 > bytes.len() as u64 {
-            return Err(container_error(at, "truncated chunk header"));
+            issue(
+                &mut scan,
+                at,
+                "CHUNK_HEADER_TRUNCATED",
+                "truncated chunk header".into(),
+                true,
+            );
+            break;
         }
         let p = at as usize;
         let mut kind = [0u8; 4];
@@ -121,58 +167,89 @@ pub fn parse_container(bytes: &[u8]) -> Result<Container, ReadError> {
         let mut encoding = [0u8; 4];
         encoding.copy_from_slice(&bytes[p + 4..p + 8]);
         if encoding == [0xFF; 4] {
-            return Err(container_error(
+            issue(
+                &mut scan,
                 at + 4,
-                "encoding indicator 0xFFFFFFFF is reserved as an error value",
-            ));
+                "CHUNK_ENCODING_RESERVED",
+                "encoding indicator 0xFFFFFFFF is reserved as an error value".into(),
+                true,
+            );
         }
         let size = u64_at(bytes, p + 8);
         if size >> 63 != 0 {
-            return Err(container_error(
+            issue(
+                &mut scan,
                 at + 8,
-                "chunk size has its reserved most significant bit set",
-            ));
+                "CHUNK_SIZE_RESERVED_BIT",
+                "chunk size has its reserved most significant bit set".into(),
+                true,
+            );
+            break;
         }
         let data_offset = at + 16;
-        let end = data_offset
+        let Some(end) = data_offset
             .checked_add(size)
             .filter(|&e| e <= bytes.len() as u64)
-            .ok_or_else(|| {
-                container_error(
-                    at + 8,
-                    format!(
-                        "chunk declares {size} bytes but only {} remain",
-                        bytes.len() as u64 - data_offset
-                    ),
-                )
-            })?;
-        chunks.push(Chunk {
+        else {
+            issue(
+                &mut scan,
+                at + 8,
+                "CHUNK_OUT_OF_BOUNDS",
+                format!(
+                    "chunk declares {size} bytes but only {} remain",
+                    bytes.len() as u64 - data_offset
+                ),
+                true,
+            );
+            break;
+        };
+        scan.chunks.push(Chunk {
             offset: at,
             kind,
             encoding,
             data_offset,
             size,
         });
-        // The next chunk header starts at the next 16-byte boundary. A writer that forgot the
-        // padding leaves a header right after the data: say so instead of misreading.
         let aligned = end.div_ceil(16) * 16;
         if aligned != end && end + 4 <= bytes.len() as u64 {
             let next = &bytes[end as usize..end as usize + 4];
             if next == b"JSON" || next == b"BLOB" {
-                return Err(container_error(
+                // A writer that forgot the padding left a header right after the data.
+                issue(&mut scan, end, "CHUNK_MISALIGNED", "a chunk header is not on a 16-byte boundary (the previous chunk lacks its padding)".into(), true);
+                break;
+            }
+        }
+        if aligned <= bytes.len() as u64 {
+            let padding = &bytes[end as usize..aligned as usize];
+            let plain_json = &kind == b"JSON" && encoding == [0; 4];
+            if plain_json && padding.iter().any(|&b| b != b' ') {
+                issue(
+                    &mut scan,
                     end,
-                    "a chunk header is not on a 16-byte boundary (the previous chunk lacks its padding)",
-                ));
+                    "CHUNK_JSON_PADDING",
+                    "padding after plain JSON SHOULD be spaces".into(),
+                    false,
+                );
             }
         }
         at = aligned;
     }
-    if chunks.is_empty() {
-        return Err(container_error(16, "the file has no chunks"));
+    scan
+}
+
+/// Parses the header and chunk headers of a `.g4b`, failing on the first error of
+/// [`scan_container`].
+pub fn parse_container(bytes: &[u8]) -> Result<Container, ReadError> {
+    let scan = scan_container(bytes);
+    if let Some(first) = scan.issues.iter().find(|i| i.error) {
+        return Err(ReadError::new(
+            Position::Byte(first.offset),
+            ReadErrorKind::Container(first.message.clone()),
+        ));
     }
     Ok(Container {
-        declared_size: declared,
-        chunks,
+        declared_size: scan.declared_size.unwrap_or(bytes.len() as u64),
+        chunks: scan.chunks,
     })
 }
 

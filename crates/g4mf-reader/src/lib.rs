@@ -11,7 +11,10 @@ pub mod container;
 pub mod error;
 
 use base64::Engine;
-pub use container::{Chunk, Container, decode, encoding_name, parse_container};
+pub use container::{
+    Chunk, Container, ContainerIssue, ContainerScan, decode, encoding_name, parse_container,
+    scan_container,
+};
 pub use error::{Position, ReadError, ReadErrorKind};
 use g4mf_model::{AccessorIndex, DefinedComponentType, Document};
 use std::path::{Component, Path, PathBuf};

@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod convert;
 pub mod data;
 pub mod demo;
+pub mod inspect;
 
 pub use convert::{
     ConvertError, ConvertOptions, GENERATOR, LoadedMesh, LoadedRig, LoadedWeights, Origin,

@@ -28,6 +28,10 @@ enum Command {
     Convert(ConvertArgs),
     /// Convert MPFB's default rig, weights and base mesh to out/makehuman-default.g4b.
     Demo(DemoArgs),
+    /// Check G4MF files against the specification; exit 1 when any has an error.
+    Validate(ValidateArgs),
+    /// Describe a G4MF file: node tree, bones and joints, meshes, skin statistics, buffers.
+    Inspect(InspectArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -116,8 +120,44 @@ struct ConvertArgs {
     /// Character name (the root node's); default: the output's file stem.
     #[arg(long)]
     name: Option<String>,
+    /// Validate what was written; on any error remove it and exit 1.
+    #[arg(long)]
+    validate: bool,
     #[command(flatten)]
     output_args: OutputArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReportFormat {
+    /// One line per finding.
+    Human,
+    /// A JSON report per file (an array when several files are given).
+    Json,
+}
+
+#[derive(Args)]
+struct ValidateArgs {
+    /// The files to check.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    format: ReportFormat,
+    /// Follow relative buffer URIs that leave the file's folder.
+    #[arg(long)]
+    allow_outside_folder: bool,
+    /// Largest decoded buffer accepted, in MiB.
+    #[arg(long, default_value_t = 2048)]
+    max_buffer_mib: u64,
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    /// The file.
+    file: PathBuf,
+    /// Follow relative buffer URIs that leave the file's folder.
+    #[arg(long)]
+    allow_outside_folder: bool,
 }
 
 #[derive(Args)]
@@ -147,6 +187,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Convert(args) => run_convert(args),
         Command::Demo(args) => run_demo(args),
+        Command::Validate(args) => run_validate(args),
+        Command::Inspect(args) => run_inspect(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -220,7 +262,94 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
     }
     apply_output_args(&mut options, &args.output_args);
     let summary = run(&inputs, &options)?;
+    if args.validate {
+        let report = g4mf_validator::validate_path(
+            &summary.output,
+            &g4mf_validator::ValidateOptions::default(),
+        );
+        if !report.is_valid() {
+            let first = report
+                .findings
+                .iter()
+                .find(|f| f.severity == g4mf_validator::Severity::Error);
+            for path in std::iter::once(&summary.output).chain(&summary.external) {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(anyhow!(
+                "{}: the written file fails validation ({} errors; first: {}); removed it",
+                summary.output.display(),
+                report.counts.num_errors,
+                first
+                    .map(|f| format!("{} {}", f.code, f.message))
+                    .unwrap_or_default()
+            ));
+        }
+    }
     report(&summary, &args.output_args)
+}
+
+fn run_validate(args: ValidateArgs) -> Result<()> {
+    let mut options = g4mf_validator::ValidateOptions::default();
+    options.read.allow_outside_folder = args.allow_outside_folder;
+    options.read.max_buffer_bytes = args.max_buffer_mib.saturating_mul(1 << 20);
+    let reports: Vec<g4mf_validator::Report> = args
+        .files
+        .iter()
+        .map(|f| g4mf_validator::validate_path(f, &options))
+        .collect();
+    match args.format {
+        ReportFormat::Json => {
+            let json = if reports.len() == 1 {
+                serde_json::to_string_pretty(&reports[0])?
+            } else {
+                serde_json::to_string_pretty(&reports)?
+            };
+            println!("{json}");
+        }
+        ReportFormat::Human => {
+            for r in &reports {
+                for f in &r.findings {
+                    let place = match (&f.pointer, f.offset) {
+                        (Some(p), _) if p.is_empty() => "(document)".to_owned(),
+                        (Some(p), _) => p.clone(),
+                        (None, Some(o)) => format!("byte {o}"),
+                        (None, None) => "-".to_owned(),
+                    };
+                    let severity = match f.severity {
+                        g4mf_validator::Severity::Error => "error",
+                        g4mf_validator::Severity::Warning => "warning",
+                        g4mf_validator::Severity::Info => "info",
+                    };
+                    println!("{}: {severity} {} at {place}: {}", r.uri, f.code, f.message);
+                }
+                println!(
+                    "{}: {} ({} errors, {} warnings, {} infos)",
+                    r.uri,
+                    if r.is_valid() { "valid" } else { "INVALID" },
+                    r.counts.num_errors,
+                    r.counts.num_warnings,
+                    r.counts.num_infos
+                );
+            }
+        }
+    }
+    if reports.iter().all(g4mf_validator::Report::is_valid) {
+        Ok(())
+    } else {
+        // The reports were printed; the exit code carries the verdict.
+        std::process::exit(1)
+    }
+}
+
+fn run_inspect(args: InspectArgs) -> Result<()> {
+    let options = g4mf_reader::ReadOptions {
+        allow_outside_folder: args.allow_outside_folder,
+        ..Default::default()
+    };
+    let file = g4mf_reader::read_path(&args.file, &options)?;
+    let size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
+    print!("{}", mpfb2g4mf::inspect::inspect(&file, size));
+    Ok(())
 }
 
 fn apply_output_args(options: &mut ConvertOptions, args: &OutputArgs) {

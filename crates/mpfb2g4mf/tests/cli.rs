@@ -334,6 +334,23 @@ fn every_shipped_rig_converts_in_every_container() {
                 let file = read_path(&output, &ReadOptions::default()).unwrap();
                 check_rules(&file);
                 check_content(&file, &rig, weights.as_deref(), &mesh);
+                let report = g4mf_validator::validate_path(
+                    &output,
+                    &g4mf_validator::ValidateOptions::default(),
+                );
+                assert!(
+                    report.is_valid(),
+                    "{}: {:#?}",
+                    output.display(),
+                    report.findings
+                );
+                // Only the mixamo weights (sums 0.2..1.99 in MPFB's own file) warn.
+                let expected: &[&str] = if stem.contains("mixamo") {
+                    &["SKIN_WEIGHT_SUM"]
+                } else {
+                    &[]
+                };
+                assert_eq!(report.codes(), expected, "{}", output.display());
                 if extra.is_some() {
                     assert!(output.with_extension("bin").is_file());
                 }
@@ -562,4 +579,65 @@ fn bad_input_exits_1_with_one_located_line_and_no_output() {
     assert_eq!(result.status.code(), Some(2));
     let result = run(&["convert", "--mesh", mesh.to_str().unwrap(), "-o", "x.g4b"]);
     assert_eq!(result.status.code(), Some(2));
+}
+
+#[test]
+fn validate_and_inspect_commands() {
+    let fixtures = test_support::workspace_root().join("fixtures/validator");
+    let valid = fixtures.join("valid.g4b");
+    let invalid = fixtures.join("SKIN_WEIGHTS_NOT_DESCENDING.g4tf");
+    let result = run(&["validate", valid.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert!(String::from_utf8_lossy(&result.stdout).contains("valid (0 errors"));
+    let result = run(&[
+        "validate",
+        valid.to_str().unwrap(),
+        invalid.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    let reports: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+    assert_eq!(reports[1]["counts"]["numErrors"], 1);
+    assert_eq!(
+        reports[1]["findings"][0]["code"],
+        "SKIN_WEIGHTS_NOT_DESCENDING"
+    );
+    assert_eq!(
+        reports[1]["findings"][0]["pointer"],
+        "/meshes/0/skin/weights"
+    );
+    let result = run(&["inspect", valid.to_str().unwrap()]);
+    assert!(result.status.success());
+    let text = String::from_utf8_lossy(&result.stdout);
+    assert!(
+        text.contains("[1] TinySkeleton skeleton, 2 joints"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[2] Hips bone length 0.2000, joint 0"),
+        "{text}"
+    );
+    assert!(text.contains("influences per vertex"), "{text}");
+}
+
+#[test]
+fn truncated_and_corrupted_files_give_findings_not_panics() {
+    let valid =
+        std::fs::read(test_support::workspace_root().join("fixtures/validator/valid.g4b")).unwrap();
+    let options = g4mf_validator::ValidateOptions::default();
+    for len in (0..valid.len()).step_by(7) {
+        let report = g4mf_validator::validate_bytes(&valid[..len], None, "t", &options);
+        assert!(
+            !report.is_valid() || len == valid.len(),
+            "truncated at {len} passed"
+        );
+    }
+    // Flip every byte of the header and chunk headers in turn: always a report, never a panic.
+    for at in 0..48.min(valid.len()) {
+        let mut bytes = valid.clone();
+        bytes[at] ^= 0xA5;
+        let _ = g4mf_validator::validate_bytes(&bytes, None, "t", &options);
+        let _ = g4mf_reader::read_bytes(&bytes, None, &ReadOptions::default());
+    }
 }

@@ -1,0 +1,143 @@
+//! Findings and reports, in the spirit of Khronos's glTF-Validator: stable codes, severities,
+//! JSON pointers (or byte offsets for container problems), and a JSON report.
+
+use serde::Serialize;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A MUST is broken: the file is invalid.
+    Error,
+    /// A SHOULD is broken, or something is very likely wrong.
+    Warning,
+    /// Worth knowing.
+    Info,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// Stable code, e.g. `SKIN_WEIGHTS_NOT_DESCENDING`.
+    pub code: &'static str,
+    /// Severity.
+    pub severity: Severity,
+    /// JSON pointer into the document, when the finding is about the JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// Byte offset in the file, when the finding is about the container.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// Human-readable explanation.
+    pub message: String,
+}
+
+/// Counts by severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    /// Errors.
+    pub num_errors: usize,
+    /// Warnings.
+    pub num_warnings: usize,
+    /// Infos.
+    pub num_infos: usize,
+}
+
+/// The result of validating one file.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// The file, as given.
+    pub uri: String,
+    /// The validator that made the report.
+    pub validator_version: String,
+    /// Counts by severity.
+    pub counts: Counts,
+    /// Every finding, in the order found.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// True when no finding is an error.
+    pub fn is_valid(&self) -> bool {
+        self.counts.num_errors == 0
+    }
+
+    /// The codes of all findings, in order (handy in tests).
+    pub fn codes(&self) -> Vec<&'static str> {
+        self.findings.iter().map(|f| f.code).collect()
+    }
+
+    pub(crate) fn finish(&mut self) {
+        self.counts = Counts::default();
+        for f in &self.findings {
+            match f.severity {
+                Severity::Error => self.counts.num_errors += 1,
+                Severity::Warning => self.counts.num_warnings += 1,
+                Severity::Info => self.counts.num_infos += 1,
+            }
+        }
+    }
+}
+
+/// Collects findings.
+#[derive(Debug, Default)]
+pub(crate) struct Findings(pub Vec<Finding>);
+
+impl Findings {
+    pub fn at(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.0.push(Finding {
+            code,
+            severity,
+            pointer: Some(pointer.into()),
+            offset: None,
+            message: message.into(),
+        });
+    }
+    pub fn error(
+        &mut self,
+        code: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.at(Severity::Error, code, pointer, message);
+    }
+    pub fn warning(
+        &mut self,
+        code: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.at(Severity::Warning, code, pointer, message);
+    }
+    pub fn info(
+        &mut self,
+        code: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.at(Severity::Info, code, pointer, message);
+    }
+    pub fn byte(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        offset: u64,
+        message: impl Into<String>,
+    ) {
+        self.0.push(Finding {
+            code,
+            severity,
+            pointer: None,
+            offset: Some(offset),
+            message: message.into(),
+        });
+    }
+}

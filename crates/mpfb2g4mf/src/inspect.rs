@@ -1,0 +1,201 @@
+//! `inspect`: a readable account of a G4MF file: node tree with bones and joints, meshes and
+//! skins with statistics and an influence histogram, buffers, encodings and sizes.
+
+use g4mf_model::JointRef;
+use g4mf_reader::{Format, G4mfFile};
+use std::fmt::Write;
+
+/// Renders the inspection of `file` (`size` is the file's size on disk).
+pub fn inspect(file: &G4mfFile, size: u64) -> String {
+    let doc = &file.document;
+    let mut out = String::new();
+    let container = match &file.format {
+        Format::Binary(c) => {
+            let chunks: Vec<String> = c
+                .chunks
+                .iter()
+                .map(|ch| {
+                    format!(
+                        "{} {} {} bytes",
+                        String::from_utf8_lossy(&ch.kind),
+                        ch.encoding_name(),
+                        ch.size
+                    )
+                })
+                .collect();
+            format!(
+                "binary .g4b, {} chunks: {}",
+                c.chunks.len(),
+                chunks.join("; ")
+            )
+        }
+        Format::Text => "text .g4tf".into(),
+    };
+    let _ = writeln!(out, "file        {size} bytes, {container}");
+    let _ = writeln!(
+        out,
+        "asset       dimension {}, generator {}",
+        doc.asset.dimension,
+        doc.asset.generator.as_deref().unwrap_or("-")
+    );
+    for (i, b) in doc.buffers.iter().enumerate() {
+        let place = match (&b.chunk, &b.uri) {
+            (Some(c), _) => format!("chunk {c}"),
+            (_, Some(u)) if u.starts_with("data:") => "data URI".into(),
+            (_, Some(u)) => format!("file {u}"),
+            _ => "nowhere".into(),
+        };
+        let _ = writeln!(
+            out,
+            "buffer {i}    {} bytes decoded, {place}, {}",
+            b.byte_length,
+            b.encoding.as_deref().unwrap_or("plain")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "counts      {} nodes, {} meshes, {} materials, {} accessors, {} buffer views",
+        doc.nodes.len(),
+        doc.meshes.len(),
+        doc.materials.len(),
+        doc.accessors.len(),
+        doc.buffer_views.len()
+    );
+
+    // Node tree.
+    let joints: Vec<usize> = doc
+        .nodes
+        .iter()
+        .filter_map(|n| n.skeleton.as_ref())
+        .flat_map(|s| {
+            s.joints.iter().filter_map(|j| match j {
+                JointRef::Node(n) => Some(n.get()),
+                JointRef::Uncontrolled => None,
+            })
+        })
+        .collect();
+    let _ = writeln!(out, "\nnodes");
+    let mut stack = vec![(0usize, 0usize)];
+    let mut seen = vec![false; doc.nodes.len()];
+    while let Some((i, depth)) = stack.pop() {
+        if i >= doc.nodes.len() || std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        let n = &doc.nodes[i];
+        let mut what = String::new();
+        if let Some(b) = &n.bone {
+            let _ = write!(what, " bone length {:.4}", b.length.unwrap_or(f64::NAN));
+            if let Some(g) = joints.iter().position(|&j| j == i) {
+                let _ = write!(what, ", joint {g}");
+            }
+            if let Some(name) = n
+                .extras
+                .as_ref()
+                .and_then(|e| e.get("mpfb"))
+                .and_then(|m| m.get("name"))
+                .and_then(|v| v.as_str())
+            {
+                if Some(name) != n.name.as_deref() {
+                    let _ = write!(what, " (MPFB `{name}`)");
+                }
+            }
+        }
+        if let Some(s) = &n.skeleton {
+            let _ = write!(what, " skeleton, {} joints", s.joints.len());
+        }
+        if let Some(m) = &n.mesh_instance {
+            let _ = write!(what, " mesh {}", m.mesh);
+        }
+        let _ = writeln!(
+            out,
+            "{:indent$}[{i}] {}{what}",
+            "",
+            n.name.as_deref().unwrap_or("(unnamed)"),
+            indent = depth * 2
+        );
+        for c in n.children.iter().rev() {
+            stack.push((c.get(), depth + 1));
+        }
+    }
+
+    // Meshes and skins.
+    for (m, mesh) in doc.meshes.iter().enumerate() {
+        let vertices = file
+            .read_f64(mesh.vertices)
+            .map(|v| v.len() / 3)
+            .unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "\nmesh {m} `{}`: {vertices} vertices, {} surfaces",
+            mesh.name.as_deref().unwrap_or(""),
+            mesh.surfaces.len()
+        );
+        for (s, surface) in mesh.surfaces.iter().enumerate() {
+            let simplexes = surface
+                .simplexes
+                .and_then(|a| file.read_u64(a).ok())
+                .map_or(0, |v| v.len() / 3);
+            let _ = writeln!(
+                out,
+                "  surface {s}: {simplexes} triangles{}{}",
+                if surface.polytope_simplexes {
+                    " (polytopes)"
+                } else {
+                    ""
+                },
+                if surface.texture_map.is_some() {
+                    ", texture map"
+                } else {
+                    ""
+                }
+            );
+        }
+        let Some(skin) = &mesh.skin else {
+            let _ = writeln!(out, "  no skin");
+            continue;
+        };
+        let (Ok(v), Ok(w)) = (file.read_u64(skin.vertices), file.read_f64(skin.weights)) else {
+            let _ = writeln!(out, "  skin: unreadable accessors");
+            continue;
+        };
+        let mut histogram: Vec<usize> = Vec::new();
+        let mut sums: Vec<f64> = Vec::new();
+        let mut i = 0;
+        while i < v.len() {
+            let mut j = i;
+            let mut sum = 0.0;
+            while j < v.len() && v[j] == v[i] {
+                sum += w.get(j).copied().unwrap_or(0.0);
+                j += 1;
+            }
+            if histogram.len() <= j - i {
+                histogram.resize(j - i + 1, 0);
+            }
+            histogram[j - i] += 1;
+            sums.push(sum);
+            i = j;
+        }
+        let (lo, hi) = sums
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &s| {
+                (a.min(s), b.max(s))
+            });
+        let _ = writeln!(
+            out,
+            "  skin: {} influences on {} vertices, {} groups, weight sums {lo:.4}..{hi:.4}",
+            v.len(),
+            sums.len(),
+            skin.group_names.as_ref().map_or(0, Vec::len)
+        );
+        let _ = writeln!(out, "  influences per vertex:");
+        let most = histogram.iter().copied().max().unwrap_or(1).max(1);
+        for (n, &count) in histogram.iter().enumerate().skip(1) {
+            let _ = writeln!(
+                out,
+                "    {n:>2}: {count:>6} {}",
+                "#".repeat(count * 40 / most)
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,799 @@
+//! `cargo xtask validator-fixtures`: writes `fixtures/validator/`, one small G4MF file per
+//! validator rule, each made from a valid tiny character by a single mutation. The expected
+//! reports beside them are written by the corpus test with `UPDATE_GOLDEN=1`.
+
+// The mutation table edits JSON in one-liners; `.map(|o| o.remove(..))` reads better there
+// than an `if let` block per case.
+#![allow(clippy::option_map_unit_fn)]
+
+use base64::Engine;
+use g4mf_writer::{
+    BoneSpec, CharacterSpec, Compression, ContainerOptions, FaceSpec, Influence, MeshSpec,
+    SurfaceSpec, TextBufferStorage, build_character, write_g4b, write_g4tf,
+};
+use glam::{DMat3, DVec3};
+use serde_json::{Value, json};
+
+/// The valid base: Hips (node 2) -> Spine (node 3) under the skeleton (node 1), a quad with UVs
+/// on node 4, every vertex weighted. Accessors: 0 vertices, 1 UVs, 2 simplexes, 3 UV corners,
+/// 4 skin groups, 5 skin vertices, 6 weights (all uint8 or float32).
+fn base() -> (Value, Vec<u8>) {
+    let spec = CharacterSpec {
+        name: "Tiny".into(),
+        bones: vec![
+            BoneSpec {
+                name: "Hips".into(),
+                parent: None,
+                head: DVec3::new(0.0, 1.0, 0.0),
+                basis: DMat3::IDENTITY,
+                length: 0.2,
+                extras: None,
+            },
+            BoneSpec {
+                name: "Spine".into(),
+                parent: Some(0),
+                head: DVec3::new(0.0, 1.2, 0.0),
+                basis: DMat3::IDENTITY,
+                length: 0.3,
+                extras: None,
+            },
+        ],
+        mesh: Some(MeshSpec {
+            positions: vec![
+                DVec3::new(0.0, 1.0, 0.0),
+                DVec3::new(0.2, 1.0, 0.0),
+                DVec3::new(0.2, 1.4, 0.0),
+                DVec3::new(0.0, 1.4, 0.0),
+            ],
+            texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]],
+            surfaces: vec![SurfaceSpec {
+                material: Some("Skin".into()),
+                faces: vec![FaceSpec {
+                    vertices: vec![0, 1, 2, 3],
+                    texcoords: Some(vec![0, 1, 2, 3]),
+                }],
+            }],
+        }),
+        influences: Some(vec![
+            Influence {
+                vertex: 0,
+                bone: 0,
+                weight: 1.0,
+            },
+            Influence {
+                vertex: 1,
+                bone: 0,
+                weight: 1.0,
+            },
+            Influence {
+                vertex: 2,
+                bone: 1,
+                weight: 0.75,
+            },
+            Influence {
+                vertex: 2,
+                bone: 0,
+                weight: 0.25,
+            },
+            Influence {
+                vertex: 3,
+                bone: 1,
+                weight: 1.0,
+            },
+        ]),
+        generator: "mpfb2g4mf validator fixtures".into(),
+        ..CharacterSpec::default()
+    };
+    let built = build_character(&spec).expect("the base character builds");
+    let mut doc = built.document.clone();
+    let text = write_g4tf(
+        &mut doc,
+        std::slice::from_ref(&built.buffer),
+        &TextBufferStorage::Embedded,
+        ContainerOptions::default(),
+    )
+    .expect("encodes");
+    (
+        serde_json::from_slice(&text.json).expect("json"),
+        built.buffer,
+    )
+}
+
+/// Byte offset of accessor element `element` in the buffer.
+fn element_offset(doc: &Value, accessor: usize, element: usize) -> usize {
+    let a = &doc["accessors"][accessor];
+    let view = &doc["bufferViews"][a["bufferView"].as_u64().unwrap_or(0) as usize];
+    let size = match a["componentType"].as_str() {
+        Some("uint8") => 1,
+        Some("uint16") => 2,
+        _ => 4,
+    };
+    view["byteOffset"].as_u64().unwrap_or(0) as usize + element * size
+}
+
+fn set_f32(doc: &Value, buffer: &mut [u8], accessor: usize, element: usize, value: f32) {
+    let at = element_offset(doc, accessor, element);
+    buffer[at..at + 4].copy_from_slice(&value.to_le_bytes());
+}
+
+fn encode_text(doc: &Value, buffer: &[u8]) -> Vec<u8> {
+    let mut doc = doc.clone();
+    if let Some(b) = doc.get_mut("buffers").and_then(|b| b.get_mut(0)) {
+        if b.get("uri").is_some_and(|u| {
+            u.as_str()
+                .is_some_and(|s| s.starts_with("data:application/octet-stream;base64,"))
+        }) {
+            b["uri"] = json!(format!(
+                "data:application/octet-stream;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(buffer)
+            ));
+        }
+    }
+    let mut out = serde_json::to_vec_pretty(&doc).expect("json");
+    out.push(b'\n');
+    out
+}
+
+fn binary(buffer: &[u8]) -> Vec<u8> {
+    let (doc, _) = base();
+    let mut document: g4mf_model::Document = serde_json::from_value(doc).expect("model");
+    write_g4b(
+        &mut document,
+        &[buffer.to_vec()],
+        ContainerOptions::default(),
+    )
+    .expect("g4b")
+}
+
+type Json = fn(&mut Value, &mut Vec<u8>);
+
+fn json_cases() -> Vec<(&'static str, Json)> {
+    vec![
+        ("valid", |_, _| {}),
+        ("ASSET_MISSING", |d, _| {
+            d.as_object_mut().map(|o| o.remove("asset"));
+        }),
+        ("ASSET_DIMENSION_MISSING", |d, _| {
+            d["asset"].as_object_mut().map(|o| o.remove("dimension"));
+        }),
+        ("ASSET_DIMENSION_NOT_INTEGER", |d, _| {
+            d["asset"]["dimension"] = json!(3.5)
+        }),
+        ("ASSET_EXTENSION_REQUIRED_NOT_USED", |d, _| {
+            d["asset"]["extensionsRequired"] = json!(["EXT_x"])
+        }),
+        ("ASSET_EXTENSION_NOT_DECLARED", |d, _| {
+            d["nodes"][4]["extensions"] = json!({"EXT_y": {}})
+        }),
+        ("ASSET_VERSION_FORMAT", |d, _| {
+            d["asset"]["version"] = json!("draft")
+        }),
+        ("BUFFER_CHUNK_IN_TEXT", |d, _| {
+            d["buffers"][0]["chunk"] = json!(1)
+        }),
+        ("BUFFER_TEXT_WITHOUT_URI", |d, _| {
+            d["buffers"][0].as_object_mut().map(|o| o.remove("uri"));
+        }),
+        ("BUFFER_DATA_URI_INVALID", |d, _| {
+            d["buffers"][0]["uri"] = json!("data:text/plain,hello")
+        }),
+        ("BUFFER_URI_NOT_READ_outside", |d, _| {
+            d["buffers"][0]["uri"] = json!("../outside.bin")
+        }),
+        ("BUFFER_URI_NOT_READ_url", |d, _| {
+            d["buffers"][0]["uri"] = json!("https://example.com/tiny.bin")
+        }),
+        ("BUFFER_BYTE_LENGTH_INVALID", |d, _| {
+            d["buffers"][0]["byteLength"] = json!(-4)
+        }),
+        ("BUFFER_DATA_INVALID", |d, _| {
+            let n = d["buffers"][0]["byteLength"].as_u64().unwrap_or(0);
+            d["buffers"][0]["byteLength"] = json!(n + 64);
+        }),
+        ("BUFFER_VIEW_OUT_OF_BOUNDS", |d, _| {
+            d["bufferViews"][6]["byteLength"] = json!(400)
+        }),
+        ("BUFFER_VIEW_BUFFER_INVALID", |d, _| {
+            d["bufferViews"][0]["buffer"] = json!(3)
+        }),
+        ("ACCESSOR_BUFFER_VIEW_INVALID", |d, _| {
+            d["accessors"][0]["bufferView"] = json!(99)
+        }),
+        ("ACCESSOR_COMPONENT_TYPE_UNKNOWN", |d, _| {
+            d["accessors"][1]["componentType"] = json!("EXT_posit16")
+        }),
+        ("ACCESSOR_VECTOR_SIZE_INVALID", |d, _| {
+            d["accessors"][1]["vectorSize"] = json!(0)
+        }),
+        ("ACCESSOR_MISALIGNED", |d, _| {
+            d["bufferViews"][0]["byteOffset"] = json!(2)
+        }),
+        ("ACCESSOR_PARTIAL_ELEMENT", |d, _| {
+            d["bufferViews"][0]["byteLength"] = json!(44)
+        }),
+        ("NODE_ROOT_TRANSFORM", |d, _| {
+            d["nodes"][0]["position"] = json!([0, 1, 0])
+        }),
+        ("NODE_CHILD_INVALID", |d, _| {
+            d["nodes"][3]["children"] = json!([9])
+        }),
+        ("NODE_ROOT_AS_CHILD", |d, _| {
+            d["nodes"][4]["children"] = json!([0])
+        }),
+        ("NODE_MULTIPLE_PARENTS", |d, _| {
+            d["nodes"][0]["children"] = json!([1, 4])
+        }),
+        ("NODE_CHILD_DUPLICATE", |d, _| {
+            d["nodes"][2]["children"] = json!([3, 3])
+        }),
+        ("NODE_CYCLE", |d, _| {
+            d["nodes"][1]["children"] = json!([4]);
+            d["nodes"][3]["children"] = json!([2]);
+        }),
+        ("NODE_MULTIPLE_COMPONENTS", |d, _| {
+            d["nodes"][4]["bone"] = json!({})
+        }),
+        ("NODE_POSITION_LENGTH", |d, _| {
+            d["nodes"][2]["position"] = json!([0, 1])
+        }),
+        ("NODE_BASIS_LENGTH", |d, _| {
+            d["nodes"][2]["basis"] = json!([1, 0, 0, 1])
+        }),
+        ("NODE_SCALE_LENGTH", |d, _| {
+            d["nodes"][4]["scale"] = json!([1, 1])
+        }),
+        ("NODE_SCALE_NOT_POSITIVE", |d, _| {
+            d["nodes"][4]["scale"] = json!([-1])
+        }),
+        ("NODE_BASIS_WITH_ROTOR_OR_SCALE", |d, _| {
+            d["nodes"][2]["rotor"] = json!([1, 0, 0, 0])
+        }),
+        ("NODE_ROTOR_LENGTH", |d, _| {
+            d["nodes"][4]["rotor"] = json!([1, 0])
+        }),
+        ("NODE_UNUSED", |d, _| {
+            d["nodes"]
+                .as_array_mut()
+                .map(|n| n.push(json!({"name": "Loose"})));
+        }),
+        ("NAME_FORBIDDEN_CHARACTER", |d, _| {
+            d["nodes"][3]["name"] = json!("spine.001")
+        }),
+        ("NAME_CONTROL_CHARACTER", |d, _| {
+            d["nodes"][3]["name"] = json!("Spi\tne")
+        }),
+        ("NAME_DUPLICATE", |d, _| {
+            d["materials"][0]["name"] = json!("Hips")
+        }),
+        ("MESH_INSTANCE_MESH_INVALID", |d, _| {
+            d["nodes"][4]["meshInstance"]["mesh"] = json!(1)
+        }),
+        ("MESH_INSTANCE_MATERIALS_LENGTH", |d, _| {
+            d["nodes"][4]["meshInstance"]["materials"] = json!([])
+        }),
+        ("MESH_VERTICES_NOT_FLOAT", |d, _| {
+            d["accessors"][0]["componentType"] = json!("int32");
+        }),
+        ("MESH_VERTICES_VECTOR_SIZE", |d, _| {
+            d["accessors"][0]["vectorSize"] = json!(4);
+            d["bufferViews"][0]["byteLength"] = json!(32);
+        }),
+        ("MESH_SURFACES_EMPTY", |d, _| {
+            d["meshes"][0]["surfaces"] = json!([])
+        }),
+        ("SURFACE_SIMPLEXES_NOT_INTEGER", |d, _| {
+            d["meshes"][0]["surfaces"][0]["simplexes"] = json!(1)
+        }),
+        ("SURFACE_SIMPLEXES_VECTOR_SIZE", |d, _| {
+            d["accessors"][2]["vectorSize"] = json!(2);
+        }),
+        ("SURFACE_SIMPLEX_INDEX_OUT_OF_RANGE", |d, b| {
+            let at = element_offset(d, 2, 4);
+            b[at] = 7;
+        }),
+        ("SURFACE_GEOMETRY_WITHOUT_EDGES", |d, _| {
+            d["meshes"][0]["surfaces"][0]["geometry"] = json!([2])
+        }),
+        ("SURFACE_SEAMS_WITHOUT_EDGES", |d, _| {
+            d["meshes"][0]["surfaces"][0]["seams"] = json!(2)
+        }),
+        ("SURFACE_POLYTOPE_WITHOUT_SIMPLEXES", |d, _| {
+            d["meshes"][0]["surfaces"][0]
+                .as_object_mut()
+                .map(|o| o.remove("simplexes"));
+            d["meshes"][0]["surfaces"][0]
+                .as_object_mut()
+                .map(|o| o.remove("textureMap"));
+        }),
+        ("SURFACE_MATERIAL_INVALID", |d, _| {
+            d["meshes"][0]["surfaces"][0]["material"] = json!(5)
+        }),
+        ("BINDING_VALUES_NOT_FLOAT", |d, _| {
+            d["accessors"][1]["componentType"] = json!("int32")
+        }),
+        ("BINDING_SIMPLEXES_COUNT", |d, _| {
+            d["bufferViews"][3]["byteLength"] = json!(3)
+        }),
+        ("BINDING_INDEX_OUT_OF_RANGE", |d, b| {
+            let at = element_offset(d, 3, 0);
+            b[at] = 9;
+        }),
+        ("BONE_NOT_IN_SKELETON", |d, _| {
+            d["nodes"][1]["children"] = json!([4]);
+            d["nodes"][0]["children"] = json!([1, 2]);
+            d["nodes"][1]["skeleton"] = json!({});
+        }),
+        ("BONE_LENGTH_NEGATIVE", |d, _| {
+            d["nodes"][3]["bone"]["length"] = json!(-1.0)
+        }),
+        ("BONE_MASS_NEGATIVE", |d, _| {
+            d["nodes"][3]["bone"]["mass"] = json!(-2.0)
+        }),
+        ("BONE_SHAPE_WITHOUT_LENGTH", |d, _| {
+            d["nodes"][3]["bone"] = json!({"shape": 0});
+            d["shapes"] = json!([{"type": "sphere", "size": [0.1]}]);
+        }),
+        ("SKELETON_JOINT_NOT_BONE", |d, _| {
+            d["nodes"][1]["skeleton"]["joints"] = json!([2, 4])
+        }),
+        ("SKELETON_JOINTS_NOT_INCREASING", |d, _| {
+            d["nodes"][1]["skeleton"]["joints"] = json!([3, 2]);
+        }),
+        ("SKELETON_ROOT_BONE_NOT_FIRST_CHILD", |d, _| {
+            d["nodes"][1]["children"] = json!([4, 2])
+        }),
+        ("SKELETON_JOINT_UNCONTROLLED", |d, _| {
+            d["nodes"][1]["skeleton"]["joints"] = json!([2, 3, -1])
+        }),
+        ("SKIN_GROUPS_NOT_UNSIGNED", |d, _| {
+            d["accessors"][4]["componentType"] = json!("int8")
+        }),
+        ("SKIN_WEIGHTS_NOT_FLOAT", |d, _| {
+            d["meshes"][0]["skin"]["weights"] = json!(5)
+        }),
+        ("SKIN_VECTOR_SIZE", |d, _| {
+            d["accessors"][6]["vectorSize"] = json!(5);
+        }),
+        ("SKIN_LENGTH_MISMATCH", |d, _| {
+            d["bufferViews"][5]["byteLength"] = json!(4)
+        }),
+        ("SKIN_VERTICES_NOT_ASCENDING", |d, b| {
+            let at = element_offset(d, 5, 4);
+            b[at] = 1;
+        }),
+        ("SKIN_WEIGHTS_NOT_DESCENDING", |d, b| {
+            set_f32(d, b, 6, 2, 0.25);
+            set_f32(d, b, 6, 3, 0.75);
+        }),
+        ("SKIN_VERTEX_OUT_OF_RANGE", |d, b| {
+            let at = element_offset(d, 5, 4);
+            b[at] = 4;
+        }),
+        ("SKIN_GROUP_NAME_DUPLICATE", |d, _| {
+            d["meshes"][0]["skin"]["groupNames"] = json!(["Hips", "Hips"])
+        }),
+        ("SKIN_GROUP_NAME_EMPTY", |d, _| {
+            d["meshes"][0]["skin"]["groupNames"] = json!(["Hips", ""])
+        }),
+        ("SKIN_MESH_NOT_UNDER_SKELETON", |d, _| {
+            d["nodes"][1]["children"] = json!([2]);
+            d["nodes"][0]["children"] = json!([1, 4]);
+        }),
+        ("SKIN_VERTICES_UNWEIGHTED", |d, b| {
+            let at = element_offset(d, 5, 4);
+            b[at] = 2;
+            set_f32(d, b, 6, 4, 0.0);
+        }),
+        ("SKIN_WEIGHT_SUM", |d, b| set_f32(d, b, 6, 0, 0.5)),
+        ("SKIN_GROUP_BEYOND_JOINTS", |d, b| {
+            let at = element_offset(d, 4, 0);
+            b[at] = 5;
+        }),
+        ("ACCESSOR_COMPONENT_TYPE_MISSING", |d, _| {
+            d["accessors"][1]
+                .as_object_mut()
+                .map(|o| o.remove("componentType"));
+        }),
+        ("BINDING_INDICES_NOT_INTEGER", |d, _| {
+            d["meshes"][0]["surfaces"][0]["textureMap"]["simplexes"] = json!(1)
+        }),
+        ("BINDING_INDICES_VECTOR_SIZE", |d, _| {
+            d["meshes"][0]["surfaces"][0]["textureMap"]["simplexes"] = json!(4)
+        }),
+        ("BINDING_PER_SIMPLEX_COUNT", |d, _| {
+            d["meshes"][0]["surfaces"][0]["textureMap"]["perSimplex"] = json!(4)
+        }),
+        ("BINDING_PER_SIMPLEX_INVALID", |d, _| {
+            d["meshes"][0]["surfaces"][0]["textureMap"]["perSimplex"] = json!(99)
+        }),
+        ("BINDING_SIMPLEXES_INVALID", |d, _| {
+            d["meshes"][0]["surfaces"][0]["textureMap"]["simplexes"] = json!(99)
+        }),
+        ("BINDING_SIMPLEXES_WITHOUT_SURFACE_SIMPLEXES", |d, _| {
+            let s = d["meshes"][0]["surfaces"][0].as_object_mut();
+            s.map(|o| {
+                o.remove("simplexes");
+                o.remove("polytopeSimplexes");
+            });
+        }),
+        ("BINDING_VALUES_INVALID", |d, _| {
+            d["meshes"][0]["surfaces"][0]["textureMap"]["values"] = json!(99)
+        }),
+        ("BINDING_VALUES_MISSING", |d, _| {
+            d["meshes"][0]["surfaces"][0]["textureMap"]
+                .as_object_mut()
+                .map(|o| o.remove("values"));
+        }),
+        ("BONE_LENGTH_NOT_NUMBER", |d, _| {
+            d["nodes"][3]["bone"]["length"] = json!("long")
+        }),
+        ("BONE_SHAPE_INVALID", |d, _| {
+            d["nodes"][3]["bone"]["shape"] = json!(3)
+        }),
+        ("BUFFER_ENCODING_INVALID", |d, _| {
+            d["buffers"][0]["encoding"] = json!("Zstandard")
+        }),
+        ("BUFFER_TOO_LARGE", |d, _| {
+            d["buffers"][0]["byteLength"] = json!(1u64 << 40)
+        }),
+        ("BUFFER_URI_INVALID", |d, _| {
+            d["buffers"][0]["uri"] = json!(5)
+        }),
+        ("BUFFER_URI_UNREADABLE", |d, _| {
+            d["buffers"][0]["uri"] = json!("missing.bin")
+        }),
+        ("BUFFER_VIEW_BYTE_LENGTH_INVALID", |d, _| {
+            d["bufferViews"][0]
+                .as_object_mut()
+                .map(|o| o.remove("byteLength"));
+        }),
+        ("BUFFER_VIEW_BYTE_OFFSET_INVALID", |d, _| {
+            d["bufferViews"][1]["byteOffset"] = json!(-16)
+        }),
+        ("MATERIAL_NOT_OBJECT", |d, _| d["materials"] = json!([5])),
+        ("MESH_INSTANCE_MATERIAL_INVALID", |d, _| {
+            d["nodes"][4]["meshInstance"]["materials"] = json!([7])
+        }),
+        ("MESH_INSTANCE_MESH_MISSING", |d, _| {
+            d["nodes"][4]["meshInstance"] = json!({})
+        }),
+        ("MESH_VERTICES_INVALID", |d, _| {
+            d["meshes"][0]["vertices"] = json!(99)
+        }),
+        ("MESH_VERTICES_MISSING", |d, _| {
+            d["meshes"][0].as_object_mut().map(|o| o.remove("vertices"));
+        }),
+        ("NAME_NOT_STRING", |d, _| {
+            d["materials"][0]["name"] = json!(5)
+        }),
+        ("NODE_CHILDREN_INVALID", |d, _| {
+            d["nodes"][2]["children"] = json!("Spine")
+        }),
+        ("NODE_NOT_OBJECT", |d, _| {
+            d["nodes"].as_array_mut().map(|n| n.push(json!(5)));
+        }),
+        ("NODE_TRANSFORM_NOT_NUMBERS", |d, _| {
+            d["nodes"][2]["position"] = json!(["0", 1, 0])
+        }),
+        ("NORMALS_NOT_UNIT", |d, _| {
+            d["meshes"][0]["surfaces"][0]["normals"] = json!({"values": 0})
+        }),
+        ("NORMALS_VECTOR_SIZE", |d, _| {
+            d["meshes"][0]["surfaces"][0]["normals"] = json!({"values": 1})
+        }),
+        ("SKELETON_JOINTS_INVALID", |d, _| {
+            d["nodes"][1]["skeleton"]["joints"] = json!("all")
+        }),
+        ("SKELETON_JOINT_INVALID", |d, _| {
+            d["nodes"][1]["skeleton"]["joints"] = json!([2, 99])
+        }),
+        ("SKELETON_JOINT_OUTSIDE_SKELETON", |d, _| {
+            d["nodes"].as_array_mut().map(|n| {
+                n.push(json!({"name": "OtherSkeleton", "skeleton": {}, "children": [6]}));
+                n.push(json!({"name": "OtherBone", "bone": {"length": 0.1}}));
+            });
+            d["nodes"][0]["children"] = json!([1, 5]);
+            d["nodes"][1]["skeleton"]["joints"] = json!([2, 3, 6]);
+        }),
+        ("SKELETON_JOINT_PARENT_AFTER_CHILD", |d, _| {
+            d["nodes"][1]["children"] = json!([3, 4]);
+            d["nodes"][3]["children"] = json!([2]);
+            d["nodes"][2].as_object_mut().map(|o| o.remove("children"));
+        }),
+        ("SKELETON_ROOT_BONE_NOT_FIRST_JOINT", |d, _| {
+            d["nodes"][1]["children"] = json!([3, 4]);
+            d["nodes"][3]["children"] = json!([2]);
+            d["nodes"][2].as_object_mut().map(|o| o.remove("children"));
+        }),
+        ("SKIN_ACCESSOR_INVALID", |d, _| {
+            d["meshes"][0]["skin"]["groups"] = json!(99)
+        }),
+        ("SKIN_ACCESSOR_MISSING", |d, _| {
+            d["meshes"][0]["skin"]
+                .as_object_mut()
+                .map(|o| o.remove("weights"));
+        }),
+        ("SKIN_GROUP_NAME_NOT_STRING", |d, _| {
+            d["meshes"][0]["skin"]["groupNames"] = json!([1, "Spine"])
+        }),
+        ("SKIN_VERTICES_NOT_UNSIGNED", |d, _| {
+            d["accessors"][5]["componentType"] = json!("int8")
+        }),
+        ("SKIN_WEIGHT_NEGATIVE", |d, b| {
+            set_f32(d, b, 6, 3, -0.25);
+            set_f32(d, b, 6, 2, 1.25);
+        }),
+        ("SKIN_WEIGHT_NOT_FINITE", |d, b| {
+            set_f32(d, b, 6, 4, f32::NAN)
+        }),
+        ("SURFACE_EDGES_INVALID", |d, _| {
+            d["meshes"][0]["surfaces"][0]["edges"] = json!(99)
+        }),
+        ("SURFACE_EDGES_NOT_INTEGER", |d, _| {
+            d["meshes"][0]["surfaces"][0]["edges"] = json!(1)
+        }),
+        ("SURFACE_EDGES_VECTOR_SIZE", |d, _| {
+            d["meshes"][0]["surfaces"][0]["edges"] = json!(2)
+        }),
+        ("SURFACE_EDGE_INDEX_OUT_OF_RANGE", |d, b| {
+            d["accessors"].as_array_mut().map(|a| {
+                a.push(json!({"bufferView": 3, "componentType": "uint8", "vectorSize": 2}))
+            });
+            d["meshes"][0]["surfaces"][0]["edges"] = json!(7);
+            let at = element_offset(d, 3, 1);
+            b[at] = 9;
+        }),
+        ("SURFACE_SIMPLEXES_INVALID", |d, _| {
+            d["meshes"][0]["surfaces"][0]["simplexes"] = json!(99)
+        }),
+    ]
+}
+
+/// Raw-byte cases of the text format.
+fn text_byte_cases(valid: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let text = String::from_utf8_lossy(valid).into_owned();
+    vec![
+        ("JSON_BOM", [&[0xEF, 0xBB, 0xBF][..], valid].concat()),
+        (
+            "JSON_CONTROL_CHARACTER",
+            text.replace('\n', "\r\n").into_bytes(),
+        ),
+        ("JSON_SYNTAX", valid[..valid.len() / 2].to_vec()),
+        ("JSON_NOT_OBJECT", b"[1, 2, 3]\n".to_vec()),
+        (
+            "JSON_DUPLICATE_KEY",
+            text.replacen("\"asset\": {", "\"asset\": {\n    \"dimension\": 3,", 1)
+                .into_bytes(),
+        ),
+        (
+            "JSON_NOT_UTF8",
+            text.replacen("\"Tiny\"", "\"Ti\u{fffd}y\"", 1)
+                .into_bytes()
+                .into_iter()
+                .map(|b| if b == 0xEF { 0xFF } else { b })
+                .collect(),
+        ),
+    ]
+}
+
+/// Assembles a `.g4b` from JSON text and one blob, with the given encoding indicators.
+fn assemble(json: &[u8], json_encoding: [u8; 4], blob: &[u8], blob_encoding: [u8; 4]) -> Vec<u8> {
+    let mut b = b"G4MF\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+    b.extend_from_slice(b"JSON");
+    b.extend_from_slice(&json_encoding);
+    b.extend_from_slice(&(json.len() as u64).to_le_bytes());
+    b.extend_from_slice(json);
+    while b.len() % 16 != 0 {
+        b.push(b' ');
+    }
+    b.extend_from_slice(b"BLOB");
+    b.extend_from_slice(&blob_encoding);
+    b.extend_from_slice(&(blob.len() as u64).to_le_bytes());
+    b.extend_from_slice(blob);
+    let n = b.len() as u64;
+    b[8..16].copy_from_slice(&n.to_le_bytes());
+    b
+}
+
+/// The base document as a `.g4b` JSON (buffer 0 in chunk 1), after `mutate`.
+fn binary_json(mutate: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let (mut doc, buffer) = base();
+    doc["buffers"] = json!([{"byteLength": buffer.len(), "chunk": 1}]);
+    mutate(&mut doc);
+    serde_json::to_vec(&doc).expect("json")
+}
+
+/// Byte-level cases of the binary format.
+fn binary_cases(buffer: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let good = binary(buffer);
+    let json_len = u64::from_le_bytes(good[24..32].try_into().unwrap_or([0; 8])) as usize;
+    let json_end = 32 + json_len;
+    let blob_at = json_end.div_ceil(16) * 16;
+    let with_size = |mut b: Vec<u8>| {
+        let n = b.len() as u64;
+        b[8..16].copy_from_slice(&n.to_le_bytes());
+        b
+    };
+    let mut cases = vec![
+        ("valid", good.clone()),
+        ("CONTAINER_TOO_SHORT", good[..24].to_vec()),
+    ];
+    let mut b = good.clone();
+    b[4] = 1;
+    cases.push(("CONTAINER_BAD_VERSION", b));
+    let mut b = good.clone();
+    b[8..16].copy_from_slice(&(good.len() as u64 + 16).to_le_bytes());
+    cases.push(("CONTAINER_SIZE_MISMATCH", b));
+    let mut b = good.clone();
+    b[15] |= 0x80;
+    cases.push(("CONTAINER_SIZE_RESERVED_BIT", b));
+    let mut b = good.clone();
+    b[blob_at + 8..blob_at + 16].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    cases.push(("CHUNK_OUT_OF_BOUNDS", b));
+    let mut b = good[..json_end].to_vec();
+    b.extend_from_slice(&good[blob_at..]);
+    cases.push(("CHUNK_MISALIGNED", with_size(b)));
+    let mut b = good.clone();
+    b[json_end..blob_at].fill(0);
+    cases.push(("CHUNK_JSON_PADDING", b));
+    let mut b = good.clone();
+    b[blob_at + 4..blob_at + 8].fill(0xFF);
+    cases.push(("CHUNK_ENCODING_RESERVED", b));
+    let mut b = good.clone();
+    b[16..20].copy_from_slice(b"JSOX");
+    cases.push(("CONTAINER_NO_JSON_CHUNK", b));
+    let mut b = good.clone();
+    b[blob_at + 4..blob_at + 8].copy_from_slice(b"Zstd");
+    cases.push(("BUFFER_ENCODING_MISMATCH", b));
+    // A Zstd bomb: the chunk expands far past the buffer's declared byteLength.
+    let (doc, _) = base();
+    let mut document: g4mf_model::Document = serde_json::from_value(doc).expect("model");
+    let options = ContainerOptions {
+        compression: Compression::Zstd(19),
+        compress_json: false,
+        pretty: false,
+    };
+    let mut bomb = write_g4b(&mut document, &[vec![0u8; 4 << 20]], options).expect("g4b");
+    let real = buffer.len() as u64;
+    let json_len = u64::from_le_bytes(bomb[24..32].try_into().unwrap_or([0; 8])) as usize;
+    let json = String::from_utf8_lossy(&bomb[32..32 + json_len]).replace(
+        &format!("\"byteLength\":{}", 4u64 << 20),
+        &format!("\"byteLength\":{real}"),
+    );
+    let blob_at = (32 + json_len).div_ceil(16) * 16;
+    let blob = bomb.split_off(blob_at);
+    let mut b = bomb[..16].to_vec();
+    b.extend_from_slice(b"JSON\0\0\0\0");
+    b.extend_from_slice(&(json.len() as u64).to_le_bytes());
+    b.extend_from_slice(json.as_bytes());
+    while b.len() % 16 != 0 {
+        b.push(b' ');
+    }
+    b.extend_from_slice(&blob);
+    cases.push(("BUFFER_DATA_INVALID_zstd_bomb", with_size(b)));
+    let plain = [0u8; 4];
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(buffer)
+    );
+    let u = uri.clone();
+    cases.push((
+        "BUFFER_CHUNK_AND_URI",
+        assemble(
+            &binary_json(move |d| d["buffers"][0]["uri"] = json!(u)),
+            plain,
+            buffer,
+            plain,
+        ),
+    ));
+    cases.push((
+        "BUFFER_CHUNK_INVALID",
+        assemble(
+            &binary_json(|d| d["buffers"][0]["chunk"] = json!(5)),
+            plain,
+            buffer,
+            plain,
+        ),
+    ));
+    cases.push((
+        "BUFFER_NO_DATA",
+        assemble(
+            &binary_json(|d| {
+                d["buffers"][0].as_object_mut().map(|o| o.remove("chunk"));
+            }),
+            plain,
+            buffer,
+            plain,
+        ),
+    ));
+    let u = uri.clone();
+    cases.push((
+        "BUFFER_DATA_URI_IN_BINARY",
+        assemble(
+            &binary_json(move |d| {
+                d["buffers"][0].as_object_mut().map(|o| o.remove("chunk"));
+                d["buffers"][0]["uri"] = json!(u);
+            }),
+            plain,
+            buffer,
+            plain,
+        ),
+    ));
+    let mut b = assemble(&binary_json(|_| {}), plain, buffer, plain);
+    let blob_at = b.len() - buffer.len() - 16;
+    b[blob_at..blob_at + 4].copy_from_slice(b"BLOX");
+    cases.push(("BUFFER_CHUNK_NOT_BLOB", b));
+    cases.push((
+        "CHUNK_DECODE_FAILED",
+        assemble(&binary_json(|_| {}), *b"Zstd", buffer, plain),
+    ));
+    cases.push((
+        "CHUNK_UNKNOWN_ENCODING",
+        assemble(
+            &binary_json(|d| d["buffers"][0]["encoding"] = json!("LZ4 ")),
+            plain,
+            buffer,
+            *b"LZ4 ",
+        ),
+    ));
+    let mut b = assemble(&binary_json(|_| {}), plain, buffer, plain);
+    b[blob_at + 15] |= 0x80;
+    cases.push(("CHUNK_SIZE_RESERVED_BIT", b));
+    let b = assemble(&binary_json(|_| {}), plain, buffer, plain);
+    cases.push((
+        "CHUNK_HEADER_TRUNCATED",
+        with_size(b[..blob_at + 8].to_vec()),
+    ));
+    let mut b = assemble(&binary_json(|_| {}), plain, buffer, plain);
+    b[3] = b'X';
+    cases.push(("CONTAINER_BAD_MAGIC", b));
+    // An application chunk after the blob: allowed, reported as an info.
+    let mut b = assemble(&binary_json(|_| {}), plain, buffer, plain);
+    while b.len() % 16 != 0 {
+        b.push(0);
+    }
+    b.extend_from_slice(b"XTRA\0\0\0\0");
+    b.extend_from_slice(&3u64.to_le_bytes());
+    b.extend_from_slice(b"abc");
+    cases.push(("CHUNK_UNKNOWN_TYPE", with_size(b)));
+    cases
+}
+
+pub fn run(_args: &[String]) -> Result<(), String> {
+    let dir = test_support::workspace_root().join("fixtures/validator");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    for entry in std::fs::read_dir(&dir)
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".g4tf") || name.ends_with(".g4b") {
+            std::fs::remove_file(entry.path()).map_err(|e| e.to_string())?;
+        }
+    }
+    let write = |name: &str, bytes: &[u8]| {
+        std::fs::write(dir.join(name), bytes).map_err(|e| format!("{name}: {e}"))
+    };
+    let (doc, buffer) = base();
+    let mut written = 0;
+    for (code, mutate) in json_cases() {
+        let (mut d, mut b) = (doc.clone(), buffer.clone());
+        mutate(&mut d, &mut b);
+        write(&format!("{code}.g4tf"), &encode_text(&d, &b))?;
+        written += 1;
+    }
+    let valid = encode_text(&doc, &buffer);
+    for (code, bytes) in text_byte_cases(&valid) {
+        write(&format!("{code}.g4tf"), &bytes)?;
+        written += 1;
+    }
+    for (code, bytes) in binary_cases(&buffer) {
+        write(&format!("{code}.g4b"), &bytes)?;
+        written += 1;
+    }
+    println!(
+        "wrote {written} fixtures to {}; now run UPDATE_GOLDEN=1 cargo test -p g4mf-validator and review the reports",
+        dir.display()
+    );
+    Ok(())
+}
