@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod blender_check;
+mod roundtrip;
 mod validator_fixtures;
 
 const USAGE: &str = "usage: cargo xtask <command>
@@ -11,6 +12,7 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   bench [CRITERION ARGS]          run the pipeline benchmarks on the real data and print a table
                                   of medians with ratios to the serde_json/read-bytes baseline
+  roundtrip                       the round-trip conformance suite over every shipped rig, as a table
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
                                   same bones in Blender (installed with apt when missing) and compare
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("blender-check") => blender_check::run(&args[1..]),
         Some("validator-fixtures") => validator_fixtures::run(&args[1..]),
+        Some("roundtrip") => roundtrip::run(&args[1..]),
         Some("-h" | "--help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

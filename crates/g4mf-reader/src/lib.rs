@@ -16,6 +16,7 @@ pub use container::{
     scan_container,
 };
 pub use error::{Position, ReadError, ReadErrorKind};
+pub use g4mf_model as model;
 use g4mf_model::{AccessorIndex, DefinedComponentType, Document};
 use std::path::{Component, Path, PathBuf};
 

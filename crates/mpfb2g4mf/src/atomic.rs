@@ -10,10 +10,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut file = tempfile::Builder::new()
-        .prefix(".mpfb2g4mf-")
-        .suffix(".part")
-        .tempfile_in(folder)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".mpfb2g4mf-").suffix(".part");
+    // Temporary files are private (0600); the output is an ordinary file (0666 less umask).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(folder)?;
     file.write_all(bytes)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
@@ -38,5 +43,15 @@ mod tests {
             .collect();
         assert_eq!(names, [std::ffi::OsString::from("out.g4b")]);
         assert!(write_atomic(&dir.path().join("missing/out.g4b"), b"x").is_err());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_ne!(
+                mode & 0o044,
+                0,
+                "outputs are readable by others (mode {mode:o}), not private"
+            );
+        }
     }
 }

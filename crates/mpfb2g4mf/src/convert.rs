@@ -410,6 +410,18 @@ pub fn convert(
             }
         }
         mesh_extras.insert("weights_metadata".into(), Value::Object(meta));
+        // Every group name, so empty groups come back too.
+        mesh_extras.insert(
+            "weight_groups".into(),
+            Value::from(
+                weights
+                    .file
+                    .groups
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .collect::<Vec<_>>(),
+            ),
+        );
         let groups_json = |groups: &[mpfb_weights::WeightGroup]| -> Value {
             groups
                 .iter()
@@ -539,9 +551,11 @@ pub fn convert(
         skeleton_position: DVec3::new(0.0, ground_offset, 0.0),
         skeleton_extras: Some(json!({
             "mpfb": mpfb_rig::header_to_json(&rig.rig),
+            // Provenance and what the way back needs; nothing here may depend on the rig
+            // file's layout, so MPFB -> G4MF -> MPFB -> G4MF reproduces the file exactly.
             "mpfb2g4mf": {
                 "rig_file": file_name(&rig.path),
-                "source_layout": layout,
+                "bone_order": rig.rig.bones.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
                 "origin": options.origin,
                 "mesh_scale": frame.scale,
                 "up_axis": match frame.up { mpfb_rig::UpAxis::Y => "y", mpfb_rig::UpAxis::Z => "z" },

