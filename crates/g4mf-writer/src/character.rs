@@ -185,20 +185,22 @@ fn basis_numbers(m: DMat3) -> Vec<f64> {
 /// requires: vertices ascending, weights descending, equal weights by ascending group.
 pub fn order_skin(influences: impl IntoIterator<Item = (u32, u32, f64)>) -> Vec<(u32, u32, f32)> {
     let mut list: Vec<(u32, u32, f64)> = influences.into_iter().collect();
-    list.sort_unstable_by_key(|&(v, g, _)| (v, g));
-    let mut merged: Vec<(u32, u32, f64)> = Vec::with_capacity(list.len());
-    for (v, g, w) in list {
-        match merged.last_mut() {
-            Some(last) if last.0 == v && last.1 == g => last.2 += w,
-            _ => merged.push((v, g, w)),
-        }
+    // Callers usually pass influences already in vertex order: then no global sort is needed.
+    if !list.windows(2).all(|w| w[0].0 <= w[1].0) {
+        list.sort_unstable_by_key(|e| e.0);
     }
-    // Sort on the float32 values actually written, so the file's order holds exactly.
-    let mut out: Vec<(u32, u32, f32)> = merged
-        .into_iter()
-        .map(|(v, g, w)| (v, g, w as f32))
-        .collect();
-    out.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(a.1.cmp(&b.1)));
+    let mut out: Vec<(u32, u32, f32)> = Vec::with_capacity(list.len());
+    for run in list.chunk_by_mut(|a, b| a.0 == b.0) {
+        run.sort_unstable_by_key(|e| e.1);
+        let start = out.len();
+        // Repeated (vertex, group) pairs add up in f64, rounded to f32 once.
+        for same in run.chunk_by(|a, b| a.1 == b.1) {
+            let sum: f64 = same.iter().map(|e| e.2).sum();
+            out.push((same[0].0, same[0].1, sum as f32));
+        }
+        // Ordered on the float32 values actually written, so the file's order holds exactly.
+        out[start..].sort_unstable_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+    }
     out
 }
 

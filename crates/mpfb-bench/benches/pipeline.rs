@@ -68,6 +68,31 @@ fn stages(c: &mut Criterion) {
     c.bench_function("skin/resolve_weights", |b| {
         b.iter(|| resolve(black_box(&weights), bones, &BoneMap::new(), 19158).unwrap())
     });
+
+    // The converter on the default rig, its weights and base.obj, as the demo runs it.
+    let out = tempfile::tempdir().unwrap();
+    let output = out.path().join("bench.g4b");
+    let default_weights = inputs.rig.with_file_name("weights.default.json");
+    let rig = mpfb2g4mf::LoadedRig::load(&inputs.rig).unwrap();
+    let mesh = mpfb2g4mf::LoadedMesh::load(&inputs.obj, None).unwrap();
+    let loaded_weights = mpfb2g4mf::LoadedWeights::load(&default_weights).unwrap();
+    let options = mpfb2g4mf::ConvertOptions::new(&output);
+    c.bench_function("convert/fit_skin_build_write_g4b", |b| {
+        b.iter(|| mpfb2g4mf::convert(&rig, &mesh, Some(&loaded_weights), &options).unwrap())
+    });
+    c.bench_function("convert/full", |b| {
+        b.iter(|| {
+            let rig = mpfb2g4mf::LoadedRig::load(&inputs.rig).unwrap();
+            let mesh = mpfb2g4mf::LoadedMesh::load(&inputs.obj, None).unwrap();
+            let weights = mpfb2g4mf::LoadedWeights::load(&default_weights).unwrap();
+            mpfb2g4mf::convert(&rig, &mesh, Some(&weights), &options).unwrap()
+        })
+    });
+    // The same baseline with the default rig's weights, the full convert's own input.
+    let default_weights_text = std::fs::read_to_string(&default_weights).unwrap();
+    c.bench_function("baseline/value_default_weights", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&default_weights_text)).unwrap())
+    });
 }
 
 criterion_group! {

@@ -12,4 +12,4 @@ pub use resolve::{
     BoneMap, DropReason, DroppedGroup, MatchRule, Merge, Resolution, RigBones, parse_bone_map,
     read_bone_map, resolve,
 };
-pub use skin::{Skin, SkinStats};
+pub use skin::{Skin, SkinStats, VertexKeyed, for_each_vertex_run};

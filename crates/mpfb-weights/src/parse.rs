@@ -108,17 +108,20 @@ pub(crate) fn to_error(text: &str, err: &serde_json::Error) -> WeightsError {
     WeightsError::new(position, WeightsErrorKind::Json(message))
 }
 
-/// The number literal that ends at (or just before) a 1-based line/column.
+/// The number literal that ends at (or just before) a 1-based line/column. Works on bytes:
+/// serde's columns are byte offsets and may fall inside a multi-byte character.
 fn number_ending_at(text: &str, line: usize, column: usize) -> Option<String> {
-    let line_text = text.lines().nth(line.checked_sub(1)?)?;
-    let end = column.min(line_text.len());
-    let is_number_char = |c: char| c.is_ascii_digit() || "eE+-.".contains(c);
-    let head = line_text[..end].trim_end_matches(|c: char| !is_number_char(c));
-    let start = head
-        .rfind(|c: char| !is_number_char(c))
-        .map_or(0, |i| i + 1);
-    let token = &head[start..];
-    (!token.is_empty()).then(|| token.to_owned())
+    let line_bytes = text.lines().nth(line.checked_sub(1)?)?.as_bytes();
+    let is_number_byte = |b: u8| b.is_ascii_digit() || b"eE+-.".contains(&b);
+    let mut end = column.min(line_bytes.len());
+    while end > 0 && !is_number_byte(line_bytes[end - 1]) {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0 && is_number_byte(line_bytes[start - 1]) {
+        start -= 1;
+    }
+    (start < end).then(|| String::from_utf8_lossy(&line_bytes[start..end]).into_owned())
 }
 
 /// A serde error that [`to_error`] turns back into [`WeightsErrorKind::DuplicateKey`].
@@ -127,17 +130,16 @@ pub(crate) fn duplicate_key_error<E: de::Error>(key: &str) -> E {
 }
 
 /// The NaN/Infinity token at a 1-based line/column, if that is what stopped the parser.
+/// Works on bytes, for the same reason as [`number_ending_at`].
 fn token_at(text: &str, line: usize, column: usize) -> Option<String> {
-    let line_text = text.lines().nth(line.checked_sub(1)?)?;
+    let line_bytes = text.lines().nth(line.checked_sub(1)?)?.as_bytes();
     // serde_json points at the offending character or just after it.
-    let start = column.saturating_sub(2).min(line_text.len());
-    let rest = &line_text[start..];
+    let start = column.saturating_sub(2).min(line_bytes.len());
+    let rest = &line_bytes[start..];
+    let from = rest.iter().position(|b| b"-IN".contains(b))?;
     ["-Infinity", "Infinity", "NaN"]
         .into_iter()
-        .find(|t| {
-            rest.trim_start_matches(|c: char| !"-IN".contains(c))
-                .starts_with(t)
-        })
+        .find(|t| rest[from..].starts_with(t.as_bytes()))
         .map(str::to_owned)
 }
 

@@ -15,6 +15,58 @@ pub struct Skin {
     pub weights: Vec<f64>,
 }
 
+/// Groups `items` by their first field (a vertex index) in ascending order and calls `f` on
+/// each group. Vertex indices are dense, so this is a counting sort: linear, where a general
+/// sort of every influence was the converter's hottest spot.
+pub fn for_each_vertex_run<T: Copy, F: FnMut(&mut [T])>(items: Vec<T>, mut f: F)
+where
+    T: VertexKeyed,
+{
+    let Some(max) = items.iter().map(VertexKeyed::vertex).max() else {
+        return;
+    };
+    let mut items = items;
+    if (max as usize) > items.len().saturating_mul(16).saturating_add(1 << 16) {
+        // Sparse indices: a counting array would be mostly empty; sort instead.
+        items.sort_unstable_by_key(VertexKeyed::vertex);
+        for run in items.chunk_by_mut(|a, b| a.vertex() == b.vertex()) {
+            f(run);
+        }
+        return;
+    }
+    let mut start = vec![0usize; max as usize + 2];
+    for item in &items {
+        start[item.vertex() as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut next = start.clone();
+    let mut sorted: Vec<T> = items.clone();
+    for item in items {
+        let slot = &mut next[item.vertex() as usize];
+        sorted[*slot] = item;
+        *slot += 1;
+    }
+    for v in 0..=max as usize {
+        if start[v] < start[v + 1] {
+            f(&mut sorted[start[v]..start[v + 1]]);
+        }
+    }
+}
+
+/// Something with a vertex index, for [`for_each_vertex_run`].
+pub trait VertexKeyed {
+    /// The vertex index.
+    fn vertex(&self) -> u32;
+}
+
+impl<G: Copy, W: Copy> VertexKeyed for (u32, G, W) {
+    fn vertex(&self) -> u32 {
+        self.0
+    }
+}
+
 /// Summary figures of a skin.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkinStats {
@@ -34,28 +86,25 @@ pub struct SkinStats {
 
 impl Skin {
     /// Builds a skin from influences in any order; repeated (vertex, group) pairs add up.
-    pub fn from_influences(mut influences: Vec<(u32, u32, f64)>) -> Self {
-        // Merge repeats: sort by (vertex, group), then add neighbours.
-        influences.sort_unstable_by_key(|&(v, g, _)| (v, g));
-        let mut merged: Vec<(u32, u32, f64)> = Vec::with_capacity(influences.len());
-        for (v, g, w) in influences {
-            match merged.last_mut() {
-                Some(last) if last.0 == v && last.1 == g => last.2 += w,
-                _ => merged.push((v, g, w)),
+    pub fn from_influences(influences: Vec<(u32, u32, f64)>) -> Self {
+        let mut skin = Skin::default();
+        for_each_vertex_run(influences, |run| {
+            // Within one vertex: merge repeated groups, then weights descending, ties by group.
+            run.sort_unstable_by_key(|e| e.1);
+            let mut merged: Vec<(u32, u32, f64)> = Vec::with_capacity(run.len());
+            for &(v, g, w) in run.iter() {
+                match merged.last_mut() {
+                    Some(last) if last.1 == g => last.2 += w,
+                    _ => merged.push((v, g, w)),
+                }
             }
-        }
-        // G4MF order: vertex ascending, weight descending, group ascending on ties.
-        merged.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(a.1.cmp(&b.1)));
-        let mut skin = Skin {
-            vertices: Vec::with_capacity(merged.len()),
-            groups: Vec::with_capacity(merged.len()),
-            weights: Vec::with_capacity(merged.len()),
-        };
-        for (v, g, w) in merged {
-            skin.vertices.push(v);
-            skin.groups.push(g);
-            skin.weights.push(w);
-        }
+            merged.sort_unstable_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+            for (v, g, w) in merged {
+                skin.vertices.push(v);
+                skin.groups.push(g);
+                skin.weights.push(w);
+            }
+        });
         skin
     }
 
@@ -69,21 +118,31 @@ impl Skin {
         self.vertices.is_empty()
     }
 
-    /// Follows a vertex renumbering (`new_index[old]`, `None` = dropped). Order is kept when
-    /// the map preserves vertex order, as body extraction does. Returns the skin and how many
-    /// entries fell on dropped vertices.
+    /// Follows a vertex renumbering (`new_index[old]`, `None` = dropped). Returns the skin and
+    /// how many entries fell on dropped vertices. An order-preserving map (as body extraction
+    /// is) keeps the skin's order, so nothing is re-sorted.
     pub fn remap(&self, new_index: &[Option<u32>]) -> (Skin, usize) {
-        let influences: Vec<(u32, u32, f64)> = (0..self.len())
-            .filter_map(|i| {
-                let mapped = new_index
-                    .get(self.vertices[i] as usize)
-                    .copied()
-                    .flatten()?;
-                Some((mapped, self.groups[i], self.weights[i]))
-            })
-            .collect();
-        let dropped = self.len() - influences.len();
-        (Skin::from_influences(influences), dropped)
+        let mut out = Skin::default();
+        let mut previous: Option<(u32, u32)> = None;
+        let mut monotone = true;
+        for i in 0..self.len() {
+            let Some(mapped) = new_index.get(self.vertices[i] as usize).copied().flatten() else {
+                continue;
+            };
+            if let Some((old, new)) = previous {
+                monotone &= (self.vertices[i] == old) == (mapped == new) && (self.vertices[i] < old) == (mapped < new);
+            }
+            previous = Some((self.vertices[i], mapped));
+            out.vertices.push(mapped);
+            out.groups.push(self.groups[i]);
+            out.weights.push(self.weights[i]);
+        }
+        let dropped = self.len() - out.len();
+        if !monotone {
+            let influences = (0..out.len()).map(|i| (out.vertices[i], out.groups[i], out.weights[i])).collect();
+            out = Skin::from_influences(influences);
+        }
+        (out, dropped)
     }
 
     /// Renames group indices (`map[old]`); influences whose group maps to `None` are removed.

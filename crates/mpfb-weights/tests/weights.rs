@@ -365,3 +365,22 @@ proptest! {
         prop_assert_eq!(stats.histogram.iter().skip(1).sum::<usize>(), stats.vertices);
     }
 }
+
+/// Inputs the fuzzer once crashed on (fixtures/fuzz-regressions/weights_json): each must give
+/// a located error or a value, never a panic.
+#[test]
+fn fuzz_regressions_do_not_panic() {
+    let dir = test_support::workspace_root().join("fixtures/fuzz-regressions/weights_json");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let bytes = std::fs::read(entry.path()).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = parse_weights(&text);
+        let _ = parse_bone_map(&text);
+        count += 1;
+    }
+    assert!(count > 0, "no regression inputs in {}", dir.display());
+    // The first one: a multi-byte character right where serde reports the error column.
+    let err = parse_weights("{\"cpyr\u{16b}\u{0}\n{").unwrap_err();
+    assert!(err.position.starts_with("1:"), "{err}");
+}

@@ -579,16 +579,14 @@ pub fn convert(
     if !unskinned.is_empty() {
         // Binary, not JSON text: helper vertices carry ~17k pairs in MakeHuman's weights.
         let mut names: Vec<String> = Vec::new();
+        let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
         let mut groups = Vec::with_capacity(unskinned.len());
         for (name, _, _) in &unskinned {
-            let g = match names.iter().position(|n| n == name) {
-                Some(g) => g,
-                None => {
-                    names.push(name.clone());
-                    names.len() - 1
-                }
-            };
-            groups.push(g as u32);
+            let g = *index.entry(name.as_str()).or_insert_with(|| {
+                names.push(name.clone());
+                (names.len() - 1) as u32
+            });
+            groups.push(g);
         }
         let vertices: Vec<u32> = unskinned.iter().map(|e| e.1).collect();
         let weights: Vec<f32> = unskinned.iter().map(|e| e.2 as f32).collect();
