@@ -91,7 +91,9 @@ fn stages(c: &mut Criterion) {
     // The same baseline with the default rig's weights, the full convert's own input.
     let default_weights_text = std::fs::read_to_string(&default_weights).unwrap();
     c.bench_function("baseline/value_default_weights", |b| {
-        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&default_weights_text)).unwrap())
+        b.iter(|| {
+            serde_json::from_str::<serde_json::Value>(black_box(&default_weights_text)).unwrap()
+        })
     });
 }
 

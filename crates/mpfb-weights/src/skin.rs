@@ -130,7 +130,8 @@ impl Skin {
                 continue;
             };
             if let Some((old, new)) = previous {
-                monotone &= (self.vertices[i] == old) == (mapped == new) && (self.vertices[i] < old) == (mapped < new);
+                monotone &= (self.vertices[i] == old) == (mapped == new)
+                    && (self.vertices[i] < old) == (mapped < new);
             }
             previous = Some((self.vertices[i], mapped));
             out.vertices.push(mapped);
@@ -139,7 +140,9 @@ impl Skin {
         }
         let dropped = self.len() - out.len();
         if !monotone {
-            let influences = (0..out.len()).map(|i| (out.vertices[i], out.groups[i], out.weights[i])).collect();
+            let influences = (0..out.len())
+                .map(|i| (out.vertices[i], out.groups[i], out.weights[i]))
+                .collect();
             out = Skin::from_influences(influences);
         }
         (out, dropped)

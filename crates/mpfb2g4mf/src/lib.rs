@@ -2,6 +2,7 @@
 //! other Rust programs (batch jobs, services) without spawning the binary.
 
 pub mod atomic;
+pub mod batch;
 pub mod convert;
 pub mod data;
 pub mod demo;

