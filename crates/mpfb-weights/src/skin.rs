@@ -18,9 +18,10 @@ pub struct Skin {
 /// Groups `items` by their first field (a vertex index) in ascending order and calls `f` on
 /// each group. Vertex indices are dense, so this is a counting sort: linear, where a general
 /// sort of every influence was the converter's hottest spot.
-pub fn for_each_vertex_run<T: Copy, F: FnMut(&mut [T])>(items: Vec<T>, mut f: F)
+pub fn for_each_vertex_run<T, F>(items: Vec<T>, mut f: F)
 where
-    T: VertexKeyed,
+    T: VertexKeyed + Copy,
+    F: FnMut(&mut [T]),
 {
     let Some(max) = items.iter().map(VertexKeyed::vertex).max() else {
         return;
