@@ -46,6 +46,116 @@ pub fn run(args: &[String]) -> Result<(), String> {
         format_time(baseline),
         1.0
     );
+    if let Some(full) = get("convert/full") {
+        println!(
+            "\nfull convert of the default rig, weights and base.obj: {} = {:.2}x the baseline (target <= 1.5x)",
+            format_time(full),
+            full / baseline
+        );
+    }
+    batch_and_memory()
+}
+
+/// Times a 40-job batch with 1 and 2 workers, and measures peak memory (GNU time's max RSS)
+/// of one convert and of batches of 8 and 40 jobs over the same inputs.
+fn batch_and_memory() -> Result<(), String> {
+    let status = Command::new("cargo")
+        .args(["build", "--release", "--quiet", "-p", "mpfb2g4mf"])
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("cannot build the release binary".into());
+    }
+    let root = test_support::workspace_root();
+    let bin = root.join("target/release/mpfb2g4mf");
+    let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+    let work = std::env::temp_dir().join(format!("mpfb2g4mf-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let manifest = |n: usize| -> Result<std::path::PathBuf, String> {
+        let jobs: Vec<serde_json::Value> = (0..n)
+            .map(|i| serde_json::json!({"rig_name": "default", "output": format!("out{n}/job{i}.g4b")}))
+            .collect();
+        let path = work.join(format!("batch{n}.json"));
+        let json = serde_json::json!({"defaults": {"mpfb_data": data}, "jobs": jobs});
+        std::fs::write(&path, json.to_string()).map_err(|e| e.to_string())?;
+        Ok(path)
+    };
+    let forty = manifest(40)?;
+    let eight = manifest(8)?;
+    let time_batch = |workers: &str| -> Result<f64, String> {
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            let started = std::time::Instant::now();
+            let out = Command::new(&bin)
+                .args([
+                    "batch",
+                    forty.to_str().unwrap_or_default(),
+                    "--quiet",
+                    "--jobs",
+                    workers,
+                ])
+                .status()
+                .map_err(|e| e.to_string())?;
+            if !out.success() {
+                return Err("the batch failed".into());
+            }
+            best = best.min(started.elapsed().as_secs_f64());
+        }
+        Ok(best)
+    };
+    let one = time_batch("1")?;
+    let two = time_batch("2")?;
+    println!(
+        "40-job batch (default rig, shared inputs), best of 3: --jobs 1 {:.2} s, --jobs 2 {:.2} s: {:.2}x faster (target >= 1.7x)",
+        one,
+        two,
+        one / two
+    );
+    let peak = |args: &[&str]| -> Result<u64, String> {
+        let out = Command::new("/usr/bin/time")
+            .args(["-f", "%M"])
+            .arg(&bin)
+            .args(args)
+            .output()
+            .map_err(|e| format!("GNU time is needed for memory figures: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stderr);
+        text.lines()
+            .last()
+            .and_then(|l| l.trim().parse::<u64>().ok())
+            .ok_or_else(|| format!("cannot read the peak RSS from: {text}"))
+    };
+    let single = work.join("single.g4b");
+    let convert_kib = peak(&[
+        "convert",
+        "--mpfb-data",
+        data.to_str().unwrap_or_default(),
+        "--rig-name",
+        "default",
+        "-o",
+        single.to_str().unwrap_or_default(),
+        "--quiet",
+    ])?;
+    let eight_kib = peak(&[
+        "batch",
+        eight.to_str().unwrap_or_default(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ])?;
+    let forty_kib = peak(&[
+        "batch",
+        forty.to_str().unwrap_or_default(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ])?;
+    println!(
+        "peak memory: one convert {:.1} MiB (target < 64 MiB); batch of 8 jobs {:.1} MiB, of 40 jobs {:.1} MiB (--jobs 2)",
+        convert_kib as f64 / 1024.0,
+        eight_kib as f64 / 1024.0,
+        forty_kib as f64 / 1024.0
+    );
+    let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }
 

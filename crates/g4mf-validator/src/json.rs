@@ -2,9 +2,6 @@
 //! for repeated keys, which `serde_json::Value` would silently merge.
 
 use crate::report::{Findings, Severity};
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use std::collections::HashSet;
-use std::fmt;
 
 /// Checks the text rules; returns the text when it is UTF-8.
 pub(crate) fn check_text<'a>(
@@ -57,86 +54,14 @@ pub(crate) fn check_text<'a>(
 
 /// Reports every repeated key with the pointer of the object holding it.
 pub(crate) fn check_duplicate_keys(text: &str, findings: &mut Findings) {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let mut found = Vec::new();
-    let _ = Scan {
-        path: String::new(),
-        found: &mut found,
-    }
-    .deserialize(&mut de);
-    for (pointer, key) in found {
+    for d in json_strict::duplicate_keys(text) {
         findings.warning(
             "JSON_DUPLICATE_KEY",
-            pointer,
-            format!("the key `{key}` appears more than once; readers keep only one"),
+            d.object,
+            format!(
+                "the key `{}` appears more than once; readers keep only one",
+                d.key
+            ),
         );
-    }
-}
-
-struct Scan<'a> {
-    path: String,
-    found: &'a mut Vec<(String, String)>,
-}
-
-impl<'de> DeserializeSeed<'de> for Scan<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-impl<'de> Visitor<'de> for Scan<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
-        let mut seen = HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                self.found.push((self.path.clone(), key.clone()));
-            }
-            let path = format!("{}/{}", self.path, escape(&key));
-            map.next_value_seed(Scan {
-                path,
-                found: self.found,
-            })?;
-        }
-        Ok(())
-    }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
-        let mut i = 0;
-        while seq
-            .next_element_seed(Scan {
-                path: format!("{}/{i}", self.path),
-                found: self.found,
-            })?
-            .is_some()
-        {
-            i += 1;
-        }
-        Ok(())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
     }
 }

@@ -26,6 +26,14 @@ pub fn read_rig_file(path: &Path) -> Result<Rig, RigError> {
 /// Parses rig JSON text in any of the three layouts and runs the structural checks.
 pub fn parse_rig(src: &str) -> Result<Rig, RigError> {
     let rig = Parser { src }.parse()?;
+    // The typed pass catches repeated known fields and bone names; this catches repeats in
+    // unknown keys and free-form values (constraints, Rigify data), which would be last-wins.
+    if let Some(d) = json_strict::first_duplicate_key(src) {
+        return Err(RigError::new(
+            Location::pointer(d.pointer()),
+            RigErrorKind::DuplicateKey { key: d.key },
+        ));
+    }
     crate::check::check_structure(&rig)?;
     Ok(rig)
 }

@@ -252,6 +252,37 @@ fn duplicate_bone_names_are_rejected_at_the_second_one() {
 }
 
 #[test]
+fn repeated_keys_anywhere_are_rejected() {
+    // A repeated known field, a repeated unknown key, and a repeat inside a constraint.
+    let with = |extra: &str| {
+        bone("", CUBE).replacen("\"rigify\": {}", &format!("\"rigify\": {{}}, {extra}"), 1)
+    };
+    for (extra, pointer) in [
+        (r#""roll": 2"#, "/a"),
+        (r#""x": 1, "x": 2"#, "/a/x"),
+        (
+            r#""constraints": [{"type": "T", "name": "n", "k": 1, "k": 2}]"#,
+            "/a/constraints/0/k",
+        ),
+    ] {
+        let err = error_of(&format!(r#"{{"a": {}}}"#, with(extra)));
+        assert!(
+            matches!(
+                err.kind(),
+                RigErrorKind::DuplicateKey { .. } | RigErrorKind::Json(_)
+            ),
+            "{extra}: {err}"
+        );
+        assert!(err.to_string().contains("duplicate"), "{extra}: {err}");
+        assert_eq!(
+            err.location().pointer.as_deref(),
+            Some(pointer),
+            "{extra}: {err}"
+        );
+    }
+}
+
+#[test]
 fn versions_mhskel_and_wrong_types_are_clear_errors() {
     let err = error_of(r#"{"version": 111, "bones": {}}"#);
     assert!(matches!(

@@ -177,7 +177,13 @@ impl<'de> Visitor<'de> for FileSeed {
                 "name" => file.name = map.next_value()?,
                 "version" => file.version = map.next_value()?,
                 _ => {
-                    let value: Value = map.next_value()?;
+                    // Free-form: read raw, so repeated keys inside are found, not last-wins.
+                    let raw: Box<serde_json::value::RawValue> = map.next_value()?;
+                    if let Some(d) = json_strict::first_duplicate_key(raw.get()) {
+                        return Err(duplicate_key_error(&format!("{key}{}", d.pointer())));
+                    }
+                    let value: Value =
+                        serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
                     file.extra.insert(key, value);
                 }
             }

@@ -314,6 +314,11 @@ fn malformed_input_is_located() {
             "EOF while parsing",
         ),
         ("{\"name\": \"x\"}", "1:1", "no `weights` object"),
+        (
+            "{\"tool\": {\"a\": 1, \"a\": 2}, \"weights\": {}}",
+            "1:25",
+            "duplicate key `tool/a`",
+        ),
     ];
     for (text, position, message) in cases {
         let err = parse_weights(text).unwrap_err();
