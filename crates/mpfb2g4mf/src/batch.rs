@@ -383,6 +383,8 @@ pub struct BatchOptions {
     pub fail_fast: bool,
     /// Skip jobs whose output exists.
     pub skip_existing: bool,
+    /// Largest input file accepted, in bytes (0: the default limit).
+    pub max_input_bytes: u64,
 }
 
 /// A shared input: parsed on first use, dropped after its last job.
@@ -505,6 +507,17 @@ pub fn run(
         }
         let result = (|| -> Result<crate::convert::Summary, String> {
             let convert_options = options_for(job)?;
+            let limit = if options.max_input_bytes == 0 {
+                crate::convert::DEFAULT_MAX_INPUT_BYTES
+            } else {
+                options.max_input_bytes
+            };
+            for path in [Some(&job.rig), Some(&job.mesh), job.weights.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                crate::convert::check_input_size(path, limit).map_err(|e| e.to_string())?;
+            }
             let rig =
                 rigs[&job.rig].get(|| LoadedRig::load(&job.rig).map_err(|e| e.to_string()))?;
             let mesh = meshes[&job.mesh].get(|| {

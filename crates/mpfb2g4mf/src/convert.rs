@@ -34,21 +34,8 @@ pub enum ConvertError {
     #[error(transparent)]
     Weights(#[from] mpfb_weights::WeightsError),
     /// A bone end fell back to its default position (allowed only with `allow_fallback`).
-    #[error(
-        "{rig}: {pointer}: bone `{bone}` {end} cannot be placed on this mesh ({reason}); its default position would be used (allow with --allow-fallback)"
-    )]
-    Fallback {
-        /// The rig file.
-        rig: String,
-        /// JSON pointer of the end.
-        pointer: String,
-        /// The bone.
-        bone: String,
-        /// Which end.
-        end: String,
-        /// Why.
-        reason: String,
-    },
+    #[error("{0}")]
+    Fallback(Box<FallbackRefused>),
     /// The output could not be built.
     #[error("{0}")]
     Write(#[from] g4mf_writer::WriteError),
@@ -61,9 +48,58 @@ pub enum ConvertError {
         #[source]
         source: std::io::Error,
     },
+    /// An input file is larger than the configured limit.
+    #[error(
+        "{path}: {size} bytes exceeds the input limit of {limit} bytes (raise it with --max-input-mib)"
+    )]
+    InputTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// The output path has no `.g4b` or `.g4tf` extension.
     #[error("{0}: the output must end in .g4b or .g4tf")]
     OutputExtension(PathBuf),
+}
+
+/// The default limit on any input file's size (1 GiB): far above real MPFB data (<= 6 MB),
+/// low enough that a wrong path or a hostile file fails early and clearly.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Refuses an input file larger than `limit` bytes, before anything reads it.
+pub fn check_input_size(path: &Path, limit: u64) -> Result<(), ConvertError> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.len() > limit => Err(ConvertError::InputTooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            limit,
+        }),
+        // Missing files are reported by the reader with its own message.
+        _ => Ok(()),
+    }
+}
+
+/// A bone end that would fall back to its default position, refused.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{rig}: {pointer}: bone `{bone}` {end} cannot be placed on the mesh {mesh} ({reason}); its default position would be used (allow with --allow-fallback)"
+)]
+pub struct FallbackRefused {
+    /// The rig file.
+    pub rig: String,
+    /// The mesh file.
+    pub mesh: String,
+    /// JSON pointer of the end.
+    pub pointer: String,
+    /// The bone.
+    pub bone: String,
+    /// Which end.
+    pub end: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// A parsed rig file.
@@ -315,13 +351,14 @@ pub fn convert(
         .map(|f| format!("{} {} ({})", f.bone, f.end, f.reason))
         .collect();
     if let (false, Some(f)) = (options.allow_fallback, fitted.fallbacks.first()) {
-        return Err(ConvertError::Fallback {
+        return Err(ConvertError::Fallback(Box::new(FallbackRefused {
             rig: rig.path.display().to_string(),
+            mesh: mesh.path.display().to_string(),
             pointer: f.pointer.clone(),
             bone: f.bone.clone(),
             end: f.end.to_string(),
             reason: f.reason.to_string(),
-        });
+        })));
     }
     warnings.extend(fitted.warnings.iter().map(ToString::to_string));
 

@@ -127,6 +127,9 @@ struct ConvertArgs {
     /// Validate what was written; on any error remove it and exit 1.
     #[arg(long)]
     validate: bool,
+    /// Largest input file accepted, in MiB.
+    #[arg(long, default_value_t = 1024)]
+    max_input_mib: u64,
     #[command(flatten)]
     output_args: OutputArgs,
 }
@@ -159,6 +162,9 @@ struct ValidateArgs {
 struct InspectArgs {
     /// The file.
     file: PathBuf,
+    /// Largest decoded buffer accepted, in MiB.
+    #[arg(long, default_value_t = 2048)]
+    max_buffer_mib: u64,
     /// Follow relative buffer URIs that leave the file's folder.
     #[arg(long)]
     allow_outside_folder: bool,
@@ -184,6 +190,9 @@ struct ToMpfbArgs {
     /// Mesh units to metres for --mesh.
     #[arg(long, default_value_t = 0.1)]
     mesh_scale: f64,
+    /// Largest decoded buffer accepted, in MiB.
+    #[arg(long, default_value_t = 2048)]
+    max_buffer_mib: u64,
     /// The OBJ's up axis for --mesh.
     #[arg(long, value_enum, default_value_t = UpArg::Y)]
     up_axis: UpArg,
@@ -205,6 +214,9 @@ struct BatchArgs {
     /// Skip jobs whose output already exists (resume an interrupted batch).
     #[arg(long)]
     skip_existing: bool,
+    /// Largest input file accepted, in MiB.
+    #[arg(long, default_value_t = 1024)]
+    max_input_mib: u64,
     /// Run only shard K of N (0-based; job i belongs to shard i mod N).
     #[arg(long, value_parser = parse_shard)]
     shard: Option<mpfb2g4mf::batch::Shard>,
@@ -264,6 +276,7 @@ fn main() -> ExitCode {
 }
 
 struct Inputs {
+    max_input_bytes: u64,
     rig: PathBuf,
     weights: Option<PathBuf>,
     mesh: PathBuf,
@@ -286,6 +299,7 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
             })?;
             let files = data::rig_files(&dir, name).map_err(|e| anyhow!(e))?;
             Inputs {
+                max_input_bytes: args.max_input_mib.saturating_mul(1 << 20),
                 rig: files.rig,
                 weights: args.weights.clone().or(files.weights),
                 mesh: args.mesh.clone().unwrap_or(files.mesh),
@@ -293,6 +307,7 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
             }
         }
         None => Inputs {
+            max_input_bytes: args.max_input_mib.saturating_mul(1 << 20),
             rig: args.rig.clone().context("--rig is required")?,
             weights: args.weights.clone(),
             mesh: args.mesh.clone().context("--mesh is required")?,
@@ -415,7 +430,11 @@ fn run_inspect(args: InspectArgs) -> Result<()> {
 }
 
 fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
-    let file = g4mf_reader::read_path(&args.input, &g4mf_reader::ReadOptions::default())?;
+    let read = g4mf_reader::ReadOptions {
+        max_buffer_bytes: args.max_buffer_mib.saturating_mul(1 << 20),
+        ..Default::default()
+    };
+    let file = g4mf_reader::read_path(&args.input, &read)?;
     let mesh_path = match &args.mesh {
         Some(m) => Some(m.clone()),
         None => data::find_mpfb_data(args.mpfb_data.as_deref())
@@ -523,6 +542,7 @@ fn run_batch(args: BatchArgs) -> Result<()> {
         jobs: args.jobs,
         fail_fast: args.fail_fast,
         skip_existing: args.skip_existing,
+        max_input_bytes: args.max_input_mib.saturating_mul(1 << 20),
     };
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(jobs.len() as u64);
@@ -612,6 +632,17 @@ fn apply_output_args(options: &mut ConvertOptions, args: &OutputArgs) {
 
 fn run(inputs: &Inputs, options: &ConvertOptions) -> Result<Summary> {
     options.format()?; // refuse a bad extension before reading anything
+    for path in [
+        Some(&inputs.rig),
+        Some(&inputs.mesh),
+        inputs.weights.as_ref(),
+        inputs.vertex_groups.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        mpfb2g4mf::convert::check_input_size(path, inputs.max_input_bytes)?;
+    }
     let rig = LoadedRig::load(&inputs.rig)?;
     let mesh = LoadedMesh::load(&inputs.mesh, inputs.vertex_groups.as_deref())?;
     let weights = inputs
@@ -638,6 +669,7 @@ fn run_demo(args: DemoArgs) -> Result<()> {
     let mut options = ConvertOptions::new(&args.output);
     apply_output_args(&mut options, &args.output_args);
     let inputs = Inputs {
+        max_input_bytes: mpfb2g4mf::convert::DEFAULT_MAX_INPUT_BYTES,
         rig: files.rig,
         weights: files.weights,
         mesh: files.mesh,
