@@ -25,26 +25,51 @@ fuzz_target!(|input: Input| {
             extras: None,
         })
         .collect();
-    let positions: Vec<DVec3> = (0..16).map(|i| DVec3::new(i as f64, 0.0, (i % 3) as f64)).collect();
-    let faces = vec![g4mf_writer::FaceSpec { vertices: vec![0, 1, 2], texcoords: None }];
+    let positions: Vec<DVec3> = (0..16)
+        .map(|i| DVec3::new(i as f64, 0.0, (i % 3) as f64))
+        .collect();
+    let faces = vec![g4mf_writer::FaceSpec {
+        vertices: vec![0, 1, 2],
+        texcoords: None,
+    }];
     let influences: Vec<g4mf_writer::Influence> = input
         .influences
         .iter()
-        .map(|&(v, b, w)| g4mf_writer::Influence { vertex: u32::from(v % 16), bone: u32::from(b) % bone_count as u32, weight: f64::from(w) / 65535.0 })
+        .map(|&(v, b, w)| g4mf_writer::Influence {
+            vertex: u32::from(v % 16),
+            bone: u32::from(b) % bone_count as u32,
+            weight: f64::from(w) / 65535.0,
+        })
         .collect();
     let spec = g4mf_writer::CharacterSpec {
         name: "Fuzz".into(),
         bones,
-        mesh: Some(g4mf_writer::MeshSpec { positions, texcoords: vec![], surfaces: vec![g4mf_writer::SurfaceSpec { material: None, faces }] }),
+        mesh: Some(g4mf_writer::MeshSpec {
+            positions,
+            texcoords: vec![],
+            surfaces: vec![g4mf_writer::SurfaceSpec {
+                material: None,
+                faces,
+            }],
+        }),
         influences: Some(influences.clone()),
         generator: "fuzz".into(),
         ..Default::default()
     };
     let built = g4mf_writer::build_character(&spec).expect("valid specs always build");
     let mut doc = built.document.clone();
-    let compression = if input.zstd { g4mf_writer::Compression::Zstd(1) } else { g4mf_writer::Compression::None };
-    let options = g4mf_writer::ContainerOptions { compression, compress_json: input.zstd, pretty: false };
-    let bytes = g4mf_writer::write_g4b(&mut doc, std::slice::from_ref(&built.buffer), options).expect("encodes");
+    let compression = if input.zstd {
+        g4mf_writer::Compression::Zstd(1)
+    } else {
+        g4mf_writer::Compression::None
+    };
+    let options = g4mf_writer::ContainerOptions {
+        compression,
+        compress_json: input.zstd,
+        pretty: false,
+    };
+    let bytes = g4mf_writer::write_g4b(&mut doc, std::slice::from_ref(&built.buffer), options)
+        .expect("encodes");
     let file = g4mf_reader::read_bytes(&bytes, None, &Default::default()).expect("reads back");
     let report = g4mf_validator::validate_bytes(&bytes, None, "fuzz", &Default::default());
     assert!(report.is_valid(), "{:?}", report.findings);
@@ -54,7 +79,9 @@ fuzz_target!(|input: Input| {
     let w = file.read_f64(skin.weights).expect("weights");
     let mut expected = std::collections::BTreeMap::new();
     for i in &influences {
-        *expected.entry((u64::from(i.vertex), i.bone as usize)).or_insert(0.0f64) += i.weight;
+        *expected
+            .entry((u64::from(i.vertex), i.bone as usize))
+            .or_insert(0.0f64) += i.weight;
     }
     assert_eq!(v.len(), expected.len());
     for k in 0..v.len() {

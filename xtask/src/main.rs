@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod blender_check;
+mod fuzz;
 mod roundtrip;
 mod validator_fixtures;
 
@@ -12,6 +13,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   bench [CRITERION ARGS]          run the pipeline benchmarks on the real data and print a table
                                   of medians with ratios to the serde_json/read-bytes baseline
+  fuzz --seconds N [--target T]   fuzz every target (or T) for N seconds each with cargo-fuzz
+  fuzz --smoke                    build the fuzz targets and replay seeds and regression inputs (CI)
   roundtrip                       the round-trip conformance suite over every shipped rig, as a table
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
         Some("blender-check") => blender_check::run(&args[1..]),
         Some("validator-fixtures") => validator_fixtures::run(&args[1..]),
         Some("roundtrip") => roundtrip::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
