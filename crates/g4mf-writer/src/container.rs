@@ -60,12 +60,16 @@ pub fn to_json(doc: &Document, pretty: bool) -> Result<Vec<u8>, WriteError> {
     Ok(out)
 }
 
-fn encode(data: &[u8], compression: Compression) -> Result<Vec<u8>, WriteError> {
+/// A chunk to write: type, encoding indicator, data.
+type ChunkOut<'a> = ([u8; 4], [u8; 4], std::borrow::Cow<'a, [u8]>);
+
+/// The data as stored: borrowed when plain (no copy of a large buffer), compressed otherwise.
+fn encode(data: &[u8], compression: Compression) -> Result<std::borrow::Cow<'_, [u8]>, WriteError> {
     match compression {
-        Compression::None => Ok(data.to_vec()),
-        Compression::Zstd(level) => {
-            zstd::bulk::compress(data, level).map_err(WriteError::Compression)
-        }
+        Compression::None => Ok(std::borrow::Cow::Borrowed(data)),
+        Compression::Zstd(level) => zstd::bulk::compress(data, level)
+            .map(std::borrow::Cow::Owned)
+            .map_err(WriteError::Compression),
     }
 }
 
@@ -94,12 +98,14 @@ pub fn write_g4b(
     declare_chunk_buffers(doc, blobs, options.compression);
     let json = to_json(doc, options.pretty)?;
     let (json, json_encoding) = match (options.compress_json, options.compression) {
-        (true, Compression::Zstd(level)) => {
-            (encode(&json, Compression::Zstd(level))?, ENCODING_ZSTD)
-        }
+        (true, Compression::Zstd(level)) => (
+            encode(&json, Compression::Zstd(level))?.into_owned(),
+            ENCODING_ZSTD,
+        ),
         _ => (json, ENCODING_PLAIN),
     };
-    let mut chunks: Vec<([u8; 4], [u8; 4], Vec<u8>)> = vec![(CHUNK_JSON, json_encoding, json)];
+    let mut chunks: Vec<ChunkOut<'_>> =
+        vec![(CHUNK_JSON, json_encoding, std::borrow::Cow::Owned(json))];
     for blob in blobs {
         let encoding = match options.compression {
             Compression::None => ENCODING_PLAIN,
@@ -181,7 +187,7 @@ pub fn write_g4tf(
                         None => format!("{name}_{i}"),
                     }
                 };
-                external.push((name.clone(), encoded));
+                external.push((name.clone(), encoded.to_vec()));
                 name
             }
         };

@@ -337,16 +337,18 @@ fn read_floats<const N: usize>(
                 },
             )
         })?;
-        let value: f64 = token.parse().map_err(|_| {
-            MeshError::at(
-                line,
-                column,
-                MeshErrorKind::BadNumber {
-                    text: token.to_owned(),
-                    expected: "a decimal number",
-                },
-            )
-        })?;
+        let value: f64 = parse_decimal(token)
+            .map_or_else(|| token.parse(), Ok)
+            .map_err(|_| {
+                MeshError::at(
+                    line,
+                    column,
+                    MeshErrorKind::BadNumber {
+                        text: token.to_owned(),
+                        expected: "a decimal number",
+                    },
+                )
+            })?;
         if !value.is_finite() {
             return Err(MeshError::at(
                 line,
@@ -440,6 +442,47 @@ fn parse_corner(
     })
 }
 
+/// Exact fast path for plain decimals (`-0.3492`): with at most 15 significant digits the
+/// digits form an integer below 2^53 and 10^k (k <= 22) is exact, so one IEEE division gives
+/// the correctly rounded value, the same bits `str::parse` returns (Clinger's fast path).
+/// Anything else (exponents, long mantissas, `inf`) returns `None` for the general parser.
+fn parse_decimal(token: &str) -> Option<f64> {
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let bytes = token.as_bytes();
+    let (negative, digits) = match bytes.first()? {
+        b'-' => (true, &bytes[1..]),
+        b'+' => (false, &bytes[1..]),
+        _ => (false, bytes),
+    };
+    let mut mantissa: u64 = 0;
+    let mut count = 0usize;
+    let mut fraction: Option<usize> = None;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                count += 1;
+                if let Some(f) = fraction.as_mut() {
+                    *f += 1;
+                }
+                if count > 15 {
+                    return None;
+                }
+            }
+            b'.' if fraction.is_none() => fraction = Some(0),
+            _ => return None,
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    let value = mantissa as f64 / POW10[fraction.unwrap_or(0)];
+    Some(if negative { -value } else { value })
+}
+
 /// A decimal integer with an optional sign; `None` on anything else or on overflow.
 fn parse_index(text: &str) -> Option<i64> {
     let bytes = text.as_bytes();
@@ -459,4 +502,56 @@ fn parse_index(text: &str) -> Option<i64> {
         value = value * 10 + i64::from(b - b'0');
     }
     Some(if negative { -value } else { value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_decimal_fast_path_matches_the_standard_parser_bit_for_bit() {
+        for text in [
+            "0",
+            "-0",
+            "1",
+            "-0.3492",
+            "7.3299",
+            "1.4076",
+            "0.1",
+            "123456789.012345",
+            "-.5",
+            "5.",
+            "0.0000001",
+            "999999999999999",
+        ] {
+            let fast = parse_decimal(text).unwrap();
+            assert_eq!(
+                fast.to_bits(),
+                text.parse::<f64>().unwrap().to_bits(),
+                "{text}"
+            );
+        }
+        for text in [
+            "1e5",
+            "1234567890123456",
+            "inf",
+            "nan",
+            ".",
+            "-",
+            "1.2.3",
+            "",
+            "0x10",
+        ] {
+            assert!(parse_decimal(text).is_none(), "{text}");
+        }
+        // Every 4-decimal value in a range, as base.obj writes them.
+        for i in -200_000i32..200_000 {
+            let text = format!("{:.4}", f64::from(i) / 10_000.0);
+            assert_eq!(
+                parse_decimal(&text).unwrap().to_bits(),
+                text.parse::<f64>().unwrap().to_bits(),
+                "{text}"
+            );
+        }
+    }
 }

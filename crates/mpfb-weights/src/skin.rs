@@ -89,10 +89,12 @@ impl Skin {
     /// Builds a skin from influences in any order; repeated (vertex, group) pairs add up.
     pub fn from_influences(influences: Vec<(u32, u32, f64)>) -> Self {
         let mut skin = Skin::default();
+        // One scratch buffer for every vertex (a fresh Vec per vertex showed up in profiles).
+        let mut merged: Vec<(u32, u32, f64)> = Vec::new();
         for_each_vertex_run(influences, |run| {
             // Within one vertex: merge repeated groups, then weights descending, ties by group.
             run.sort_unstable_by_key(|e| e.1);
-            let mut merged: Vec<(u32, u32, f64)> = Vec::with_capacity(run.len());
+            merged.clear();
             for &(v, g, w) in run.iter() {
                 match merged.last_mut() {
                     Some(last) if last.1 == g => last.2 += w,
@@ -100,7 +102,7 @@ impl Skin {
                 }
             }
             merged.sort_unstable_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
-            for (v, g, w) in merged {
+            for &(v, g, w) in &merged {
                 skin.vertices.push(v);
                 skin.groups.push(g);
                 skin.weights.push(w);
