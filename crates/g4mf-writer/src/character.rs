@@ -191,6 +191,18 @@ pub fn order_skin(influences: impl IntoIterator<Item = (u32, u32, f64)>) -> Vec<
     }
     let mut out: Vec<(u32, u32, f32)> = Vec::with_capacity(list.len());
     for run in list.chunk_by_mut(|a, b| a.0 == b.0) {
+        // Fast path: a run already in G4MF order with distinct groups (what a resolver that
+        // sorts in f64 usually hands us) only needs rounding.
+        let ordered = run.windows(2).all(|w| {
+            let (a, b) = (w[0].2 as f32, w[1].2 as f32);
+            a > b || (a == b && w[0].1 < w[1].1)
+        });
+        // Runs are a handful of influences: a pairwise check beats allocating to sort.
+        let distinct = || (1..run.len()).all(|i| run[..i].iter().all(|e| e.1 != run[i].1));
+        if ordered && distinct() {
+            out.extend(run.iter().map(|&(v, g, w)| (v, g, w as f32)));
+            continue;
+        }
         run.sort_unstable_by_key(|e| e.1);
         let start = out.len();
         // Repeated (vertex, group) pairs add up in f64, rounded to f32 once.

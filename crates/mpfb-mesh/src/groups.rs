@@ -16,11 +16,22 @@ pub fn is_joint_group(name: &str) -> bool {
 
 /// Every vertex used by the faces of each OBJ group (a face in several groups counts for all).
 pub fn vertex_groups_from_faces(mesh: &ObjMesh) -> VertexGroups {
-    let mut groups: IndexMap<String, Vec<u32>> = IndexMap::new();
+    // Gather vertices per distinct group set first: naming each face's groups would clone a
+    // name per face.
+    let mut per_set: Vec<Vec<u32>> = vec![Vec::new(); mesh.group_sets.len()];
     for f in 0..mesh.face_count() {
-        for name in mesh.face_groups(f) {
-            let members = groups.entry(name.clone()).or_default();
-            members.extend(mesh.face(f).iter().map(|c| c.vertex));
+        per_set[mesh.face_group_set[f] as usize].extend(mesh.face(f).iter().map(|c| c.vertex));
+    }
+    let mut groups: IndexMap<String, Vec<u32>> = IndexMap::new();
+    for (set, vertices) in mesh.group_sets.iter().zip(per_set) {
+        if vertices.is_empty() {
+            continue;
+        }
+        for name in set {
+            groups
+                .entry(name.clone())
+                .or_default()
+                .extend_from_slice(&vertices);
         }
     }
     for members in groups.values_mut() {
