@@ -175,6 +175,26 @@ impl LoadedWeights {
     }
 }
 
+/// Loads a conversion's inputs, reading the mesh on a second thread while the rig and weights
+/// are read on this one: the parses are independent and each takes a third of a convert.
+pub fn load_inputs(
+    rig: &Path,
+    weights: Option<&Path>,
+    mesh: &Path,
+    vertex_groups: Option<&Path>,
+) -> Result<(LoadedRig, LoadedMesh, Option<LoadedWeights>), ConvertError> {
+    std::thread::scope(|scope| {
+        let mesh_thread = scope.spawn(|| LoadedMesh::load(mesh, vertex_groups));
+        let rig = LoadedRig::load(rig);
+        let weights = weights.map(LoadedWeights::load).transpose();
+        let mesh = mesh_thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        // Report the first input in command-line order that failed.
+        Ok((rig?, mesh?, weights?))
+    })
+}
+
 /// The output container.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

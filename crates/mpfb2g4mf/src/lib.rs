@@ -12,5 +12,5 @@ pub mod to_mpfb;
 
 pub use convert::{
     ConvertError, ConvertOptions, GENERATOR, LoadedMesh, LoadedRig, LoadedWeights, Origin,
-    OutputFormat, Summary, convert,
+    OutputFormat, Summary, convert, load_inputs,
 };

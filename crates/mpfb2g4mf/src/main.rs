@@ -4,9 +4,7 @@ use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use g4mf_writer::Compression;
 use mpfb_rig::{ObjFrame, UpAxis};
-use mpfb2g4mf::convert::{
-    ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, Origin, Summary, convert,
-};
+use mpfb2g4mf::convert::{ConvertOptions, LoadedMesh, Origin, Summary, convert};
 use mpfb2g4mf::data;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -643,13 +641,12 @@ fn run(inputs: &Inputs, options: &ConvertOptions) -> Result<Summary> {
     {
         mpfb2g4mf::convert::check_input_size(path, inputs.max_input_bytes)?;
     }
-    let rig = LoadedRig::load(&inputs.rig)?;
-    let mesh = LoadedMesh::load(&inputs.mesh, inputs.vertex_groups.as_deref())?;
-    let weights = inputs
-        .weights
-        .as_deref()
-        .map(LoadedWeights::load)
-        .transpose()?;
+    let (rig, mesh, weights) = mpfb2g4mf::load_inputs(
+        &inputs.rig,
+        inputs.weights.as_deref(),
+        &inputs.mesh,
+        inputs.vertex_groups.as_deref(),
+    )?;
     Ok(convert(&rig, &mesh, weights.as_ref(), options)?)
 }
 
