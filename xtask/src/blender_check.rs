@@ -79,13 +79,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     let mesh = read_obj_file(&obj).map_err(|e| e.to_string())?;
     let frame = ObjFrame::MAKEHUMAN;
-    let vertices = mesh
-        .positions
-        .iter()
-        .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
-        .collect();
     let groups = vertex_groups_from_faces(&mesh);
-    let fit_mesh = FitMesh::new(vertices, groups.iter()).with_scale_factor(frame.scale);
+    let fit_mesh = FitMesh::from_obj(&mesh.positions, frame, groups.iter());
 
     // "maths": our vec_roll_to_mat3 on Blender's head, tail and roll vs Blender's matrix.
     // "fit": our fitted basis vs Blender's; near -Y the basis is ill-conditioned, so f32 input

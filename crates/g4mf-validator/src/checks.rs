@@ -228,8 +228,7 @@ impl<'a> Checker<'a> {
         let mut undeclared = Vec::new();
         find_extensions(
             &Value::Object(self.doc.clone()),
-            String::new(),
-            &mut |pointer, name| {
+            &mut |pointer: String, name: &str| {
                 if !used.contains(name) {
                     undeclared.push((pointer, name.to_owned()));
                 }
@@ -373,7 +372,7 @@ impl<'a> Checker<'a> {
     fn names(&mut self) {
         let mut seen: HashMap<String, String> = HashMap::new();
         let mut items = Vec::new();
-        collect_names(&Value::Object(self.doc.clone()), String::new(), &mut items);
+        collect_names(&Value::Object(self.doc.clone()), &mut items);
         for (pointer, name) in items {
             let Some(name) = name.as_str() else {
                 self.f
@@ -1358,55 +1357,42 @@ fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-/// Every `name` of an item (any object outside `extras`), with its pointer.
-fn collect_names(value: &Value, pointer: String, out: &mut Vec<(String, Value)>) {
+/// Calls `visit` with every item (every JSON object outside `extras`) and its pointer.
+fn for_each_item(value: &Value, pointer: &str, visit: &mut dyn FnMut(&str, &Map<String, Value>)) {
     match value {
         Value::Object(map) => {
+            visit(pointer, map);
             for (k, v) in map {
-                if k == "extras" {
-                    continue;
-                }
-                let p = format!("{pointer}/{}", escape(k));
-                if k == "name" {
-                    out.push((p, v.clone()));
-                } else {
-                    collect_names(v, p, out);
+                if k != "extras" {
+                    for_each_item(v, &format!("{pointer}/{}", escape(k)), visit);
                 }
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                collect_names(v, format!("{pointer}/{i}"), out);
+                for_each_item(v, &format!("{pointer}/{i}"), visit);
             }
         }
         _ => {}
     }
 }
 
-/// Every key of every `extensions` object outside `extras`.
-fn find_extensions(value: &Value, pointer: String, found: &mut dyn FnMut(String, &str)) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                if k == "extras" {
-                    continue;
-                }
-                let p = format!("{pointer}/{}", escape(k));
-                if k == "extensions" {
-                    if let Some(exts) = v.as_object() {
-                        for name in exts.keys() {
-                            found(format!("{p}/{}", escape(name)), name);
-                        }
-                    }
-                }
-                find_extensions(v, p, found);
+/// Every `name` of an item, with its pointer.
+fn collect_names(value: &Value, out: &mut Vec<(String, Value)>) {
+    for_each_item(value, "", &mut |pointer, item| {
+        if let Some(name) = item.get("name") {
+            out.push((format!("{pointer}/name"), name.clone()));
+        }
+    });
+}
+
+/// Every key of every item's `extensions` object.
+fn find_extensions(value: &Value, found: &mut dyn FnMut(String, &str)) {
+    for_each_item(value, "", &mut |pointer, item| {
+        if let Some(extensions) = item.get("extensions").and_then(Value::as_object) {
+            for name in extensions.keys() {
+                found(format!("{pointer}/extensions/{}", escape(name)), name);
             }
         }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                find_extensions(v, format!("{pointer}/{i}"), found);
-            }
-        }
-        _ => {}
-    }
+    });
 }

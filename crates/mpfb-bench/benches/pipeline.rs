@@ -42,12 +42,8 @@ fn stages(c: &mut Criterion) {
     let mesh = parse_obj(&obj_bytes).unwrap();
     let groups = vertex_groups_from_faces(&mesh);
     let frame = ObjFrame::MAKEHUMAN;
-    let vertices: Vec<DVec3> = mesh
-        .positions
-        .iter()
-        .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
-        .collect();
-    let fit_mesh = FitMesh::new(vertices.clone(), groups.iter()).with_scale_factor(frame.scale);
+    let fit_mesh = FitMesh::from_obj(&mesh.positions, frame, groups.iter());
+    let vertices: Vec<DVec3> = fit_mesh.vertices().to_vec();
     c.bench_function("fit/default_rig", |b| {
         b.iter(|| fit(black_box(&rig), black_box(&fit_mesh)).unwrap())
     });

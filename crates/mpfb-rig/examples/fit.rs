@@ -1,7 +1,6 @@
 //! Fits an MPFB rig to an OBJ body and prints every bone's head, tail and rest basis in G4MF
 //! space: `cargo run -p mpfb-rig --example fit -- RIG.json MESH.obj`.
 
-use glam::DVec3;
 use mpfb_mesh::{read_obj_file, vertex_groups_from_faces};
 use mpfb_rig::{FitMesh, ObjFrame, fit, read_rig_file};
 use std::process::ExitCode;
@@ -25,13 +24,8 @@ fn run(rig_path: &str, mesh_path: &str) -> Result<(), String> {
     let rig = read_rig_file(rig_path.as_ref()).map_err(|e| e.to_string())?;
     let mesh = read_obj_file(mesh_path.as_ref()).map_err(|e| e.to_string())?;
     let frame = ObjFrame::MAKEHUMAN;
-    let vertices = mesh
-        .positions
-        .iter()
-        .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
-        .collect();
     let groups = vertex_groups_from_faces(&mesh);
-    let fit_mesh = FitMesh::new(vertices, groups.iter()).with_scale_factor(frame.scale);
+    let fit_mesh = FitMesh::from_obj(&mesh.positions, frame, groups.iter());
     let fitted = fit(&rig, &fit_mesh).map_err(|e| e.to_string())?;
     println!("bone\tparent\thead (m)\ttail (m)\tlength (m)\troll (rad)\tX axis\tZ axis");
     for (bone, f) in rig.bones.iter().zip(&fitted.bones) {

@@ -53,6 +53,24 @@ impl FitMesh {
         }
     }
 
+    /// A fit mesh from OBJ positions as written, mapped to Blender space by `frame`, whose scale
+    /// becomes the mesh's scale factor.
+    pub fn from_obj<'a, N, I>(
+        positions: &[[f64; 3]],
+        frame: crate::ObjFrame,
+        groups: impl IntoIterator<Item = (N, I)>,
+    ) -> Self
+    where
+        N: AsRef<str>,
+        I: IntoIterator<Item = &'a u32>,
+    {
+        let vertices = positions
+            .iter()
+            .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
+            .collect();
+        Self::new(vertices, groups).with_scale_factor(frame.scale)
+    }
+
     /// Sets the mesh's scale factor (OBJ units to metres), used for offsets' relative scale.
     pub fn with_scale_factor(mut self, scale_factor: f64) -> Self {
         self.scale_factor = Some(scale_factor);

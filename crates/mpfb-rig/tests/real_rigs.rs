@@ -26,9 +26,8 @@ fn load_base(data: &Path) -> Base {
 }
 
 fn fit_mesh(base: &Base, positions: &[DVec3]) -> FitMesh {
-    let frame = ObjFrame::MAKEHUMAN;
-    let vertices = positions.iter().map(|p| frame.obj_to_blender(*p)).collect();
-    FitMesh::new(vertices, base.groups.iter()).with_scale_factor(frame.scale)
+    let positions: Vec<[f64; 3]> = positions.iter().map(|p| p.to_array()).collect();
+    FitMesh::from_obj(&positions, ObjFrame::MAKEHUMAN, base.groups.iter())
 }
 
 fn rig_files(data: &Path) -> Vec<PathBuf> {

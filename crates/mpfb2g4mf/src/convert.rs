@@ -156,6 +156,13 @@ impl LoadedMesh {
     }
 }
 
+impl LoadedMesh {
+    /// The mesh as rigs are fitted to it: every vertex (joint cubes included) in Blender space.
+    pub fn fit_mesh(&self, frame: ObjFrame) -> FitMesh {
+        FitMesh::from_obj(&self.obj.positions, frame, self.joint_groups.iter())
+    }
+}
+
 /// A parsed weights file.
 #[derive(Debug, Clone)]
 pub struct LoadedWeights {
@@ -357,13 +364,7 @@ pub fn convert(
     let mut warnings: Vec<String> = Vec::new();
 
     // Fit on the full mesh (joint cubes included), in Blender space.
-    let blender: Vec<DVec3> = mesh
-        .obj
-        .positions
-        .iter()
-        .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
-        .collect();
-    let fit_mesh = FitMesh::new(blender, mesh.joint_groups.iter()).with_scale_factor(frame.scale);
+    let fit_mesh = mesh.fit_mesh(frame);
     let fitted = fit(&rig.rig, &fit_mesh).map_err(|e| e.with_file(&rig.path))?;
     let fallbacks: Vec<String> = fitted
         .fallbacks

@@ -6,7 +6,7 @@ use crate::convert::{ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, conve
 use crate::to_mpfb::{mpfb_json_text, to_mpfb};
 use g4mf_writer::{Compression, ContainerOptions, write_g4b};
 use glam::DVec3;
-use mpfb_rig::{FitMesh, ObjFrame, fit, parse_rig};
+use mpfb_rig::{ObjFrame, fit, parse_rig};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -46,18 +46,7 @@ fn angle(a: f64, b: f64) -> f64 {
 }
 
 fn fit_on(rig: &mpfb_rig::Rig, mesh: &LoadedMesh) -> Result<mpfb_rig::FittedRig, String> {
-    let frame = ObjFrame::MAKEHUMAN;
-    let vertices = mesh
-        .obj
-        .positions
-        .iter()
-        .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
-        .collect();
-    fit(
-        rig,
-        &FitMesh::new(vertices, mesh.joint_groups.iter()).with_scale_factor(frame.scale),
-    )
-    .map_err(|e| e.to_string())
+    fit(rig, &mesh.fit_mesh(ObjFrame::MAKEHUMAN)).map_err(|e| e.to_string())
 }
 
 /// Runs every round trip for one rig (and its weights) on `mesh`, using `work` for files.

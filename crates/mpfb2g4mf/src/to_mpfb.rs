@@ -11,7 +11,7 @@ use g4mf_model::{Document, JointRef, Node};
 use g4mf_reader::G4mfFile;
 use glam::{DMat3, DVec3};
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
-use mpfb_rig::{FitMesh, ObjFrame, space};
+use mpfb_rig::{ObjFrame, space};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
@@ -250,14 +250,9 @@ struct Matcher {
 
 impl Matcher {
     fn new(mesh: &LoadedMesh, frame: ObjFrame) -> Self {
-        let vertices: Vec<DVec3> = mesh
-            .obj
-            .positions
-            .iter()
-            .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
-            .collect();
+        let fit = mesh.fit_mesh(frame);
+        let vertices: Vec<DVec3> = fit.vertices().to_vec();
         let points: Vec<[f64; 3]> = vertices.iter().map(|v| v.to_array()).collect();
-        let fit = FitMesh::new(vertices.clone(), mesh.joint_groups.iter());
         let mut cubes: Vec<(String, DVec3)> = mesh
             .joint_groups
             .keys()

@@ -7,7 +7,7 @@
 use g4mf_model::{Document, JointRef};
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};
 use glam::{DMat3, DVec3};
-use mpfb_rig::{FitMesh, ObjFrame, fit};
+use mpfb_rig::{ObjFrame, fit};
 use mpfb2g4mf::convert::{LoadedMesh, LoadedRig};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -173,17 +173,8 @@ fn check_content(file: &G4mfFile, rig_path: &Path, weights: Option<&Path>, mesh_
     let rig = LoadedRig::load(rig_path).unwrap();
     let mesh = LoadedMesh::load(mesh_path, None).unwrap();
     let frame = ObjFrame::MAKEHUMAN;
-    let vertices = mesh
-        .obj
-        .positions
-        .iter()
-        .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
-        .collect();
-    let fitted = fit(
-        &rig.rig,
-        &FitMesh::new(vertices, mesh.joint_groups.iter()).with_scale_factor(0.1),
-    )
-    .unwrap();
+    let fit_mesh = mesh.fit_mesh(frame);
+    let fitted = fit(&rig.rig, &fit_mesh).unwrap();
     let world = world_transforms(doc);
     let skeleton_offset = world[1].0;
     let by_mpfb_name: BTreeMap<String, usize> = doc
@@ -219,18 +210,7 @@ fn check_content(file: &G4mfFile, rig_path: &Path, weights: Option<&Path>, mesh_
         assert!((doc.nodes[node].bone.as_ref().unwrap().length.unwrap() - fb.length).abs() < 1e-12);
     }
     // The character stands on y = 0: the ground cube's centre lands there.
-    let ground = mpfb_rig::space::blender_to_g4mf(
-        FitMesh::new(
-            mesh.obj
-                .positions
-                .iter()
-                .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
-                .collect(),
-            mesh.joint_groups.iter(),
-        )
-        .cube_centre("joint-ground")
-        .unwrap(),
-    );
+    let ground = mpfb_rig::space::blender_to_g4mf(fit_mesh.cube_centre("joint-ground").unwrap());
     assert!((ground.y + skeleton_offset.y).abs() < 1e-12);
 
     let Some(weights) = weights else {
