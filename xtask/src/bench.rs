@@ -21,9 +21,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err("no benchmark results (is the MPFB data missing?)".into());
     }
     let get = |name: &str| medians.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+    // The full convert's own inputs: the default rig, its weights and base.obj.
+    // (`baseline/value_weights` is the larger game-engine file that `parse/weights` reads.)
     let baseline: f64 = [
         "baseline/value_rig",
-        "baseline/value_weights",
+        "baseline/value_default_weights",
         "baseline/read_obj_bytes",
     ]
     .iter()
@@ -68,7 +70,9 @@ fn batch_and_memory() -> Result<(), String> {
     }
     let root = test_support::workspace_root();
     let bin = root.join("target/release/mpfb2g4mf");
+    // Absolute, since the manifest's relative paths resolve against its own folder.
     let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+    let data = std::fs::canonicalize(&data).map_err(|e| format!("{}: {e}", data.display()))?;
     let work = std::env::temp_dir().join(format!("mpfb2g4mf-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     let manifest = |n: usize| -> Result<std::path::PathBuf, String> {
