@@ -1076,56 +1076,50 @@ impl<'a> Checker<'a> {
                     format!("{p}/simplexes"),
                     "per-corner indices need the surface's simplexes",
                 ),
-                Some(surface) => {
-                    if let Some(acc) = self.accessor_ref(
-                        Some(s),
-                        &format!("{p}/simplexes"),
-                        "BINDING_SIMPLEXES_INVALID",
-                    ) {
-                        self.index_accessor(
-                            &acc,
-                            &format!("{p}/simplexes"),
-                            surface.vector_size,
-                            value_count,
-                            "BINDING",
-                            "value",
-                        );
-                        if let (Some(a), Some(b)) = (acc.element_count(), simplex_count) {
-                            if a != b {
-                                self.f.error(
-                                    "BINDING_SIMPLEXES_COUNT",
-                                    format!("{p}/simplexes"),
-                                    format!("{a} elements for {b} simplexes"),
-                                );
-                            }
-                        }
-                    }
-                }
+                Some(surface) => self.binding_index_accessor(
+                    s,
+                    &format!("{p}/simplexes"),
+                    surface.vector_size,
+                    value_count,
+                    simplex_count,
+                    ["BINDING_SIMPLEXES_INVALID", "BINDING_SIMPLEXES_COUNT"],
+                ),
             }
         }
         if let Some(s) = binding.get("perSimplex") {
-            if let Some(acc) = self.accessor_ref(
-                Some(s),
+            self.binding_index_accessor(
+                s,
                 &format!("{p}/perSimplex"),
-                "BINDING_PER_SIMPLEX_INVALID",
-            ) {
-                self.index_accessor(
-                    &acc,
-                    &format!("{p}/perSimplex"),
-                    1,
-                    value_count,
-                    "BINDING",
-                    "value",
+                1,
+                value_count,
+                simplex_count,
+                ["BINDING_PER_SIMPLEX_INVALID", "BINDING_PER_SIMPLEX_COUNT"],
+            );
+        }
+    }
+
+    /// A binding's index accessor into its values, one element per simplex. `codes`: when it is
+    /// not an accessor, and when its element count is not the simplex count.
+    fn binding_index_accessor(
+        &mut self,
+        reference: &Value,
+        pointer: &str,
+        vector_size: usize,
+        value_count: Option<usize>,
+        simplex_count: Option<usize>,
+        [invalid, wrong_count]: [&'static str; 2],
+    ) {
+        let Some(acc) = self.accessor_ref(Some(reference), pointer, invalid) else {
+            return;
+        };
+        self.index_accessor(&acc, pointer, vector_size, value_count, "BINDING", "value");
+        if let (Some(a), Some(b)) = (acc.element_count(), simplex_count) {
+            if a != b {
+                self.f.error(
+                    wrong_count,
+                    pointer,
+                    format!("{a} elements for {b} simplexes"),
                 );
-                if let (Some(a), Some(b)) = (acc.element_count(), simplex_count) {
-                    if a != b {
-                        self.f.error(
-                            "BINDING_PER_SIMPLEX_COUNT",
-                            format!("{p}/perSimplex"),
-                            format!("{a} elements for {b} simplexes"),
-                        );
-                    }
-                }
             }
         }
     }
