@@ -416,7 +416,9 @@ fn load_buffer(
                             f.error(
                                 "BUFFER_URI_UNREADABLE",
                                 format!("{p}/uri"),
-                                format!("cannot read {}: {e}", path.display()),
+                                // The URI as written, not the resolved path: reports
+                                // stay the same wherever the file is checked.
+                                format!("cannot read {uri:?} (relative to the file's folder): {e}"),
                             );
                             return None;
                         }
