@@ -414,152 +414,29 @@ pub fn convert(
         warnings.push(w.to_string());
     }
 
-    // Skin.
-    let bone_names: Vec<String> = rig.rig.bones.iter().map(|b| b.name.clone()).collect();
-    let extra_bones = rig.rig.header.extra_bones.clone().unwrap_or_default();
-    let mut influences = None;
-    let mut mesh_extras = Map::new();
-    // Pairs the skin cannot carry (vertices not exported, groups not resolved), kept for the
-    // round trip as (group name, original vertex, weight).
-    let mut unskinned: Vec<(String, u32, f64)> = Vec::new();
-    if let Some(weights) = weights {
-        let resolution = resolve(
-            &weights.file,
-            RigBones {
-                names: &bone_names,
-                extra_bones: &extra_bones,
-            },
-            &options.bone_map,
-            mesh.obj.positions.len(),
-        )
-        .map_err(|e| e.with_file(&weights.path))?;
-        warnings.extend(resolution.warnings.iter().map(ToString::to_string));
-        for dropped in &resolution.dropped {
-            warnings.push(format!(
-                "group `{}` dropped ({:?}): {} vertices, total weight {:.4}",
-                dropped.group, dropped.reason, dropped.vertices, dropped.total_weight
-            ));
-        }
-        let (kept_skin, _) = resolution.skin.remap(&extraction.new_index);
-        influences = Some(
-            (0..kept_skin.len())
-                .map(|i| Influence {
-                    vertex: kept_skin.vertices[i],
-                    bone: kept_skin.groups[i],
-                    weight: kept_skin.weights[i],
-                })
-                .collect::<Vec<_>>(),
-        );
-        // Keep what the skin cannot carry, for the round trip: metadata, masks, and the
-        // pairs of vertices not exported or groups not resolved (original numbering).
-        let mut meta = weights.file.extra.clone();
-        for (key, value) in [
-            ("copyright", weights.file.copyright.clone().map(Value::from)),
+    // The skin on one core; faces and bones on another (they share only read-only inputs).
+    let (skin, ((surfaces, texcoords), bones)) = rayon::join(
+        || skin_part(rig, mesh, weights, options, &extraction),
+        || {
             (
-                "description",
-                weights.file.description.clone().map(Value::from),
-            ),
-            ("license", weights.file.license.clone().map(Value::from)),
-            ("name", weights.file.name.clone().map(Value::from)),
-            ("version", weights.file.version.clone()),
-        ] {
-            if let Some(v) = value {
-                meta.insert(key.into(), v);
-            }
-        }
-        mesh_extras.insert("weights_metadata".into(), Value::Object(meta));
-        // Every group name, so empty groups come back too.
-        mesh_extras.insert(
-            "weight_groups".into(),
-            Value::from(
-                weights
-                    .file
-                    .groups
-                    .iter()
-                    .map(|g| g.name.as_str())
-                    .collect::<Vec<_>>(),
-            ),
-        );
-        let groups_json = |groups: &[mpfb_weights::WeightGroup]| -> Value {
-            groups
-                .iter()
-                .map(|g| {
-                    (
-                        g.name.clone(),
-                        json!(
-                            g.pairs
-                                .iter()
-                                .map(|(v, w)| json!([v, w]))
-                                .collect::<Vec<_>>()
-                        ),
-                    )
-                })
-                .collect::<Map<String, Value>>()
-                .into()
-        };
-        if !resolution.masks.is_empty() {
-            mesh_extras.insert("masks".into(), groups_json(&resolution.masks));
-        }
-        for group in &weights.file.groups {
-            let dropped_group = resolution.dropped.iter().any(|d| d.group == group.name);
-            if mpfb_weights::is_mask_group(&group.name) {
-                continue;
-            }
-            for &(v, w) in &group.pairs {
-                if w != 0.0 && (dropped_group || extraction.new_index[v as usize].is_none()) {
-                    unskinned.push((group.name.clone(), v, w));
-                }
-            }
-        }
-    }
+                surfaces_of(mesh, &extraction),
+                bone_specs(&rig.rig, &fitted),
+            )
+        },
+    );
+    let SkinPart {
+        influences,
+        mut mesh_extras,
+        unskinned,
+        warnings: skin_warnings,
+    } = skin?;
+    warnings.extend(skin_warnings);
     mesh_extras.insert(
         "source_vertex_count".into(),
         Value::from(mesh.obj.positions.len()),
     );
     mesh_extras.insert("source_vertices".into(), ranges(&extraction.vertices));
 
-    // Faces of the kept part, one surface per material in first-use order.
-    let mut texcoord_new: Vec<Option<u32>> = vec![None; mesh.obj.texcoords.len()];
-    let mut texcoords: Vec<[f64; 2]> = Vec::new();
-    let mut surfaces: Vec<SurfaceSpec> = Vec::new();
-    let mut surface_of_material: Vec<(Option<u32>, usize)> = Vec::new();
-    for &f in &extraction.faces {
-        let f = f as usize;
-        let material = mesh.obj.face_material[f];
-        let s = match surface_of_material.iter().find(|(m, _)| *m == material) {
-            Some(&(_, s)) => s,
-            None => {
-                surfaces.push(SurfaceSpec {
-                    material: material.map(|m| mesh.obj.materials[m as usize].clone()),
-                    faces: Vec::new(),
-                });
-                surface_of_material.push((material, surfaces.len() - 1));
-                surfaces.len() - 1
-            }
-        };
-        let corners = mesh.obj.face(f);
-        let vertices = corners
-            .iter()
-            .map(|c| extraction.new_index[c.vertex as usize].unwrap_or(0))
-            .collect();
-        let uv = corners
-            .iter()
-            .map(|c| {
-                c.texcoord.map(|t| {
-                    *texcoord_new[t as usize].get_or_insert_with(|| {
-                        let [u, v] = mesh.obj.texcoords[t as usize];
-                        // OBJ's v runs up from the bottom; G4MF textures start top-left.
-                        texcoords.push([u, 1.0 - v]);
-                        (texcoords.len() - 1) as u32
-                    })
-                })
-            })
-            .collect::<Option<Vec<u32>>>();
-        surfaces[s].faces.push(FaceSpec {
-            vertices,
-            texcoords: uv,
-        });
-    }
     let face_count = extraction.faces.len();
 
     // Where the character stands.
@@ -572,26 +449,6 @@ pub fn convert(
     };
     let ground_offset = ground_y.map_or(0.0, |y| -y);
 
-    // Bones, with every MPFB field in extras.
-    let bones: Vec<BoneSpec> = rig
-        .rig
-        .bones
-        .iter()
-        .zip(&fitted.bones)
-        .zip(&fitted.parents)
-        .map(|((bone, fb), parent)| {
-            let mut mpfb = mpfb_rig::bone_to_json(bone);
-            mpfb.insert("name".into(), Value::from(bone.name.as_str()));
-            BoneSpec {
-                name: bone.name.clone(),
-                parent: *parent,
-                head: fb.head,
-                basis: fb.basis,
-                length: fb.length,
-                extras: Some(json!({ "mpfb": mpfb })),
-            }
-        })
-        .collect();
     let layout = match rig.rig.source_layout {
         RigLayout::Bare => "bare",
         RigLayout::V100 => "version 100",
@@ -759,4 +616,195 @@ pub fn convert(
         ground_offset,
         millis: started.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// What the weights give a conversion: the skin's influences (kept vertex numbering), the mesh
+/// extras the round trip needs, the pairs the skin cannot carry, and warnings.
+struct SkinPart {
+    influences: Option<Vec<Influence>>,
+    mesh_extras: Map<String, Value>,
+    unskinned: Vec<(String, u32, f64)>,
+    warnings: Vec<String>,
+}
+
+/// Resolves the weights against the rig and renumbers them to the kept vertices.
+fn skin_part(
+    rig: &LoadedRig,
+    mesh: &LoadedMesh,
+    weights: Option<&LoadedWeights>,
+    options: &ConvertOptions,
+    extraction: &Extraction,
+) -> Result<SkinPart, ConvertError> {
+    let bone_names: Vec<String> = rig.rig.bones.iter().map(|b| b.name.clone()).collect();
+    let extra_bones = rig.rig.header.extra_bones.clone().unwrap_or_default();
+    let mut influences = None;
+    let mut mesh_extras = Map::new();
+    let mut warnings: Vec<String> = Vec::new();
+    // Pairs the skin cannot carry (vertices not exported, groups not resolved), kept for the
+    // round trip as (group name, original vertex, weight).
+    let mut unskinned: Vec<(String, u32, f64)> = Vec::new();
+    if let Some(weights) = weights {
+        let resolution = resolve(
+            &weights.file,
+            RigBones {
+                names: &bone_names,
+                extra_bones: &extra_bones,
+            },
+            &options.bone_map,
+            mesh.obj.positions.len(),
+        )
+        .map_err(|e| e.with_file(&weights.path))?;
+        warnings.extend(resolution.warnings.iter().map(ToString::to_string));
+        for dropped in &resolution.dropped {
+            warnings.push(format!(
+                "group `{}` dropped ({:?}): {} vertices, total weight {:.4}",
+                dropped.group, dropped.reason, dropped.vertices, dropped.total_weight
+            ));
+        }
+        let (kept_skin, _) = resolution.skin.remap(&extraction.new_index);
+        influences = Some(
+            (0..kept_skin.len())
+                .map(|i| Influence {
+                    vertex: kept_skin.vertices[i],
+                    bone: kept_skin.groups[i],
+                    weight: kept_skin.weights[i],
+                })
+                .collect::<Vec<_>>(),
+        );
+        // Keep what the skin cannot carry, for the round trip: metadata, masks, and the
+        // pairs of vertices not exported or groups not resolved (original numbering).
+        let mut meta = weights.file.extra.clone();
+        for (key, value) in [
+            ("copyright", weights.file.copyright.clone().map(Value::from)),
+            (
+                "description",
+                weights.file.description.clone().map(Value::from),
+            ),
+            ("license", weights.file.license.clone().map(Value::from)),
+            ("name", weights.file.name.clone().map(Value::from)),
+            ("version", weights.file.version.clone()),
+        ] {
+            if let Some(v) = value {
+                meta.insert(key.into(), v);
+            }
+        }
+        mesh_extras.insert("weights_metadata".into(), Value::Object(meta));
+        // Every group name, so empty groups come back too.
+        mesh_extras.insert(
+            "weight_groups".into(),
+            Value::from(
+                weights
+                    .file
+                    .groups
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .collect::<Vec<_>>(),
+            ),
+        );
+        let groups_json = |groups: &[mpfb_weights::WeightGroup]| -> Value {
+            groups
+                .iter()
+                .map(|g| {
+                    (
+                        g.name.clone(),
+                        json!(
+                            g.pairs
+                                .iter()
+                                .map(|(v, w)| json!([v, w]))
+                                .collect::<Vec<_>>()
+                        ),
+                    )
+                })
+                .collect::<Map<String, Value>>()
+                .into()
+        };
+        if !resolution.masks.is_empty() {
+            mesh_extras.insert("masks".into(), groups_json(&resolution.masks));
+        }
+        for group in &weights.file.groups {
+            let dropped_group = resolution.dropped.iter().any(|d| d.group == group.name);
+            if mpfb_weights::is_mask_group(&group.name) {
+                continue;
+            }
+            for &(v, w) in &group.pairs {
+                if w != 0.0 && (dropped_group || extraction.new_index[v as usize].is_none()) {
+                    unskinned.push((group.name.clone(), v, w));
+                }
+            }
+        }
+    }
+    Ok(SkinPart {
+        influences,
+        mesh_extras,
+        unskinned,
+        warnings,
+    })
+}
+
+/// Faces of the kept part as surfaces (one per material, in first-use order) and the texture
+/// coordinates they use, renumbered.
+fn surfaces_of(mesh: &LoadedMesh, extraction: &Extraction) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
+    let mut texcoord_new: Vec<Option<u32>> = vec![None; mesh.obj.texcoords.len()];
+    let mut texcoords: Vec<[f64; 2]> = Vec::new();
+    let mut surfaces: Vec<SurfaceSpec> = Vec::new();
+    let mut surface_of_material: Vec<(Option<u32>, usize)> = Vec::new();
+    for &f in &extraction.faces {
+        let f = f as usize;
+        let material = mesh.obj.face_material[f];
+        let s = match surface_of_material.iter().find(|(m, _)| *m == material) {
+            Some(&(_, s)) => s,
+            None => {
+                surfaces.push(SurfaceSpec {
+                    material: material.map(|m| mesh.obj.materials[m as usize].clone()),
+                    faces: Vec::new(),
+                });
+                surface_of_material.push((material, surfaces.len() - 1));
+                surfaces.len() - 1
+            }
+        };
+        let corners = mesh.obj.face(f);
+        let vertices = corners
+            .iter()
+            .map(|c| extraction.new_index[c.vertex as usize].unwrap_or(0))
+            .collect();
+        let uv = corners
+            .iter()
+            .map(|c| {
+                c.texcoord.map(|t| {
+                    *texcoord_new[t as usize].get_or_insert_with(|| {
+                        let [u, v] = mesh.obj.texcoords[t as usize];
+                        // OBJ's v runs up from the bottom; G4MF textures start top-left.
+                        texcoords.push([u, 1.0 - v]);
+                        (texcoords.len() - 1) as u32
+                    })
+                })
+            })
+            .collect::<Option<Vec<u32>>>();
+        surfaces[s].faces.push(FaceSpec {
+            vertices,
+            texcoords: uv,
+        });
+    }
+    (surfaces, texcoords)
+}
+
+/// Bone specs from the fitted rig, with every MPFB field in extras.
+fn bone_specs(rig: &Rig, fitted: &mpfb_rig::FittedRig) -> Vec<BoneSpec> {
+    rig.bones
+        .iter()
+        .zip(&fitted.bones)
+        .zip(&fitted.parents)
+        .map(|((bone, fb), parent)| {
+            let mut mpfb = mpfb_rig::bone_to_json(bone);
+            mpfb.insert("name".into(), Value::from(bone.name.as_str()));
+            BoneSpec {
+                name: bone.name.clone(),
+                parent: *parent,
+                head: fb.head,
+                basis: fb.basis,
+                length: fb.length,
+                extras: Some(json!({ "mpfb": mpfb })),
+            }
+        })
+        .collect()
 }
