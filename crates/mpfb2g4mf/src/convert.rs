@@ -635,8 +635,6 @@ fn skin_part(
     options: &ConvertOptions,
     extraction: &Extraction,
 ) -> Result<SkinPart, ConvertError> {
-    let bone_names: Vec<String> = rig.rig.bones.iter().map(|b| b.name.clone()).collect();
-    let extra_bones = rig.rig.header.extra_bones.clone().unwrap_or_default();
     let mut influences = None;
     let mut mesh_extras = Map::new();
     let mut warnings: Vec<String> = Vec::new();
@@ -644,11 +642,12 @@ fn skin_part(
     // round trip as (group name, original vertex, weight).
     let mut unskinned: Vec<(String, u32, f64)> = Vec::new();
     if let Some(weights) = weights {
+        let bone_names: Vec<String> = rig.rig.bones.iter().map(|b| b.name.clone()).collect();
         let resolution = resolve(
             &weights.file,
             RigBones {
                 names: &bone_names,
-                extra_bones: &extra_bones,
+                extra_bones: rig.rig.header.extra_bones.as_deref().unwrap_or_default(),
             },
             &options.bone_map,
             mesh.obj.positions.len(),
