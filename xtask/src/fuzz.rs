@@ -7,7 +7,16 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 5] = ["rig_json", "weights_json", "obj", "g4b", "skin_roundtrip"];
+const TARGETS: [&str; 8] = [
+    "rig_json",
+    "weights_json",
+    "obj",
+    "g4b",
+    "skin_roundtrip",
+    "inspect",
+    "to_mpfb",
+    "validate",
+];
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut seconds: Option<u64> = None;

@@ -546,6 +546,22 @@ fn json_cases() -> Vec<(&'static str, Json)> {
         ("SURFACE_SIMPLEXES_INVALID", |d, _| {
             d["meshes"][0]["surfaces"][0]["simplexes"] = json!(99)
         }),
+        // Lift the quad's third corner off its plane: the two triangles bend.
+        ("SURFACE_POLYTOPE_NOT_FLAT", |d, b| set_f32(d, b, 0, 8, 0.1)),
+        // A second skinned mesh on the same skeleton numbering the groups the other way round.
+        ("SKIN_GROUP_NAMES_DIFFER", |d, _| {
+            let mut mesh = d["meshes"][0].clone();
+            mesh.as_object_mut().map(|o| o.remove("name"));
+            mesh["skin"]["groupNames"] = json!(["Spine", "Hips"]);
+            d["meshes"].as_array_mut().map(|m| m.push(mesh));
+            let node = d["nodes"].as_array().map_or(0, Vec::len);
+            d["nodes"]
+                .as_array_mut()
+                .map(|n| n.push(json!({"name": "TinyOther", "meshInstance": {"mesh": 1}})));
+            d["nodes"][1]["children"]
+                .as_array_mut()
+                .map(|c| c.push(json!(node)));
+        }),
     ]
 }
 
@@ -670,7 +686,17 @@ fn binary_cases(buffer: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
         b.push(b' ');
     }
     b.extend_from_slice(&blob);
-    cases.push(("BUFFER_DATA_INVALID_zstd_bomb", with_size(b)));
+    cases.push(("BUFFER_DATA_LONGER_zstd_bomb", with_size(b)));
+    let zstd = *b"Zstd";
+    cases.push((
+        "BUFFER_ZSTD_NO_MAGIC",
+        assemble(
+            &binary_json(|d| d["buffers"][0]["encoding"] = json!("Zstd")),
+            [0u8; 4],
+            buffer,
+            zstd,
+        ),
+    ));
     let plain = [0u8; 4];
     let uri = format!(
         "data:application/octet-stream;base64,{}",
@@ -724,8 +750,15 @@ fn binary_cases(buffer: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
     b[blob_at..blob_at + 4].copy_from_slice(b"BLOX");
     cases.push(("BUFFER_CHUNK_NOT_BLOB", b));
     cases.push((
-        "CHUNK_DECODE_FAILED",
+        "CHUNK_ZSTD_NO_MAGIC",
         assemble(&binary_json(|_| {}), *b"Zstd", buffer, plain),
+    ));
+    // Zstandard's magic, then no valid frame.
+    let mut garbage = vec![0x28, 0xB5, 0x2F, 0xFD];
+    garbage.extend_from_slice(&binary_json(|_| {}));
+    cases.push((
+        "CHUNK_DECODE_FAILED",
+        assemble(&garbage, *b"Zstd", buffer, plain),
     ));
     cases.push((
         "CHUNK_UNKNOWN_ENCODING",
@@ -757,6 +790,104 @@ fn binary_cases(buffer: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
     b.extend_from_slice(b"abc");
     cases.push(("CHUNK_UNKNOWN_TYPE", with_size(b)));
     cases
+}
+
+/// Hostile G4MF files for `fixtures/bad/` (`hostile_*`): every kind of reference past its
+/// array, sizes that overflow, counts that would allocate without bound. Each subcommand that
+/// reads G4MF must answer them with one clear line or findings, never a panic
+/// (`crates/mpfb2g4mf/tests/hostile_g4mf.rs`).
+fn hostile_json_cases() -> Vec<(&'static str, Json)> {
+    vec![
+        ("child_out_of_range", |d, _| {
+            d["nodes"][0]["children"] = json!([1, 99])
+        }),
+        ("joint_out_of_range", |d, _| {
+            d["nodes"][1]["skeleton"]["joints"] = json!([2, 4000000000u64])
+        }),
+        ("mesh_instance_out_of_range", |d, _| {
+            d["nodes"][4]["meshInstance"]["mesh"] = json!(7)
+        }),
+        ("mesh_vertices_out_of_range", |d, _| {
+            d["meshes"][0]["vertices"] = json!(99)
+        }),
+        ("simplexes_out_of_range", |d, _| {
+            d["meshes"][0]["surfaces"][0]["simplexes"] = json!(99)
+        }),
+        ("skin_weights_out_of_range", |d, _| {
+            d["meshes"][0]["skin"]["weights"] = json!(99)
+        }),
+        ("binding_out_of_range", |d, _| {
+            d["meshes"][0]["surfaces"][0]["textureMap"]["simplexes"] = json!(99)
+        }),
+        ("material_out_of_range", |d, _| {
+            d["meshes"][0]["surfaces"][0]["material"] = json!(9)
+        }),
+        ("instance_material_out_of_range", |d, _| {
+            d["nodes"][4]["meshInstance"]["materials"] = json!([9])
+        }),
+        ("texture_out_of_range", |d, _| {
+            d["materials"][0]["baseColor"] = json!({"texture": 3})
+        }),
+        ("buffer_view_out_of_range", |d, _| {
+            d["accessors"][0]["bufferView"] = json!(99)
+        }),
+        ("buffer_out_of_range", |d, _| {
+            d["bufferViews"][0]["buffer"] = json!(5)
+        }),
+        (
+            "blend_target_out_of_range",
+            |d, _| {
+                d["meshes"][0]["blend"] =
+                    json!({"shapes": [{"position": {"indices": 99, "offsets": 0}}]})
+            },
+        ),
+        ("huge_vector_size", |d, _| {
+            d["accessors"][0]["vectorSize"] = json!(4611686018427387904u64)
+        }),
+        ("overflowing_view", |d, _| {
+            d["bufferViews"][0]["byteOffset"] = json!(18446744073709551600u64);
+            d["bufferViews"][0]["byteLength"] = json!(64);
+        }),
+        ("huge_dimension", |d, _| {
+            d["asset"]["dimension"] = json!(4000000000u64);
+            d["nodes"][2]["rotor"] = json!([1.0]);
+        }),
+        (
+            "huge_source_vertices",
+            |d, _| {
+                d["meshes"][0]["extras"] =
+                    json!({"mpfb": {"source_vertices": [[0, 18446744073709551615u64]]}})
+            },
+        ),
+        ("huge_unskinned_weights", |d, _| {
+            d["meshes"][0]["extras"] = json!({"mpfb": {"unskinned_weights": {
+                "names": ["x"], "groups": 99, "vertices": 4294967296u64, "weights": 6}}})
+        }),
+    ]
+}
+
+fn write_hostile(buffer: &[u8], doc: &Value) -> Result<usize, String> {
+    let dir = test_support::workspace_root().join("fixtures/bad");
+    let mut written = 0;
+    for (name, mutate) in hostile_json_cases() {
+        let (mut d, mut b) = (doc.clone(), buffer.to_vec());
+        mutate(&mut d, &mut b);
+        std::fs::write(
+            dir.join(format!("hostile_{name}.g4tf")),
+            encode_text(&d, &b),
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
+        // The same document in a binary container.
+        d["buffers"] = json!([{"byteLength": b.len(), "chunk": 1}]);
+        let json = serde_json::to_vec(&d).map_err(|e| e.to_string())?;
+        std::fs::write(
+            dir.join(format!("hostile_{name}.g4b")),
+            assemble(&json, [0; 4], &b, [0; 4]),
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
+        written += 2;
+    }
+    Ok(written)
 }
 
 pub fn run(_args: &[String]) -> Result<(), String> {
@@ -791,6 +922,8 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         write(&format!("{code}.g4b"), &bytes)?;
         written += 1;
     }
+    let hostile = write_hostile(&buffer, &doc)?;
+    println!("wrote {hostile} hostile files to fixtures/bad/");
     println!(
         "wrote {written} fixtures to {}; now run UPDATE_GOLDEN=1 cargo test -p g4mf-validator and review the reports",
         dir.display()

@@ -6,6 +6,7 @@
 //! deterministic: fields serialize in declaration order, maps in insertion order.
 
 mod index;
+pub mod rules;
 
 pub use index::{Index, JointRef};
 use serde::{Deserialize, Serialize};

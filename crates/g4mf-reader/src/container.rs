@@ -2,7 +2,6 @@
 //! against the bytes actually present before anything is allocated.
 
 use crate::error::{Position, ReadError, ReadErrorKind};
-use std::io::Read;
 
 /// One chunk of a `.g4b`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -251,58 +250,4 @@ pub fn parse_container(bytes: &[u8]) -> Result<Container, ReadError> {
         declared_size: scan.declared_size.unwrap_or(bytes.len() as u64),
         chunks: scan.chunks,
     })
-}
-
-/// Decodes data with the given encoding, producing exactly `expected` bytes at most: a
-/// Zstd stream is cut one byte past `expected`, so a decompression bomb costs no more memory
-/// than the declared size allows.
-pub fn decode(
-    data: &[u8],
-    encoding: &str,
-    expected: u64,
-    what: &str,
-) -> Result<Vec<u8>, ReadErrorKind> {
-    match encoding {
-        "plain" => {
-            if (data.len() as u64) < expected {
-                return Err(ReadErrorKind::Buffer(format!(
-                    "{what} declares {expected} bytes but only {} are present",
-                    data.len()
-                )));
-            }
-            Ok(data[..expected as usize].to_vec())
-        }
-        "Zstd" => {
-            if data.len() < 4 || data[..4] != [0x28, 0xB5, 0x2F, 0xFD] {
-                return Err(ReadErrorKind::Buffer(format!(
-                    "{what} is not a Zstandard frame (no Zstd magic)"
-                )));
-            }
-            let decoder = zstd::stream::read::Decoder::with_buffer(data).map_err(|e| {
-                ReadErrorKind::Buffer(format!("{what}: invalid Zstandard data: {e}"))
-            })?;
-            let mut out = Vec::new();
-            decoder
-                .take(expected.saturating_add(1))
-                .read_to_end(&mut out)
-                .map_err(|e| {
-                    ReadErrorKind::Buffer(format!("{what}: invalid Zstandard data: {e}"))
-                })?;
-            if out.len() as u64 > expected {
-                return Err(ReadErrorKind::Buffer(format!(
-                    "{what} expands past its declared {expected} bytes"
-                )));
-            }
-            if (out.len() as u64) < expected {
-                return Err(ReadErrorKind::Buffer(format!(
-                    "{what} decodes to {} bytes but declares {expected}",
-                    out.len()
-                )));
-            }
-            Ok(out)
-        }
-        other => Err(ReadErrorKind::Buffer(format!(
-            "{what} uses the unsupported encoding `{other}`"
-        ))),
-    }
 }

@@ -79,6 +79,9 @@ pub enum ReadErrorKind {
     /// A URI points somewhere we refuse to go.
     #[error("{0}")]
     Refused(String),
+    /// A reference points past the end of its array.
+    #[error("{0}")]
+    Reference(String),
     /// An accessor cannot be read as asked.
     #[error("{0}")]
     Accessor(String),

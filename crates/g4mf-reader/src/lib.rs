@@ -7,17 +7,22 @@
 //! bytes present before use, decompression stops one byte past the declared length, and
 //! sizes beyond [`ReadOptions::max_buffer_bytes`] are refused.
 
+pub mod buffers;
 pub mod container;
 pub mod error;
+pub mod references;
 
-use base64::Engine;
+pub use buffers::{
+    BufferDescription, BufferIssue, BufferSources, DATA_URI_PREFIX, IssueCause, IssueSeverity,
+    LoadedBuffer, decode_measured, load_buffer,
+};
 pub use container::{
-    Chunk, Container, ContainerIssue, ContainerScan, decode, encoding_name, parse_container,
-    scan_container,
+    Chunk, Container, ContainerIssue, ContainerScan, encoding_name, parse_container, scan_container,
 };
 pub use error::{Position, ReadError, ReadErrorKind};
 pub use g4mf_model as model;
 use g4mf_model::{AccessorIndex, DefinedComponentType, Document};
+pub use references::{BadReference, bad_references};
 use std::path::{Component, Path, PathBuf};
 
 /// Limits and permissions of the reader.
@@ -124,59 +129,25 @@ pub fn read_g4b(
                 ReadErrorKind::Container("the file has no JSON chunk".into()),
             )
         })?;
-    let json = match json_chunk.encoding_name().as_str() {
-        "plain" => json_chunk.data(bytes).to_vec(),
-        encoding => {
-            // The JSON chunk has no declared decoded size: cap by the reader's limit.
-            let data = json_chunk.data(bytes);
-            decode_bounded(data, encoding, options.max_json_bytes)
-                .map_err(|kind| ReadError::new(Position::Byte(json_chunk.offset), kind))?
-        }
-    };
-    let document = parse_document(&json)?;
-    let mut buffers = Vec::with_capacity(document.buffers.len());
-    for (i, buffer) in document.buffers.iter().enumerate() {
-        let pointer = format!("/buffers/{i}");
-        let at = |kind| ReadError::new(Position::Pointer(pointer.clone()), kind);
-        check_limit(buffer.byte_length, options.max_buffer_bytes, &pointer)?;
-        match (buffer.chunk, &buffer.uri) {
-            (Some(_), Some(_)) => {
-                return Err(at(ReadErrorKind::Buffer(
-                    "defines both `chunk` and `uri`".into(),
-                )));
-            }
-            (None, None) => {
-                return Err(at(ReadErrorKind::Buffer(
-                    "defines neither `chunk` nor `uri`".into(),
-                )));
-            }
-            (Some(chunk_index), None) => {
-                let chunk = container.chunks.get(chunk_index as usize).ok_or_else(|| {
-                    at(ReadErrorKind::Buffer(format!(
-                        "chunk {chunk_index} does not exist (the file has {})",
-                        container.chunks.len()
-                    )))
-                })?;
-                let declared = buffer.encoding.clone().unwrap_or_else(|| "plain".into());
-                if declared != chunk.encoding_name() {
-                    return Err(at(ReadErrorKind::Buffer(format!(
-                        "`encoding` is {declared} but chunk {chunk_index} is encoded {}",
-                        chunk.encoding_name()
-                    ))));
-                }
-                buffers.push(
-                    decode(
-                        chunk.data(bytes),
-                        &declared,
-                        buffer.byte_length,
-                        &format!("buffer {i}"),
-                    )
-                    .map_err(at)?,
-                );
-            }
-            (None, Some(uri)) => buffers.push(read_uri_buffer(i, uri, buffer, folder, options)?),
-        }
+    let data = json_chunk.data(bytes);
+    if json_chunk.encoding == [0; 4] {
+        check_limit(data.len() as u64, options.max_json_bytes, "the JSON chunk")?;
     }
+    let json =
+        buffers::decode_json_chunk(data, &json_chunk.encoding_name(), options.max_json_bytes)
+            .map_err(|(_, message)| {
+                ReadError::new(
+                    Position::Byte(json_chunk.offset),
+                    ReadErrorKind::Container(message),
+                )
+            })?;
+    let document = parse_document(&json)?;
+    let sources = BufferSources {
+        file: bytes,
+        chunks: Some(&container.chunks),
+        folder,
+    };
+    let buffers = load_buffers(&document, &sources, options)?;
     Ok(G4mfFile {
         document,
         json,
@@ -193,30 +164,71 @@ pub fn read_g4tf(
 ) -> Result<G4mfFile, ReadError> {
     check_limit(bytes.len() as u64, options.max_json_bytes, "the JSON text")?;
     let document = parse_document(bytes)?;
-    let mut buffers = Vec::with_capacity(document.buffers.len());
-    for (i, buffer) in document.buffers.iter().enumerate() {
-        let pointer = format!("/buffers/{i}");
-        check_limit(buffer.byte_length, options.max_buffer_bytes, &pointer)?;
-        if buffer.chunk.is_some() {
-            return Err(ReadError::new(
-                Position::Pointer(format!("{pointer}/chunk")),
-                ReadErrorKind::Buffer("a text G4MF buffer must not define `chunk`".into()),
-            ));
-        }
-        let uri = buffer.uri.as_ref().ok_or_else(|| {
-            ReadError::new(
-                Position::Pointer(pointer.clone()),
-                ReadErrorKind::Buffer("a text G4MF buffer must define `uri`".into()),
-            )
-        })?;
-        buffers.push(read_uri_buffer(i, uri, buffer, folder, options)?);
-    }
+    let sources = BufferSources {
+        file: bytes,
+        chunks: None,
+        folder,
+    };
+    let buffers = load_buffers(&document, &sources, options)?;
     Ok(G4mfFile {
         document,
         json: bytes.to_vec(),
         buffers,
         format: Format::Text,
     })
+}
+
+/// Checks every reference, then loads every buffer; the first problem is the error.
+fn load_buffers(
+    document: &Document,
+    sources: &BufferSources<'_>,
+    options: &ReadOptions,
+) -> Result<Vec<Vec<u8>>, ReadError> {
+    if let Some(bad) = references::bad_references(document).into_iter().next() {
+        return Err(ReadError::new(
+            Position::Pointer(bad.pointer),
+            ReadErrorKind::Reference(bad.message),
+        ));
+    }
+    let mut out = Vec::with_capacity(document.buffers.len());
+    for (index, buffer) in document.buffers.iter().enumerate() {
+        let description = BufferDescription {
+            index,
+            byte_length: buffer.byte_length,
+            encoding: buffer.encoding.as_deref().unwrap_or("plain"),
+            chunk: buffer.chunk.map(u64::from),
+            uri: buffer.uri.as_deref(),
+        };
+        let loaded = buffers::load_buffer(&description, sources, options);
+        match loaded.data {
+            Some(data) => out.push(data),
+            None => {
+                // Warnings (a URI not followed) are fatal here too: there is no data.
+                let issue = loaded
+                    .issues
+                    .into_iter()
+                    .rev()
+                    .find(|i| i.severity != IssueSeverity::Info);
+                let Some(issue) = issue else {
+                    return Err(ReadError::new(
+                        Position::Pointer(format!("/buffers/{index}")),
+                        ReadErrorKind::Buffer("the buffer's data could not be read".into()),
+                    ));
+                };
+                let kind = match issue.cause {
+                    IssueCause::Limit { size, limit } => ReadErrorKind::Limit {
+                        what: format!("buffer {index}"),
+                        size,
+                        limit,
+                    },
+                    IssueCause::Refused => ReadErrorKind::Refused(issue.message),
+                    IssueCause::Io | IssueCause::Invalid => ReadErrorKind::Buffer(issue.message),
+                };
+                return Err(ReadError::new(Position::Pointer(issue.pointer), kind));
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn check_limit(size: u64, limit: u64, what: &str) -> Result<(), ReadError> {
@@ -231,30 +243,6 @@ fn check_limit(size: u64, limit: u64, what: &str) -> Result<(), ReadError> {
         ));
     }
     Ok(())
-}
-
-fn decode_bounded(data: &[u8], encoding: &str, limit: u64) -> Result<Vec<u8>, ReadErrorKind> {
-    use std::io::Read;
-    if encoding != "Zstd" {
-        return Err(ReadErrorKind::Buffer(format!(
-            "the JSON chunk uses the unsupported encoding `{encoding}`"
-        )));
-    }
-    let decoder = zstd::stream::read::Decoder::with_buffer(data)
-        .map_err(|e| ReadErrorKind::Buffer(format!("JSON chunk: invalid Zstandard data: {e}")))?;
-    let mut out = Vec::new();
-    decoder
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(|e| ReadErrorKind::Buffer(format!("JSON chunk: invalid Zstandard data: {e}")))?;
-    if out.len() as u64 > limit {
-        return Err(ReadErrorKind::Limit {
-            what: "the decoded JSON chunk".into(),
-            size: out.len() as u64,
-            limit,
-        });
-    }
-    Ok(out)
 }
 
 /// Resolves a relative buffer URI against `folder`, refusing URLs, schemes, absolute paths and
@@ -310,72 +298,6 @@ fn percent_decode(text: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
-}
-
-/// The data-URI prefix of embedded buffers.
-pub const DATA_URI_PREFIX: &str = "data:application/octet-stream;base64,";
-
-fn read_uri_buffer(
-    index: usize,
-    uri: &str,
-    buffer: &g4mf_model::Buffer,
-    folder: Option<&Path>,
-    options: &ReadOptions,
-) -> Result<Vec<u8>, ReadError> {
-    let pointer = format!("/buffers/{index}/uri");
-    let at = |kind| ReadError::new(Position::Pointer(pointer.clone()), kind);
-    let encoding = buffer.encoding.clone().unwrap_or_else(|| "plain".into());
-    let encoded = if let Some(data) = uri.strip_prefix("data:") {
-        let payload = data.split_once(";base64,").map(|(_, p)| p).ok_or_else(|| {
-            at(ReadErrorKind::Buffer(
-                "a data URI buffer must be base64 (`data:application/octet-stream;base64,`)".into(),
-            ))
-        })?;
-        // Base64 is 4/3 of the data: refuse before decoding when it cannot fit the limit.
-        check_limit(
-            payload.len() as u64 / 4 * 3,
-            options.max_buffer_bytes.saturating_add(3),
-            &pointer,
-        )?;
-        base64::engine::general_purpose::STANDARD
-            .decode(payload)
-            .map_err(|e| at(ReadErrorKind::Buffer(format!("invalid base64: {e}"))))?
-    } else {
-        let folder = folder.ok_or_else(|| {
-            at(ReadErrorKind::Refused(format!(
-                "`{uri}` is relative but the file's folder is unknown"
-            )))
-        })?;
-        let path = resolve_relative_uri(uri, folder, options.allow_outside_folder)
-            .map_err(|m| at(ReadErrorKind::Refused(m)))?;
-        let size = std::fs::metadata(&path)
-            .map_err(|source| {
-                at(ReadErrorKind::Io {
-                    what: path.display().to_string(),
-                    source,
-                })
-            })?
-            .len();
-        // An external file's size is its encoded size; plain data cannot exceed the limit.
-        check_limit(
-            size.min(buffer.byte_length.saturating_add(1 << 20)),
-            options.max_buffer_bytes.saturating_add(1 << 20),
-            &pointer,
-        )?;
-        std::fs::read(&path).map_err(|source| {
-            at(ReadErrorKind::Io {
-                what: path.display().to_string(),
-                source,
-            })
-        })?
-    };
-    decode(
-        &encoded,
-        &encoding,
-        buffer.byte_length,
-        &format!("buffer {index}"),
-    )
-    .map_err(at)
 }
 
 impl G4mfFile {

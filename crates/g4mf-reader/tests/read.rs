@@ -213,17 +213,23 @@ fn patch_byte_length(file: &[u8], byte_length: u64) -> Vec<u8> {
 
 #[test]
 fn a_zstd_bomb_stops_at_the_declared_length() {
-    // 64 MiB of zeros compresses to a few KiB; declare 1 KiB.
+    // 64 MiB of zeros compresses to a few KiB; declare 1 KiB. data.md lets data run "a few
+    // bytes" past byteLength: decoding stops 17 bytes past it and keeps exactly 1024.
     let bomb = zstd::bulk::compress(&vec![0u8; 64 << 20], 19).unwrap();
     assert!(bomb.len() < 64 << 10);
-    let err = g4mf_reader::decode(&bomb, "Zstd", 1024, "buffer 0").unwrap_err();
+    let (data, extra) = g4mf_reader::decode_measured(&bomb, "Zstd", 1024, "buffer 0").unwrap();
+    assert_eq!(data.len(), 1024);
+    assert_eq!(extra, g4mf_reader::buffers::FEW_EXTRA_BYTES + 1);
+    // Shorter than declared is an error (MUST NOT be smaller).
+    let small = zstd::bulk::compress(&[7u8; 10], 3).unwrap();
+    let (code, message) = g4mf_reader::decode_measured(&small, "Zstd", 11, "buffer 0").unwrap_err();
+    assert_eq!(code, "BUFFER_DATA_INVALID");
     assert!(
-        err.to_string()
-            .contains("expands past its declared 1024 bytes"),
-        "{err}"
+        message.contains("declares 11 bytes but only 10"),
+        "{message}"
     );
-    let err = g4mf_reader::decode(b"not zstd", "Zstd", 8, "buffer 0").unwrap_err();
-    assert!(err.to_string().contains("no Zstd magic"));
+    let (code, _) = g4mf_reader::decode_measured(b"not zstd", "Zstd", 8, "buffer 0").unwrap_err();
+    assert_eq!(code, "BUFFER_ZSTD_NO_MAGIC");
 }
 
 #[test]

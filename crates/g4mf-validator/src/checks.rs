@@ -2,7 +2,7 @@
 //! the others. Data-dependent checks (indices in range, sort orders) read accessor bytes.
 
 use crate::report::Findings;
-use g4mf_model::DefinedComponentType;
+use g4mf_model::{DefinedComponentType, rules};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -37,7 +37,10 @@ pub(crate) struct AccessorInfo<'a> {
 
 impl AccessorInfo<'_> {
     pub fn element_count(&self) -> Option<usize> {
-        let size = self.component?.size() * self.vector_size.max(1);
+        let size = self
+            .component?
+            .size()
+            .checked_mul(self.vector_size.max(1))?;
         self.bytes.map(|b| b.len() / size)
     }
 
@@ -79,6 +82,9 @@ impl AccessorInfo<'_> {
         )
     }
 }
+
+/// A mesh index and its skin's group names.
+type NamedSkin<'v> = (usize, Vec<&'v str>);
 
 pub(crate) struct Checker<'a> {
     pub doc: &'a Map<String, Value>,
@@ -146,7 +152,9 @@ impl<'a> Checker<'a> {
             (Some(b), Some(size))
                 if offset.checked_add(length).is_some_and(|e| e <= b.len())
                     && offset % size == 0
-                    && length % (size * vector_size) == 0 =>
+                    && size
+                        .checked_mul(vector_size)
+                        .is_some_and(|element| length % element == 0) =>
             {
                 Some(&b[offset..offset + length])
             }
@@ -167,6 +175,7 @@ impl<'a> Checker<'a> {
         let parents = self.nodes();
         self.skeletons(&parents);
         self.meshes(&parents);
+        self.shared_group_names(&parents);
         self.materials();
     }
 
@@ -362,8 +371,11 @@ impl<'a> Checker<'a> {
                         ),
                     );
                 }
-                if length % (c.size() * n) != 0 {
-                    self.f.error("ACCESSOR_PARTIAL_ELEMENT", p, format!("buffer view {view} has {length} bytes, not a whole number of {}-byte elements", c.size() * n));
+                // A vector size from the file can overflow the element size: no element fits then.
+                match c.size().checked_mul(n) {
+                    Some(element) if length % element == 0 => {}
+                    Some(element) => self.f.error("ACCESSOR_PARTIAL_ELEMENT", p, format!("buffer view {view} has {length} bytes, not a whole number of {element}-byte elements")),
+                    None => self.f.error("ACCESSOR_PARTIAL_ELEMENT", p, format!("`vectorSize` {n} makes elements larger than any buffer view")),
                 }
             }
         }
@@ -543,13 +555,14 @@ impl<'a> Checker<'a> {
                     format!("{p}/basis"),
                     "`basis` must be an array of numbers",
                 ),
-                Some(a) if a.len() != d * d => self.f.error(
+                Some(a) if d.checked_mul(d) != Some(a.len()) => self.f.error(
                     "NODE_BASIS_LENGTH",
                     format!("{p}/basis"),
                     format!(
                         "`basis` has {} numbers, a {d}D basis has {}",
                         a.len(),
-                        d * d
+                        d.checked_mul(d)
+                            .map_or("too many".into(), |n| n.to_string())
                     ),
                 ),
                 _ => {}
@@ -586,8 +599,14 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(v) = node.get("rotor") {
-            let bivector = 1 + d * d.saturating_sub(1) / 2;
-            let full = 1usize << d.saturating_sub(1);
+            // Dimensions from the file: saturate rather than overflow (no array is that long).
+            let bivector = d
+                .checked_mul(d.saturating_sub(1))
+                .map_or(usize::MAX, |n| 1 + n / 2);
+            let full = u32::try_from(d.saturating_sub(1))
+                .ok()
+                .and_then(|shift| 1usize.checked_shl(shift))
+                .unwrap_or(usize::MAX);
             match numbers(v) {
                 None => self.f.error(
                     "NODE_TRANSFORM_NOT_NUMBERS",
@@ -920,6 +939,11 @@ impl<'a> Checker<'a> {
                         );
                     }
                 }
+                if surface.get("polytopeSimplexes") == Some(&Value::Bool(true)) {
+                    if let (Some(simplexes), Some(vertices)) = (&simplexes, &vertices) {
+                        self.polytopes_flat(&sp, simplexes, vertices);
+                    }
+                }
                 if surface.get("polytopeSimplexes").is_some() && surface.get("simplexes").is_none()
                 {
                     self.f.error(
@@ -951,6 +975,138 @@ impl<'a> Checker<'a> {
             if let Some(skin) = mesh.get("skin") {
                 self.skin(skin, &format!("{p}/skin"), m, vertex_count, nodes, parents);
             }
+        }
+    }
+
+    /// skeleton.md: group names MUST match those of other skinned meshes using the same
+    /// skeleton: where two such skins both name a group index, the names agree, and a name
+    /// both use sits at the same index.
+    fn shared_group_names(&mut self, parents: &[Option<usize>]) {
+        let nodes = array(self.doc, "nodes");
+        let meshes = array(self.doc, "meshes");
+        // Skeleton node -> (mesh, its group names), first user first.
+        let mut users: Vec<(usize, Vec<NamedSkin<'_>>)> = Vec::new();
+        for (n, node) in nodes.iter().enumerate() {
+            let Some(m) = node
+                .get("meshInstance")
+                .and_then(|mi| mi.get("mesh"))
+                .and_then(index_of)
+            else {
+                continue;
+            };
+            let Some(skeleton) = parents
+                .get(n)
+                .copied()
+                .flatten()
+                .filter(|&pa| nodes.get(pa).is_some_and(|p| p.get("skeleton").is_some()))
+            else {
+                continue;
+            };
+            let Some(names) = meshes
+                .get(m)
+                .and_then(|mesh| mesh.get("skin"))
+                .and_then(|skin| skin.get("groupNames"))
+                .and_then(Value::as_array)
+            else {
+                continue;
+            };
+            let names: Vec<&str> = names.iter().map(|v| v.as_str().unwrap_or("")).collect();
+            match users.iter_mut().find(|(s, _)| *s == skeleton) {
+                Some((_, list)) => {
+                    if !list.iter().any(|(seen, _)| *seen == m) {
+                        list.push((m, names));
+                    }
+                }
+                None => users.push((skeleton, vec![(m, names)])),
+            }
+        }
+        for (skeleton, list) in users {
+            let Some(((first_mesh, first), rest)) = list.split_first() else {
+                continue;
+            };
+            let index_of_name: HashMap<&str, usize> =
+                first.iter().enumerate().map(|(k, n)| (*n, k)).collect();
+            for (m, names) in rest {
+                let clash = names.iter().enumerate().find_map(|(k, name)| {
+                    let same_index = first.get(k).is_some_and(|f| f != name);
+                    let moved = index_of_name.get(name).is_some_and(|&j| j != k);
+                    (same_index || moved).then_some((k, *name))
+                });
+                if let Some((k, name)) = clash {
+                    self.f.error(
+                        "SKIN_GROUP_NAMES_DIFFER",
+                        format!("/meshes/{m}/skin/groupNames/{k}"),
+                        format!(
+                            "group {k} is `{name}` here but mesh {first_mesh}, skinned to the same skeleton (node {skeleton}), numbers its groups differently (`{}` at {k}); skins sharing a skeleton must agree",
+                            first.get(k).copied().unwrap_or("nothing")
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// `polytopeSimplexes`: the simplexes of one polytope (consecutive, same first vertex) MUST
+    /// have normals pointing the same way, within [`rules::POLYTOPE_NORMAL_TOLERANCE`]. Checked
+    /// for 3D triangles with readable, in-range data (other problems are reported elsewhere).
+    fn polytopes_flat(
+        &mut self,
+        sp: &str,
+        simplexes: &AccessorInfo<'_>,
+        vertices: &AccessorInfo<'_>,
+    ) {
+        if self.dimension != 3 || simplexes.vector_size != 3 || vertices.vector_size != 3 {
+            return;
+        }
+        let (Some(indices), Some(positions)) = (simplexes.values(), vertices.values()) else {
+            return;
+        };
+        let vertex_count = positions.len() / 3;
+        let corner = |i: f64| -> Option<[f64; 3]> {
+            let i = i as usize;
+            (i < vertex_count)
+                .then(|| [positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]])
+        };
+        let triangles = indices.chunks_exact(3);
+        let mut bent = 0usize;
+        let mut first_bent: Option<(usize, f64)> = None;
+        let mut polytopes = 0usize;
+        let mut start = 0usize;
+        let count = triangles.len();
+        while start < count {
+            let first = indices[3 * start];
+            let mut end = start + 1;
+            while end < count && indices[3 * end] == first {
+                end += 1;
+            }
+            polytopes += 1;
+            let corners: Option<Vec<[[f64; 3]; 3]>> = (start..end)
+                .map(|t| {
+                    Some([
+                        corner(indices[3 * t])?,
+                        corner(indices[3 * t + 1])?,
+                        corner(indices[3 * t + 2])?,
+                    ])
+                })
+                .collect();
+            if let Some(corners) = corners {
+                let bend = rules::polytope_bend(corners);
+                if bend > rules::POLYTOPE_NORMAL_TOLERANCE {
+                    bent += 1;
+                    first_bent.get_or_insert((start, bend));
+                }
+            }
+            start = end;
+        }
+        if let Some((simplex, bend)) = first_bent {
+            self.f.error(
+                "SURFACE_POLYTOPE_NOT_FLAT",
+                format!("{sp}/polytopeSimplexes"),
+                format!(
+                    "{bent} of {polytopes} polytopes have simplexes whose normals differ by more than {} rad; the first starts at simplex {simplex} and bends by {bend:.4} rad (write `polytopeSimplexes: false` for non-planar polygons)",
+                    rules::POLYTOPE_NORMAL_TOLERANCE
+                ),
+            );
         }
     }
 

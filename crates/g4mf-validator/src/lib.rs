@@ -7,8 +7,11 @@ mod checks;
 mod json;
 pub mod report;
 
-use base64::Engine;
-use g4mf_reader::{ReadOptions, decode, encoding_name, resolve_relative_uri, scan_container};
+use g4mf_reader::buffers::decode_json_chunk;
+use g4mf_reader::{
+    BufferDescription, BufferSources, IssueSeverity, ReadOptions, encoding_name,
+    load_buffer as load_buffer_data, scan_container,
+};
 use report::Findings;
 pub use report::{Counts, Finding, Report, Severity};
 use serde_json::Value;
@@ -147,30 +150,23 @@ fn validate_with_format(
             );
             return finish(uri.to_owned(), f);
         };
-        json = match json_chunk.encoding_name().as_str() {
-            "plain" => {
-                json_offset = Some(json_chunk.data_offset);
-                json_chunk.data(bytes).to_vec()
-            }
-            "Zstd" => match decode_json(json_chunk.data(bytes), options.read.max_json_bytes) {
-                Ok(j) => j,
-                Err(message) => {
-                    f.byte(
-                        Severity::Error,
-                        "CHUNK_DECODE_FAILED",
-                        json_chunk.offset,
-                        message,
-                    );
-                    return finish(uri.to_owned(), f);
-                }
-            },
-            other => {
-                f.byte(
-                    Severity::Error,
-                    "CHUNK_DECODE_FAILED",
-                    json_chunk.offset + 4,
-                    format!("cannot decode the JSON chunk's `{other}` encoding"),
-                );
+        let encoding = json_chunk.encoding_name();
+        if encoding == "plain" {
+            json_offset = Some(json_chunk.data_offset);
+        }
+        json = match decode_json_chunk(
+            json_chunk.data(bytes),
+            &encoding,
+            options.read.max_json_bytes,
+        ) {
+            Ok(j) => j,
+            Err((code, message)) => {
+                let at = if encoding == "Zstd" {
+                    json_chunk.offset
+                } else {
+                    json_chunk.offset + 4
+                };
+                f.byte(Severity::Error, code, at, message);
                 return finish(uri.to_owned(), f);
             }
         };
@@ -230,21 +226,8 @@ fn validate_with_format(
     finish(uri.to_owned(), checker.f)
 }
 
-fn decode_json(data: &[u8], limit: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let decoder = zstd::stream::read::Decoder::with_buffer(data)
-        .map_err(|e| format!("invalid Zstandard JSON chunk: {e}"))?;
-    let mut out = Vec::new();
-    decoder
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(|e| format!("invalid Zstandard JSON chunk: {e}"))?;
-    if out.len() as u64 > limit {
-        return Err(format!("the JSON chunk decodes to more than {limit} bytes"));
-    }
-    Ok(out)
-}
-
+/// Type-checks a buffer's JSON, then loads it through the reader's shared path, turning each
+/// issue into a finding.
 #[allow(clippy::too_many_arguments)]
 fn load_buffer(
     i: usize,
@@ -265,19 +248,8 @@ fn load_buffer(
         );
         return None;
     };
-    if byte_length > options.read.max_buffer_bytes {
-        f.error(
-            "BUFFER_TOO_LARGE",
-            format!("{p}/byteLength"),
-            format!(
-                "{byte_length} bytes exceeds the validator's limit of {}",
-                options.read.max_buffer_bytes
-            ),
-        );
-        return None;
-    }
     let encoding = match buffer.get("encoding") {
-        None => "plain".to_owned(),
+        None => "plain",
         Some(Value::String(e)) => {
             if e.chars().count() != 4 {
                 f.error(
@@ -286,7 +258,7 @@ fn load_buffer(
                     format!("`encoding` must be a 4-character FourCC, found `{e}`"),
                 );
             }
-            e.clone()
+            e.as_str()
         }
         Some(other) => {
             f.error(
@@ -297,141 +269,53 @@ fn load_buffer(
             return None;
         }
     };
-    let chunk = buffer.get("chunk");
-    let uri = buffer.get("uri");
-    if !binary && chunk.is_some() {
-        f.error(
-            "BUFFER_CHUNK_IN_TEXT",
-            format!("{p}/chunk"),
-            "`chunk` must not be defined in a text G4MF file",
-        );
-        return None;
-    }
-    let data = match (chunk, uri) {
-        (Some(_), Some(_)) => {
-            f.error(
-                "BUFFER_CHUNK_AND_URI",
-                p,
-                "a buffer must not define both `chunk` and `uri`",
-            );
-            return None;
-        }
-        (None, None) if binary => {
-            f.error("BUFFER_NO_DATA", p, "a buffer must define `chunk` or `uri`");
-            return None;
-        }
-        (None, None) => {
-            f.error(
-                "BUFFER_TEXT_WITHOUT_URI",
-                p,
-                "a buffer in a text G4MF file must define `uri`",
-            );
-            return None;
-        }
-        (Some(c), None) => {
-            let Some(chunk) = c.as_u64().and_then(|c| chunks.get(c as usize)) else {
+    let chunk = match buffer.get("chunk") {
+        None => None,
+        Some(c) => match c.as_u64() {
+            Some(c) => Some(c),
+            None if !binary => Some(u64::MAX), // reported as a chunk in a text file below
+            None => {
                 f.error(
                     "BUFFER_CHUNK_INVALID",
                     format!("{p}/chunk"),
                     format!("chunk {c} does not exist (the file has {})", chunks.len()),
                 );
                 return None;
-            };
-            if &chunk.kind != b"BLOB" {
-                f.warning(
-                    "BUFFER_CHUNK_NOT_BLOB",
-                    format!("{p}/chunk"),
-                    format!(
-                        "chunk {c} is a `{}` chunk, not BLOB",
-                        encoding_name(chunk.kind)
-                    ),
-                );
             }
-            if chunk.encoding_name() != encoding {
-                f.error(
-                    "BUFFER_ENCODING_MISMATCH",
-                    format!("{p}/encoding"),
-                    format!(
-                        "`encoding` is {encoding} but chunk {c} is encoded {}",
-                        chunk.encoding_name()
-                    ),
-                );
-                return None;
-            }
-            chunk.data(bytes).to_vec()
-        }
-        (None, Some(uri)) => {
-            let Some(uri) = uri.as_str() else {
-                f.error(
-                    "BUFFER_URI_INVALID",
-                    format!("{p}/uri"),
-                    "`uri` must be a string",
-                );
-                return None;
-            };
-            if let Some(rest) = uri.strip_prefix("data:") {
-                if binary {
-                    f.warning(
-                        "BUFFER_DATA_URI_IN_BINARY",
-                        format!("{p}/uri"),
-                        "binary G4MF files SHOULD NOT embed base64 data URIs",
-                    );
-                }
-                let Some(payload) = rest.strip_prefix("application/octet-stream;base64,") else {
-                    f.error(
-                        "BUFFER_DATA_URI_INVALID",
-                        format!("{p}/uri"),
-                        "data URIs must start with `data:application/octet-stream;base64,`",
-                    );
-                    return None;
-                };
-                match base64::engine::general_purpose::STANDARD.decode(payload) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        f.error(
-                            "BUFFER_DATA_URI_INVALID",
-                            format!("{p}/uri"),
-                            format!("invalid base64: {e}"),
-                        );
-                        return None;
-                    }
-                }
-            } else {
-                let Some(folder) = folder else {
-                    f.warning(
-                        "BUFFER_URI_NOT_READ",
-                        format!("{p}/uri"),
-                        "relative URI not read (the file's folder is unknown)",
-                    );
-                    return None;
-                };
-                match resolve_relative_uri(uri, folder, options.read.allow_outside_folder) {
-                    Err(message) => {
-                        f.warning("BUFFER_URI_NOT_READ", format!("{p}/uri"), message);
-                        return None;
-                    }
-                    Ok(path) => match std::fs::read(&path) {
-                        Ok(d) => d,
-                        Err(e) => {
-                            f.error(
-                                "BUFFER_URI_UNREADABLE",
-                                format!("{p}/uri"),
-                                // The URI as written, not the resolved path: reports
-                                // stay the same wherever the file is checked.
-                                format!("cannot read {uri:?} (relative to the file's folder): {e}"),
-                            );
-                            return None;
-                        }
-                    },
-                }
-            }
+        },
+    };
+    let uri = match buffer.get("uri") {
+        None => None,
+        Some(Value::String(u)) => Some(u.as_str()),
+        Some(_) => {
+            f.error(
+                "BUFFER_URI_INVALID",
+                format!("{p}/uri"),
+                "`uri` must be a string",
+            );
+            return None;
         }
     };
-    match decode(&data, &encoding, byte_length, &format!("buffer {i}")) {
-        Ok(decoded) => Some(decoded),
-        Err(e) => {
-            f.error("BUFFER_DATA_INVALID", p, e.to_string());
-            None
-        }
+    let description = BufferDescription {
+        index: i,
+        byte_length,
+        encoding,
+        chunk,
+        uri,
+    };
+    let sources = BufferSources {
+        file: bytes,
+        chunks: binary.then_some(chunks),
+        folder,
+    };
+    let loaded = load_buffer_data(&description, &sources, &options.read);
+    for issue in loaded.issues {
+        let severity = match issue.severity {
+            IssueSeverity::Error => Severity::Error,
+            IssueSeverity::Warning => Severity::Warning,
+            IssueSeverity::Info => Severity::Info,
+        };
+        f.at(severity, issue.code, issue.pointer, issue.message);
     }
+    loaded.data
 }

@@ -9,6 +9,7 @@
 use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
 use crate::names::NameRegistry;
+use g4mf_model::rules;
 use g4mf_model::{
     Asset, Binding, Bone, Document, JointRef, Material, Mesh, MeshInstance, Node, NodeIndex,
     Skeleton, Skin, Surface,
@@ -482,6 +483,13 @@ fn build_mesh(
         let mut corner_uvs = Vec::new();
         let all_uv = surface.faces.iter().all(|f| f.texcoords.is_some());
         let mut previous_start = None;
+        // `polytopeSimplexes` promises flat polytopes (mesh.md); checked on the float32
+        // positions as written, with the validator's tolerance.
+        let mut polytopes_flat = true;
+        let written = |v: u32| {
+            let i = v as usize * 3;
+            [flat[i], flat[i + 1], flat[i + 2]].map(f64::from)
+        };
         for (f, face) in surface.faces.iter().enumerate() {
             let bad = |problem: String| WriteError::BadFace {
                 surface: s,
@@ -518,6 +526,12 @@ fn build_mesh(
             let r = start_away_from(&face.vertices, previous_start);
             let corner = |k: usize| (r + k) % n;
             previous_start = Some(face.vertices[r]);
+            if polytopes_flat && n > 3 {
+                let fan = (1..n - 1).map(|k| {
+                    [corner(0), corner(k), corner(k + 1)].map(|c| written(face.vertices[c]))
+                });
+                polytopes_flat = rules::polytope_bend(fan) <= rules::POLYTOPE_NORMAL_TOLERANCE;
+            }
             for k in 1..n - 1 {
                 for c in [corner(0), corner(k), corner(k + 1)] {
                     simplexes.push(face.vertices[c]);
@@ -555,7 +569,7 @@ fn build_mesh(
         };
         surfaces.push(Surface {
             simplexes: Some(simplex_accessor),
-            polytope_simplexes: true,
+            polytope_simplexes: polytopes_flat,
             material,
             texture_map,
             ..Surface::default()

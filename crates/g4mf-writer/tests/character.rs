@@ -600,3 +600,27 @@ proptest! {
         }
     }
 }
+
+/// mesh.md: `polytopeSimplexes` promises flat polytopes. A quad lifted off its plane is written
+/// as plain triangles (same simplexes, flag off); a planar one keeps the flag.
+#[test]
+fn polytope_simplexes_only_for_flat_polygons() {
+    let flag = |lift: f64| {
+        let mut spec = tiny_spec();
+        spec.mesh.as_mut().unwrap().positions[2].z = lift;
+        let built = build_character(&spec).unwrap();
+        let surface = &built.document.meshes[0].surfaces[0];
+        let (_, simplexes) =
+            accessor_values(&built.document, &built.buffer, surface.simplexes.unwrap());
+        (surface.polytope_simplexes, simplexes)
+    };
+    let (flat, flat_simplexes) = flag(0.0);
+    // Float32 noise on a planar quad stays far inside the tolerance.
+    let (tiny_lift, _) = flag(1e-9);
+    let (bent, bent_simplexes) = flag(0.1);
+    assert!(flat && tiny_lift);
+    assert!(!bent);
+    // The quad's two triangles still share their first vertex.
+    assert_eq!(flat_simplexes, bent_simplexes);
+    assert_eq!(bent_simplexes[0], bent_simplexes[3]);
+}

@@ -53,8 +53,11 @@ impl FitMesh {
         }
     }
 
-    /// A fit mesh from OBJ positions as written, mapped to Blender space by `frame`, whose scale
-    /// becomes the mesh's scale factor.
+    /// A fit mesh from OBJ positions as written, mapped to Blender space by `frame`.
+    ///
+    /// `frame` turns the OBJ's unit into metres, so the result is always in MPFB's metre scene
+    /// (scale factor [`crate::space::METRE_SCALE_FACTOR`]) whatever the OBJ's unit: offsets,
+    /// which are in the rig's units, must not change with the mesh's unit.
     pub fn from_obj<'a, N, I>(
         positions: &[[f64; 3]],
         frame: crate::ObjFrame,
@@ -68,10 +71,11 @@ impl FitMesh {
             .iter()
             .map(|p| frame.obj_to_blender(DVec3::from_array(*p)))
             .collect();
-        Self::new(vertices, groups).with_scale_factor(frame.scale)
+        Self::new(vertices, groups).with_scale_factor(crate::space::METRE_SCALE_FACTOR)
     }
 
-    /// Sets the mesh's scale factor (OBJ units to metres), used for offsets' relative scale.
+    /// Sets the MPFB scale factor of the Blender scene the vertices are in (0.1 for metres),
+    /// which with the rig's `scale_factor` scales offsets.
     pub fn with_scale_factor(mut self, scale_factor: f64) -> Self {
         self.scale_factor = Some(scale_factor);
         self
@@ -211,7 +215,8 @@ pub struct FittedRig {
     pub fallbacks: Vec<Fallback>,
     /// Non-fatal observations.
     pub warnings: Vec<FitWarning>,
-    /// `mesh scale / rig scale_factor` (1 when either is unknown), applied to offsets.
+    /// `mesh scene scale factor / rig scale_factor` (1 when either is unknown), applied to
+    /// offsets; 1 for a rig saved in the metre scene, whatever the OBJ unit was.
     pub relative_scale: f64,
 }
 

@@ -17,6 +17,10 @@ pub enum UpAxis {
     Z,
 }
 
+/// MPFB's `scale_factor` for a body in metres (MakeHuman's decimetres times 0.1): our Blender
+/// space is always this scene, whatever unit an input OBJ was written in.
+pub const METRE_SCALE_FACTOR: f64 = 0.1;
+
 /// How an OBJ file's coordinates map to Blender space: axis convention and unit scale
 /// (MPFB's `scale_factor` of the mesh; 0.1 turns decimetres into metres).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -419,6 +419,7 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
 fn run_inspect(args: InspectArgs) -> Result<()> {
     let options = g4mf_reader::ReadOptions {
         allow_outside_folder: args.allow_outside_folder,
+        max_buffer_bytes: args.max_buffer_mib.saturating_mul(1 << 20),
         ..Default::default()
     };
     let file = g4mf_reader::read_path(&args.file, &options)?;
@@ -454,7 +455,8 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         (Some(path), false) => Some(LoadedMesh::load(path, None)?),
         _ => None,
     };
-    let files = mpfb2g4mf::to_mpfb::to_mpfb(&file, mesh.as_ref().map(|m| (m, frame)))?;
+    let files = mpfb2g4mf::to_mpfb::to_mpfb(&file, mesh.as_ref().map(|m| (m, frame)))
+        .with_context(|| args.input.display().to_string())?;
     let name = args.name.clone().unwrap_or_else(|| {
         file.document
             .nodes

@@ -101,12 +101,23 @@ pub fn round_trip(
                 }
             }
         }
-        let mut a = bone.clone();
+        // Positions and offsets compare by distance (measured above); everything else exactly.
+        // An end present on one side only, or off by more than 1e-9 m, is a mismatch.
+        let a = bone.clone();
         let mut b = (*other).clone();
-        for end in [&mut a.head, &mut a.tail, &mut b.head, &mut b.tail] {
-            end.default_position = None;
-            end.offset = end.offset.map(|_| [0.0; 3]);
+        for (x, y) in [(&a.head, &mut b.head), (&a.tail, &mut b.tail)] {
+            for (p, q) in [
+                (x.default_position, &mut y.default_position),
+                (x.offset, &mut y.offset),
+            ] {
+                if let (Some(p), Some(q)) = (p, q.as_mut()) {
+                    if DVec3::from_array(p).distance(DVec3::from_array(*q)) <= 1e-9 {
+                        *q = p;
+                    }
+                }
+            }
         }
+        let mut a = a;
         (a.roll, b.roll) = (0.0, 0.0);
         if a != b {
             field_mismatches.push(bone.name.clone());

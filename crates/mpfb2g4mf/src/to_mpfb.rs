@@ -34,6 +34,14 @@ pub enum ToMpfbError {
         /// What is wrong.
         problem: String,
     },
+    /// Our own extras are inconsistent with the file (edited by hand, or hostile).
+    #[error("{pointer}: {problem}")]
+    BadExtras {
+        /// The extras property.
+        pointer: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// The skin cannot be read.
     #[error(transparent)]
     Read(#[from] g4mf_reader::ReadError),
@@ -393,11 +401,11 @@ fn f32_json(w: f32) -> Value {
 
 fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, ToMpfbError> {
     let doc = &file.document;
-    let Some(mesh) = doc.nodes[view.skeleton]
+    let Some((mesh_index, mesh)) = doc.nodes[view.skeleton]
         .children
         .iter()
         .filter_map(|c| doc.nodes.get(c.get())?.mesh_instance.as_ref())
-        .find_map(|mi| doc.meshes.get(mi.mesh.get()))
+        .find_map(|mi| Some((mi.mesh.get(), doc.meshes.get(mi.mesh.get())?)))
     else {
         return Ok(None);
     };
@@ -406,16 +414,16 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
     };
     let extras = mesh.other.get("extras").and_then(|e| e.get("mpfb"));
     // Kept vertex -> source vertex, from the recorded ranges (identity when absent).
-    let source: Option<Vec<u64>> = extras
+    let kept_vertices = file.accessor_bytes(mesh.vertices)?;
+    let kept_vertices =
+        kept_vertices.0.len() / (kept_vertices.1.size() * kept_vertices.2.max(1) as usize);
+    let source = match extras
         .and_then(|e| e.get("source_vertices"))
         .and_then(Value::as_array)
-        .map(|ranges| {
-            ranges
-                .iter()
-                .filter_map(|r| Some((r.get(0)?.as_u64()?, r.get(1)?.as_u64()?)))
-                .flat_map(|(a, b)| a..=b)
-                .collect()
-        });
+    {
+        None => None,
+        Some(ranges) => Some(source_vertices(ranges, kept_vertices, mesh_index)?),
+    };
     let joints: Vec<Option<usize>> = doc.nodes[view.skeleton]
         .skeleton
         .as_ref()
@@ -454,7 +462,8 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
             unskinned
                 .get(key)
                 .and_then(Value::as_u64)
-                .map(|i| g4mf_model::Index::new(i as u32))
+                .and_then(|i| u32::try_from(i).ok())
+                .map(g4mf_model::Index::new)
         };
         if let (Some(ga), Some(va), Some(wa)) = (
             accessor("groups"),
@@ -529,6 +538,38 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
     let mut sorted: Vec<(String, Value)> = out.into_iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(Some(Value::Object(sorted.into_iter().collect())))
+}
+
+/// Expands `extras.mpfb.source_vertices` (inclusive ranges of source vertex numbers) into one
+/// source vertex per kept vertex, refusing to expand past the mesh's `kept` vertices: the
+/// ranges come from the file, and a hostile one must not allocate without bound.
+fn source_vertices(ranges: &[Value], kept: usize, mesh: usize) -> Result<Vec<u64>, ToMpfbError> {
+    let mut out = Vec::with_capacity(kept);
+    for (k, range) in ranges.iter().enumerate() {
+        let bad = |problem: String| ToMpfbError::BadExtras {
+            pointer: format!("/meshes/{mesh}/extras/mpfb/source_vertices/{k}"),
+            problem,
+        };
+        let (Some(first), Some(last)) = (
+            range.get(0).and_then(Value::as_u64),
+            range.get(1).and_then(Value::as_u64),
+        ) else {
+            return Err(bad(
+                "a range must be [first, last] with non-negative integers".into(),
+            ));
+        };
+        if last < first {
+            return Err(bad(format!("the range {first}..={last} runs backwards")));
+        }
+        // `last - first` is one less than the range's length, so this cannot overflow.
+        if last - first >= (kept - out.len()) as u64 {
+            return Err(bad(format!(
+                "the ranges name more vertices than the mesh's {kept}"
+            )));
+        }
+        out.extend(first..=last);
+    }
+    Ok(out)
 }
 
 /// JSON as MPFB writes it: 4-space indentation (keys already sorted).

@@ -331,6 +331,11 @@ fn every_shipped_rig_converts_in_every_container() {
                     &[]
                 };
                 assert_eq!(report.codes(), expected, "{}", output.display());
+                // MakeHuman's quads are not planar: the body is written as plain triangles,
+                // so the polytope MUST holds (the validator checks it when the flag is set).
+                for surface in &file.document.meshes[0].surfaces {
+                    assert!(!surface.polytope_simplexes, "{}", output.display());
+                }
                 if extra.is_some() {
                     assert!(output.with_extension("bin").is_file());
                 }
@@ -414,6 +419,86 @@ fn a_morphed_body_moves_the_skeleton() {
         (tall["foot_l"] - base["foot_l"]).length() < 1e-9,
         "feet stay put"
     );
+}
+
+/// Every bone's world head and +Y axis, by MPFB name.
+fn bone_frames(file: &G4mfFile) -> BTreeMap<String, (DVec3, DVec3, f64)> {
+    world_transforms(&file.document)
+        .into_iter()
+        .zip(&file.document.nodes)
+        .filter_map(|((p, b), n)| {
+            let name = n.extras.as_ref()?.get("mpfb")?.get("name")?.as_str()?;
+            Some((name.to_owned(), (p, b.y_axis, n.bone.as_ref()?.length?)))
+        })
+        .collect()
+}
+
+#[test]
+fn a_body_in_metres_gives_the_same_skeleton_offsets_included() {
+    let Some(data) = test_support::mpfb_data_or_skip(
+        "a_body_in_metres_gives_the_same_skeleton_offsets_included",
+    ) else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    // base.obj rewritten in metres, as Blender exports it.
+    let text = std::fs::read_to_string(data.join("3dobjs/base.obj")).unwrap();
+    let metres: String = text
+        .lines()
+        .map(|line| match line.strip_prefix("v ") {
+            Some(rest) => {
+                let c: Vec<f64> = rest
+                    .split_whitespace()
+                    .map(|t| t.parse::<f64>().unwrap() * 0.1)
+                    .collect();
+                format!("v {} {} {}\n", c[0], c[1], c[2])
+            }
+            None => format!("{line}\n"),
+        })
+        .collect();
+    let metres_path = out.path().join("base_metres.obj");
+    std::fs::write(&metres_path, metres).unwrap();
+    // The Rigify human has offset ends (face, nose_master, MCH-breast-parent, ...).
+    let rig = data.join("rigs/rigify/rig.human.json");
+    let convert = |mesh: &Path, scale: &str, name: &str| {
+        let output = out.path().join(name);
+        let result = run(&[
+            "convert",
+            "--rig",
+            rig.to_str().unwrap(),
+            "--mesh",
+            mesh.to_str().unwrap(),
+            "--mesh-scale",
+            scale,
+            "-o",
+            output.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        bone_frames(&read_path(&output, &ReadOptions::default()).unwrap())
+    };
+    let decimetres = convert(&data.join("3dobjs/base.obj"), "0.1", "dm.g4b");
+    let metres = convert(&metres_path, "1", "m.g4b");
+    assert_eq!(decimetres.len(), metres.len());
+    let parsed = mpfb_rig::parse_rig(&std::fs::read_to_string(&rig).unwrap()).unwrap();
+    let with_offsets: Vec<&str> = parsed
+        .bones
+        .iter()
+        .filter(|b| b.head.offset.is_some() || b.tail.offset.is_some())
+        .map(|b| b.name.as_str())
+        .collect();
+    for name in ["face", "nose_master", "MCH-breast-parent"] {
+        assert!(with_offsets.contains(&name), "{name} has an offset");
+    }
+    for (name, (head, axis, length)) in &decimetres {
+        let (m_head, m_axis, m_length) = metres[name];
+        // OBJ text rounding of the rewritten file is the only difference (~1e-7 m).
+        assert!(
+            (head.distance(m_head)) < 1e-5
+                && (length - m_length).abs() < 1e-5
+                && axis.distance(m_axis) < 1e-4,
+            "{name}: {head} {length} vs {m_head} {m_length}"
+        );
+    }
 }
 
 #[test]

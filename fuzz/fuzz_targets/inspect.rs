@@ -1,0 +1,14 @@
+//! Fuzzes `inspect` (through the reader) on raw and structurally edited G4MF files.
+#![no_main]
+
+#[path = "common/structural.rs"]
+mod structural;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let file = structural::file_from_input(data);
+    if let Ok(read) = g4mf_reader::read_bytes(&file, None, &structural::read_options()) {
+        let _ = mpfb2g4mf::inspect::inspect(&read, file.len() as u64);
+    }
+});
