@@ -1,0 +1,88 @@
+//! The exact bytes `convert` writes, for every shipped rig in every container form, pinned by
+//! SHA-256 in `fixtures/golden-bytes.json`. Refactors must not change a single byte; a change
+//! on purpose is recorded with `UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test golden_bytes`
+//! and explained in its commit.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// Container forms: output name and extra flags.
+const FORMS: [(&str, &[&str]); 5] = [
+    ("character.g4b", &[]),
+    ("character-zstd.g4b", &["--compress", "zstd"]),
+    ("character.g4tf", &[]),
+    ("character-external.g4tf", &["--external-bin"]),
+    (
+        "character-pretty-zstd.g4tf",
+        &["--pretty", "--compress", "zstd"],
+    ),
+];
+
+fn sha256(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn convert_writes_the_recorded_bytes() {
+    let Some(data) = test_support::mpfb_data_or_skip("convert_writes_the_recorded_bytes") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let mut got: BTreeMap<String, String> = BTreeMap::new();
+    for rig in test_support::json_files_with_prefix(&data.join("rigs"), "rig.") {
+        let stem = rig.file_stem().unwrap().to_str().unwrap().to_owned();
+        let weights = rig.with_file_name(stem.replacen("rig.", "weights.", 1) + ".json");
+        for (name, flags) in FORMS {
+            let out = work.path().join(name);
+            let mut command = Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"));
+            command
+                .args(["convert", "--quiet", "--rig"])
+                .arg(&rig)
+                .arg("--mesh")
+                .arg(data.join("3dobjs/base.obj"))
+                .arg("-o")
+                .arg(&out)
+                .args(flags);
+            if weights.is_file() {
+                command.arg("--weights").arg(&weights);
+            }
+            let output = command.output().unwrap();
+            assert!(
+                output.status.success(),
+                "{stem} {name}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            got.insert(format!("{stem} {name}"), sha256(&out));
+            let bin = out.with_extension("bin");
+            if bin.is_file() {
+                got.insert(format!("{stem} {name} (.bin)"), sha256(&bin));
+                std::fs::remove_file(bin).unwrap();
+            }
+        }
+    }
+    assert_eq!(got.len(), 6 * FORMS.len() + 6, "every rig in every form");
+    let path = test_support::workspace_root().join("fixtures/golden-bytes.json");
+    let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let expected: BTreeMap<String, String> =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let changed: Vec<&String> = got
+        .iter()
+        .filter(|(k, v)| expected.get(*k) != Some(v))
+        .map(|(k, _)| k)
+        .collect();
+    assert!(
+        changed.is_empty() && got.len() == expected.len(),
+        "bytes changed for {changed:?} (UPDATE_GOLDEN=1 records them on purpose)"
+    );
+}
