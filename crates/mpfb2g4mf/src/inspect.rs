@@ -88,14 +88,8 @@ pub fn inspect(file: &G4mfFile, size: u64) -> String {
             if let Some(g) = joints.iter().position(|&j| j == i) {
                 let _ = write!(what, ", joint {g}");
             }
-            if let Some(name) = n
-                .extras
-                .as_ref()
-                .and_then(|e| e.get("mpfb"))
-                .and_then(|m| m.get("name"))
-                .and_then(|v| v.as_str())
-            {
-                if Some(name) != n.name.as_deref() {
+            if let Some(name) = crate::extras::bone_extras(n).map(|b| b.name) {
+                if Some(name.as_str()) != n.name.as_deref() {
                     let _ = write!(what, " (MPFB `{name}`)");
                 }
             }

@@ -6,8 +6,11 @@ pub mod batch;
 pub mod convert;
 pub mod data;
 pub mod demo;
+pub mod extras;
+pub mod inputs;
 pub mod inspect;
 pub mod roundtrip;
+pub mod stages;
 pub mod to_mpfb;
 
 pub use convert::{

@@ -447,10 +447,11 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
             UpArg::Z => UpAxis::Z,
         },
     };
-    let has_extras =
-        file.document.nodes.iter().any(|n| {
-            n.bone.is_some() && n.extras.as_ref().is_some_and(|e| e.get("mpfb").is_some())
-        });
+    let has_extras = file
+        .document
+        .nodes
+        .iter()
+        .any(|n| n.bone.is_some() && mpfb2g4mf::extras::bone_extras(n).is_some());
     let mesh = match (&mesh_path, has_extras) {
         (Some(path), false) => Some(LoadedMesh::load(path, None)?),
         _ => None,
@@ -462,11 +463,12 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
             .nodes
             .iter()
             .find_map(|n| {
-                n.extras
-                    .as_ref()?
-                    .pointer("/mpfb2g4mf/rig_file")?
-                    .as_str()
-                    .map(str::to_owned)
+                Some(
+                    mpfb2g4mf::extras::skeleton_extras(n)
+                        .ok()??
+                        .mpfb2g4mf?
+                        .rig_file,
+                )
             })
             .and_then(|f| {
                 f.strip_prefix("rig.")

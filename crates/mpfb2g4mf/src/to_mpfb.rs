@@ -7,6 +7,7 @@
 //! restricted to exact coincidence so that refitting reproduces the skeleton.
 
 use crate::convert::LoadedMesh;
+use crate::extras;
 use g4mf_model::{Document, JointRef, Node};
 use g4mf_reader::G4mfFile;
 use glam::{DMat3, DVec3};
@@ -90,18 +91,9 @@ fn parents(doc: &Document) -> Vec<Option<usize>> {
     parent
 }
 
-fn mpfb_extras(node: &Node) -> Option<&Map<String, Value>> {
-    node.extras.as_ref()?.get("mpfb")?.as_object()
-}
-
-/// The MPFB name of a bone node: `extras.mpfb.name`, else the node name.
+/// The MPFB name of a bone node: `extras.mpfb.name`, else the node name, else by index.
 fn bone_name(node: &Node, index: usize) -> String {
-    mpfb_extras(node)
-        .and_then(|m| m.get("name"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| node.name.clone())
-        .unwrap_or_else(|| format!("bone{index}"))
+    extras::mpfb_name(node).unwrap_or_else(|| format!("bone{index}"))
 }
 
 struct SkeletonView {
@@ -160,10 +152,9 @@ pub fn to_mpfb(
 ) -> Result<MpfbFiles, ToMpfbError> {
     let doc = &file.document;
     let view = skeleton_view(doc)?;
-    let restorable = view
-        .bones
-        .iter()
-        .all(|&b| mpfb_extras(&doc.nodes[b]).is_some_and(|m| m.contains_key("head")));
+    let restorable = view.bones.iter().all(|&b| {
+        extras::bone_extras(&doc.nodes[b]).is_some_and(|m| m.fields.contains_key("head"))
+    });
     let (rig, derived, default_ends) = if restorable {
         (restore_rig(doc, &view)?, false, Vec::new())
     } else {
@@ -183,38 +174,30 @@ pub fn to_mpfb(
 }
 
 fn restore_rig(doc: &Document, view: &SkeletonView) -> Result<Value, ToMpfbError> {
-    let skeleton = &doc.nodes[view.skeleton];
-    let mut header = skeleton
-        .extras
-        .as_ref()
-        .and_then(|e| e.get("mpfb"))
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let skeleton = extras::skeleton_extras(&doc.nodes[view.skeleton]).map_err(|problem| {
+        ToMpfbError::BadExtras {
+            pointer: format!("/nodes/{}/extras", view.skeleton),
+            problem,
+        }
+    })?;
+    let (mut header, provenance) = match skeleton {
+        Some(s) => (s.mpfb, s.mpfb2g4mf),
+        None => (Map::new(), None),
+    };
     let mut bones: Vec<(String, Map<String, Value>)> = view
         .bones
         .iter()
         .filter_map(|&b| {
-            let mut m = mpfb_extras(&doc.nodes[b])?.clone();
-            let name = m
-                .shift_remove("name")
-                .and_then(|n| n.as_str().map(str::to_owned))
-                .unwrap_or_else(|| bone_name(&doc.nodes[b], b));
-            Some((name, m))
+            let bone = extras::bone_extras(&doc.nodes[b])?;
+            Some((bone.name, bone.fields))
         })
         .collect();
     // The rig file's own bone order, when recorded.
-    if let Some(order) = skeleton
-        .extras
-        .as_ref()
-        .and_then(|e| e.pointer("/mpfb2g4mf/bone_order"))
-        .and_then(Value::as_array)
-    {
+    if let Some(order) = provenance.map(|p| p.bone_order) {
         let rank: BTreeMap<&str, usize> = order
             .iter()
-            .filter_map(Value::as_str)
             .enumerate()
-            .map(|(i, n)| (n, i))
+            .map(|(i, n)| (n.as_str(), i))
             .collect();
         bones.sort_by_key(|(name, _)| rank.get(name.as_str()).copied().unwrap_or(usize::MAX));
     }
@@ -412,15 +395,16 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
     let Some(skin) = &mesh.skin else {
         return Ok(None);
     };
-    let extras = mesh.other.get("extras").and_then(|e| e.get("mpfb"));
+    let extras = extras::mesh_extras(mesh).map_err(|problem| ToMpfbError::BadExtras {
+        pointer: format!("/meshes/{mesh_index}/extras"),
+        problem,
+    })?;
+    let extras = extras.as_ref();
     // Kept vertex -> source vertex, from the recorded ranges (identity when absent).
     let kept_vertices = file.accessor_bytes(mesh.vertices)?;
     let kept_vertices =
         kept_vertices.0.len() / (kept_vertices.1.size() * kept_vertices.2.max(1) as usize);
-    let source = match extras
-        .and_then(|e| e.get("source_vertices"))
-        .and_then(Value::as_array)
-    {
+    let source = match extras.and_then(|e| e.source_vertices.as_deref()) {
         None => None,
         Some(ranges) => Some(source_vertices(ranges, kept_vertices, mesh_index)?),
     };
@@ -452,58 +436,31 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
             .unwrap_or(v[i]);
         groups.entry(name).or_default().push((vertex, w[i] as f32));
     }
-    if let Some(unskinned) = extras.and_then(|e| e.get("unskinned_weights")) {
-        let names: Vec<&str> = unskinned
-            .get("names")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let accessor = |key: &str| {
-            unskinned
-                .get(key)
-                .and_then(Value::as_u64)
-                .and_then(|i| u32::try_from(i).ok())
-                .map(g4mf_model::Index::new)
-        };
-        if let (Some(ga), Some(va), Some(wa)) = (
-            accessor("groups"),
-            accessor("vertices"),
-            accessor("weights"),
-        ) {
-            let (ug, uv, uw) = (file.read_u64(ga)?, file.read_u64(va)?, file.read_f64(wa)?);
-            for i in 0..ug.len().min(uv.len()).min(uw.len()) {
-                if let Some(name) = names.get(ug[i] as usize) {
-                    groups
-                        .entry((*name).to_owned())
-                        .or_default()
-                        .push((uv[i], uw[i] as f32));
-                }
+    if let Some(unskinned) = extras.and_then(|e| e.unskinned_weights.as_ref()) {
+        let (ug, uv, uw) = (
+            file.read_u64(unskinned.groups)?,
+            file.read_u64(unskinned.vertices)?,
+            file.read_f64(unskinned.weights)?,
+        );
+        for i in 0..ug.len().min(uv.len()).min(uw.len()) {
+            if let Some(name) = unskinned.names.get(ug[i] as usize) {
+                groups
+                    .entry(name.clone())
+                    .or_default()
+                    .push((uv[i], uw[i] as f32));
             }
         }
     }
-    if let Some(masks) = extras
-        .and_then(|e| e.get("masks"))
-        .and_then(Value::as_object)
-    {
-        for (name, pairs) in masks {
-            let list = groups.entry(name.clone()).or_default();
-            for pair in pairs.as_array().map_or(&[][..], Vec::as_slice) {
-                if let (Some(v), Some(w)) = (
-                    pair.get(0).and_then(Value::as_u64),
-                    pair.get(1).and_then(Value::as_f64),
-                ) {
-                    list.push((v, w as f32));
-                }
-            }
-        }
+    for (name, pairs) in extras.and_then(|e| e.masks.as_ref()).into_iter().flatten() {
+        let list = groups.entry(name.clone()).or_default();
+        list.extend(pairs.iter().map(|&(v, w)| (u64::from(v), w as f32)));
     }
-    if let Some(all) = extras
-        .and_then(|e| e.get("weight_groups"))
-        .and_then(Value::as_array)
+    for name in extras
+        .and_then(|e| e.weight_groups.as_ref())
+        .into_iter()
+        .flatten()
     {
-        for name in all.iter().filter_map(Value::as_str) {
-            groups.entry(name.to_owned()).or_default();
-        }
+        groups.entry(name.clone()).or_default();
     }
     let weights: Map<String, Value> = groups
         .into_iter()
@@ -521,9 +478,7 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
         })
         .collect();
     let mut out = extras
-        .and_then(|e| e.get("weights_metadata"))
-        .and_then(Value::as_object)
-        .cloned()
+        .and_then(|e| e.weights_metadata.clone())
         .unwrap_or_else(|| {
             let mut m = Map::new();
             m.insert(
@@ -543,20 +498,12 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
 /// Expands `extras.mpfb.source_vertices` (inclusive ranges of source vertex numbers) into one
 /// source vertex per kept vertex, refusing to expand past the mesh's `kept` vertices: the
 /// ranges come from the file, and a hostile one must not allocate without bound.
-fn source_vertices(ranges: &[Value], kept: usize, mesh: usize) -> Result<Vec<u64>, ToMpfbError> {
+fn source_vertices(ranges: &[[u64; 2]], kept: usize, mesh: usize) -> Result<Vec<u64>, ToMpfbError> {
     let mut out = Vec::with_capacity(kept);
-    for (k, range) in ranges.iter().enumerate() {
+    for (k, &[first, last]) in ranges.iter().enumerate() {
         let bad = |problem: String| ToMpfbError::BadExtras {
             pointer: format!("/meshes/{mesh}/extras/mpfb/source_vertices/{k}"),
             problem,
-        };
-        let (Some(first), Some(last)) = (
-            range.get(0).and_then(Value::as_u64),
-            range.get(1).and_then(Value::as_u64),
-        ) else {
-            return Err(bad(
-                "a range must be [first, last] with non-negative integers".into(),
-            ));
         };
         if last < first {
             return Err(bad(format!("the range {first}..={last} runs backwards")));

@@ -1,0 +1,240 @@
+//! `character`: one skinned character in memory, the thing every conversion stage works on.
+//!
+//! A [`Character`] sits between "inputs read" and "file written": a skeleton with rest
+//! transforms, a polygon mesh that remembers which source vertex each of its vertices came
+//! from, a skin, and room for blend shapes and materials. It knows nothing of MPFB's files or
+//! of G4MF's bytes; stages that read those formats build it, stages that write them read it,
+//! and transforms in between (helper extraction today; morphs, rest poses, normals later)
+//! turn one character into another.
+//!
+//! Space: Y up, metres, facing +Z (G4MF's), positions in the skeleton's space.
+
+mod select;
+
+use glam::{DMat3, DVec3};
+pub use select::Selection;
+
+/// A skinned character.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Character {
+    /// The character's name.
+    pub name: String,
+    /// Its skeleton.
+    pub skeleton: Skeleton,
+    /// Its mesh.
+    pub mesh: Mesh,
+    /// Which bones move which vertices, when it is skinned.
+    pub skin: Option<Skin>,
+    /// Named sparse displacements of the mesh's vertices.
+    pub blend_shapes: Vec<BlendShape>,
+    /// Materials, referred to by index from the mesh's polygons.
+    pub materials: Vec<Material>,
+}
+
+/// The skeleton: where it stands and its bones.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Skeleton {
+    /// Position of the skeleton in the character's space (e.g. to stand it on y = 0).
+    pub position: DVec3,
+    /// Bones, parents before children is not required.
+    pub bones: Vec<Bone>,
+}
+
+/// One bone at rest, in skeleton space.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bone {
+    /// Its name in the source.
+    pub name: String,
+    /// Parent bone index; `None` for roots.
+    pub parent: Option<usize>,
+    /// Head position, metres.
+    pub head: DVec3,
+    /// Rest basis: orthonormal, columns X, Y (head to tail), Z.
+    pub basis: DMat3,
+    /// Length in metres along +Y.
+    pub length: f64,
+}
+
+/// A polygon mesh with its source numbering.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Mesh {
+    /// Vertex positions, metres.
+    pub positions: Vec<DVec3>,
+    /// Texture coordinates in G4MF's convention (origin top-left, v down).
+    pub texcoords: Vec<[f64; 2]>,
+    /// The polygons.
+    pub polygons: Polygons,
+    /// Where each vertex came from.
+    pub numbering: Numbering,
+}
+
+/// Polygons stored flat: polygon `p` owns corners `offsets[p]..offsets[p + 1]`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Polygons {
+    /// Corner ranges, one more than the polygon count.
+    pub offsets: Vec<u32>,
+    /// Vertex index of each corner.
+    pub vertices: Vec<u32>,
+    /// Texture-coordinate index of each corner, if any.
+    pub texcoords: Vec<Option<u32>>,
+    /// Material of each polygon (index into [`Character::materials`]).
+    pub materials: Vec<Option<u32>>,
+    /// Index into `part_sets` of each polygon: the named parts it belongs to.
+    pub parts: Vec<u32>,
+    /// Distinct sets of part names (a body, an eye, a joint helper...).
+    pub part_sets: Vec<Vec<String>>,
+}
+
+impl Polygons {
+    /// Number of polygons.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// True when there is no polygon.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The corner range of polygon `p`.
+    pub fn corners(&self, p: usize) -> std::ops::Range<usize> {
+        self.offsets[p] as usize..self.offsets[p + 1] as usize
+    }
+
+    /// The part names polygon `p` belongs to.
+    pub fn part_names(&self, p: usize) -> &[String] {
+        &self.part_sets[self.parts[p] as usize]
+    }
+
+    /// True when any polygon belongs to the part `name`.
+    pub fn has_part(&self, name: &str) -> bool {
+        self.part_sets
+            .iter()
+            .enumerate()
+            .any(|(i, set)| set.iter().any(|n| n == name) && self.parts.contains(&(i as u32)))
+    }
+}
+
+/// The source numbering: vertex `i` of the mesh is vertex `source[i]` of a source mesh with
+/// `source_count` vertices. Stages that drop vertices keep it, so everything authored in the
+/// source's numbering (rigs, weights, targets) still finds its vertices.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Numbering {
+    /// Vertices in the source mesh.
+    pub source_count: usize,
+    /// Source vertex of each vertex, ascending.
+    pub source: Vec<u32>,
+}
+
+impl Numbering {
+    /// The identity numbering of a source with `count` vertices.
+    pub fn identity(count: usize) -> Self {
+        Self {
+            source_count: count,
+            source: (0..count as u32).collect(),
+        }
+    }
+
+    /// For every source vertex, whether the mesh still has it.
+    pub fn kept(&self) -> Vec<bool> {
+        let mut kept = vec![false; self.source_count];
+        for &s in &self.source {
+            if let Some(k) = kept.get_mut(s as usize) {
+                *k = true;
+            }
+        }
+        kept
+    }
+}
+
+/// One skin influence.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Influence {
+    /// Mesh vertex.
+    pub vertex: u32,
+    /// Bone index in [`Skeleton::bones`].
+    pub bone: u32,
+    /// Weight.
+    pub weight: f64,
+}
+
+/// The skin: influences (vertices ascending, weights descending within a vertex) and the
+/// weights as they were authored, so nothing the skin cannot carry is lost.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Skin {
+    /// Influences in the mesh's numbering.
+    pub influences: Vec<Influence>,
+    /// The authored weights, in the source numbering.
+    pub authored: AuthoredWeights,
+}
+
+/// Weights as authored: named groups of (source vertex, weight) pairs, in authored order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AuthoredWeights {
+    /// The groups, in authored order.
+    pub groups: Vec<AuthoredGroup>,
+    /// Every non-zero pair, group after group, in authored order.
+    pub pairs: Vec<AuthoredPair>,
+}
+
+/// A named group of authored weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuthoredGroup {
+    /// Its name.
+    pub name: String,
+    /// Whether the skin carries its pairs (it resolved to a bone).
+    pub carried: bool,
+}
+
+/// One authored weight.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AuthoredPair {
+    /// Group index in [`AuthoredWeights::groups`].
+    pub group: u32,
+    /// Vertex in the source numbering.
+    pub vertex: u32,
+    /// Weight.
+    pub weight: f64,
+}
+
+impl AuthoredWeights {
+    /// The pairs the skin does not carry for a mesh numbered `numbering`: those of groups no
+    /// bone took, and those of source vertices the mesh no longer has, in authored order.
+    pub fn uncarried<'a>(
+        &'a self,
+        numbering: &Numbering,
+    ) -> impl Iterator<Item = &'a AuthoredPair> + 'a {
+        let kept = numbering.kept();
+        self.pairs.iter().filter(move |p| {
+            !self.groups[p.group as usize].carried
+                || !kept.get(p.vertex as usize).copied().unwrap_or(false)
+        })
+    }
+}
+
+/// A blend shape: sparse displacements of vertices, metres.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BlendShape {
+    /// Its name.
+    pub name: String,
+    /// `(vertex, offset)`, vertices ascending.
+    pub offsets: Vec<(u32, DVec3)>,
+}
+
+/// A material.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Material {
+    /// Its name.
+    pub name: String,
+    /// Linear RGBA base colour, when known.
+    pub base_color: Option<[f64; 4]>,
+}
+
+impl Character {
+    /// Keeps the polygons `selection` chose and the vertices they use (in source order),
+    /// renumbering everything that refers to vertices: positions, polygons, the numbering,
+    /// skin influences and blend-shape offsets.
+    pub fn select(self, selection: &Selection) -> Character {
+        select::apply(self, selection)
+    }
+}

@@ -1,0 +1,258 @@
+//! Stage 4, assemble: one [`Character`] from the fitted rig, the body and the weights (the
+//! whole mesh, in the source numbering), and the MPFB extras that let `to-mpfb` give every
+//! field back.
+//!
+//! The skin is resolved on one core while the mesh and bones are built on the other: they
+//! share only read-only inputs (inside a batch this is plain work stealing).
+
+use super::body::Body;
+use super::fit::Fit;
+use crate::convert::{ConvertError, ConvertOptions};
+use crate::extras::{BoneExtras, MpfbBone, MpfbMesh, Provenance, SkeletonExtras};
+use crate::inputs::{LoadedMesh, LoadedRig, LoadedWeights};
+use character::{
+    AuthoredGroup, AuthoredPair, AuthoredWeights, Bone, Character, Influence, Material, Mesh,
+    Numbering, Polygons, Skeleton, Skin,
+};
+use indexmap::IndexMap;
+use mpfb_rig::{FittedRig, Rig};
+use mpfb_weights::{RigBones, resolve};
+use serde_json::{Map, Value};
+
+/// The MPFB extras of a character, typed; written beside it by the write stage.
+#[derive(Debug, Clone)]
+pub struct MpfbExtras {
+    /// The skeleton node's.
+    pub skeleton: SkeletonExtras,
+    /// Each bone's, by bone index.
+    pub bones: Vec<BoneExtras>,
+    /// The mesh's (the write stage adds the source numbering and uncarried pairs).
+    pub mesh: MpfbMesh,
+}
+
+/// A character as assembled, with its extras and what assembling noticed.
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    /// The character: skeleton, whole mesh, skin.
+    pub character: Character,
+    /// Its MPFB extras.
+    pub extras: MpfbExtras,
+    /// Warnings (weights groups dropped or unknown, ...).
+    pub warnings: Vec<String>,
+}
+
+/// File name of a path, for messages and provenance.
+pub fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Assembles the character.
+pub fn assemble(
+    rig: &LoadedRig,
+    mesh: &LoadedMesh,
+    weights: Option<&LoadedWeights>,
+    body: &Body,
+    fit: &Fit,
+    options: &ConvertOptions,
+) -> Result<Assembled, ConvertError> {
+    let (skin, (character_mesh, (bones, bone_extras))) = rayon::join(
+        || skin_of(rig, mesh, weights, options),
+        || (mesh_of(mesh, body), bones_of(&rig.rig, &fit.fitted)),
+    );
+    let (skin, mesh_extras, warnings) = skin?;
+    let name = options.name.clone().unwrap_or_else(|| {
+        options
+            .output
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "Character".into())
+    });
+    let skeleton_extras = SkeletonExtras {
+        mpfb: mpfb_rig::header_to_json(&rig.rig),
+        mpfb2g4mf: Some(Provenance {
+            rig_file: file_name(&rig.path),
+            bone_order: rig.rig.bones.iter().map(|b| b.name.clone()).collect(),
+            origin: options.origin,
+            mesh_scale: body.frame.scale,
+            up_axis: match body.frame.up {
+                mpfb_rig::UpAxis::Y => "y",
+                mpfb_rig::UpAxis::Z => "z",
+            }
+            .into(),
+        }),
+    };
+    let materials = mesh
+        .obj
+        .materials
+        .iter()
+        .map(|name| Material {
+            name: name.clone(),
+            base_color: None,
+        })
+        .collect();
+    Ok(Assembled {
+        character: Character {
+            name,
+            skeleton: Skeleton {
+                position: glam::DVec3::ZERO,
+                bones,
+            },
+            mesh: character_mesh,
+            skin,
+            blend_shapes: Vec::new(),
+            materials,
+        },
+        extras: MpfbExtras {
+            skeleton: skeleton_extras,
+            bones: bone_extras,
+            mesh: mesh_extras,
+        },
+        warnings,
+    })
+}
+
+/// The whole mesh: every vertex of the body, every polygon of the OBJ with its groups as
+/// parts, texture coordinates flipped to G4MF's top-left origin.
+fn mesh_of(mesh: &LoadedMesh, body: &Body) -> Mesh {
+    let obj = &mesh.obj;
+    Mesh {
+        positions: body.g4mf_positions().collect(),
+        // OBJ's v runs up from the bottom; G4MF textures start top-left.
+        texcoords: obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect(),
+        polygons: Polygons {
+            offsets: obj.face_offsets.clone(),
+            vertices: obj.corners.iter().map(|c| c.vertex).collect(),
+            texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
+            materials: obj.face_material.clone(),
+            parts: obj.face_group_set.clone(),
+            part_sets: obj.group_sets.clone(),
+        },
+        numbering: Numbering::identity(obj.positions.len()),
+    }
+}
+
+/// Bones from the fitted rig, with every MPFB field in their extras.
+fn bones_of(rig: &Rig, fitted: &FittedRig) -> (Vec<Bone>, Vec<BoneExtras>) {
+    rig.bones
+        .iter()
+        .zip(&fitted.bones)
+        .zip(&fitted.parents)
+        .map(|((bone, fb), parent)| {
+            (
+                Bone {
+                    name: bone.name.clone(),
+                    parent: *parent,
+                    head: fb.head,
+                    basis: fb.basis,
+                    length: fb.length,
+                },
+                BoneExtras {
+                    mpfb: MpfbBone {
+                        fields: mpfb_rig::bone_to_json(bone),
+                        name: bone.name.clone(),
+                    },
+                },
+            )
+        })
+        .unzip()
+}
+
+/// Resolves the weights against the rig: the skin in the source numbering, the authored
+/// pairs (so nothing the skin cannot carry is lost), and the weights' metadata and masks.
+fn skin_of(
+    rig: &LoadedRig,
+    mesh: &LoadedMesh,
+    weights: Option<&LoadedWeights>,
+    options: &ConvertOptions,
+) -> Result<(Option<Skin>, MpfbMesh, Vec<String>), ConvertError> {
+    let Some(weights) = weights else {
+        return Ok((None, MpfbMesh::default(), Vec::new()));
+    };
+    let mut warnings = Vec::new();
+    let bone_names: Vec<String> = rig.rig.bones.iter().map(|b| b.name.clone()).collect();
+    let resolution = resolve(
+        &weights.file,
+        RigBones {
+            names: &bone_names,
+            extra_bones: rig.rig.header.extra_bones.as_deref().unwrap_or_default(),
+        },
+        &options.bone_map,
+        mesh.obj.positions.len(),
+    )
+    .map_err(|e| e.with_file(&weights.path))?;
+    warnings.extend(resolution.warnings.iter().map(ToString::to_string));
+    for dropped in &resolution.dropped {
+        warnings.push(format!(
+            "group `{}` dropped ({:?}): {} vertices, total weight {:.4}",
+            dropped.group, dropped.reason, dropped.vertices, dropped.total_weight
+        ));
+    }
+    let skin = &resolution.skin;
+    let influences = (0..skin.len())
+        .map(|i| Influence {
+            vertex: skin.vertices[i],
+            bone: skin.groups[i],
+            weight: skin.weights[i],
+        })
+        .collect();
+    // Every authored pair outside the masks, with whether a bone took its group.
+    let mut authored = AuthoredWeights::default();
+    for group in &weights.file.groups {
+        if mpfb_weights::is_mask_group(&group.name) {
+            continue;
+        }
+        let index = authored.groups.len() as u32;
+        authored.groups.push(AuthoredGroup {
+            name: group.name.clone(),
+            carried: !resolution.dropped.iter().any(|d| d.group == group.name),
+        });
+        authored
+            .pairs
+            .extend(
+                group
+                    .pairs
+                    .iter()
+                    .filter(|&&(_, w)| w != 0.0)
+                    .map(|&(vertex, weight)| AuthoredPair {
+                        group: index,
+                        vertex,
+                        weight,
+                    }),
+            );
+    }
+    // The weights file's other fields, so it comes back whole.
+    let file = &weights.file;
+    let mut metadata: Map<String, Value> = file.extra.clone();
+    for (key, value) in [
+        ("copyright", file.copyright.clone().map(Value::from)),
+        ("description", file.description.clone().map(Value::from)),
+        ("license", file.license.clone().map(Value::from)),
+        ("name", file.name.clone().map(Value::from)),
+        ("version", file.version.clone()),
+    ] {
+        if let Some(v) = value {
+            metadata.insert(key.into(), v);
+        }
+    }
+    let masks: IndexMap<String, Vec<(u32, f64)>> = resolution
+        .masks
+        .iter()
+        .map(|g| (g.name.clone(), g.pairs.clone()))
+        .collect();
+    let extras = MpfbMesh {
+        weights_metadata: Some(metadata),
+        weight_groups: Some(file.groups.iter().map(|g| g.name.clone()).collect()),
+        masks: (!masks.is_empty()).then_some(masks),
+        ..MpfbMesh::default()
+    };
+    Ok((
+        Some(Skin {
+            influences,
+            authored,
+        }),
+        extras,
+        warnings,
+    ))
+}

@@ -1,0 +1,47 @@
+//! Stage 3, fit: the rig fitted to the body as MPFB fits it, with its fallback policy.
+
+use super::body::Body;
+use crate::convert::{ConvertError, FallbackRefused};
+use crate::inputs::{LoadedMesh, LoadedRig};
+use mpfb_rig::FittedRig;
+
+/// A fitted rig and what fitting reported.
+#[derive(Debug, Clone)]
+pub struct Fit {
+    /// The fitted bones.
+    pub fitted: FittedRig,
+    /// Bone ends placed at their default position, described.
+    pub fallbacks: Vec<String>,
+    /// Fitting's warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Fits `rig` to `body`. A bone end falling back to its default position is an error unless
+/// `allow_fallback` (a fallback usually means the mesh is not the rig's).
+pub fn fit(
+    rig: &LoadedRig,
+    mesh: &LoadedMesh,
+    body: &Body,
+    allow_fallback: bool,
+) -> Result<Fit, ConvertError> {
+    let fitted = mpfb_rig::fit(&rig.rig, &body.fit_mesh).map_err(|e| e.with_file(&rig.path))?;
+    if let (false, Some(f)) = (allow_fallback, fitted.fallbacks.first()) {
+        return Err(ConvertError::Fallback(Box::new(FallbackRefused {
+            rig: rig.path.display().to_string(),
+            mesh: mesh.path.display().to_string(),
+            pointer: f.pointer.clone(),
+            bone: f.bone.clone(),
+            end: f.end.to_string(),
+            reason: f.reason.to_string(),
+        })));
+    }
+    Ok(Fit {
+        fallbacks: fitted
+            .fallbacks
+            .iter()
+            .map(|f| format!("{} {} ({})", f.bone, f.end, f.reason))
+            .collect(),
+        warnings: fitted.warnings.iter().map(ToString::to_string).collect(),
+        fitted,
+    })
+}

@@ -1,0 +1,15 @@
+//! The conversion's stages, in the order [`crate::convert::convert`] runs them:
+//!
+//! 1. load ([`crate::inputs`]): rig, weights and mesh files into memory;
+//! 2. [`body`]: the body the rig is fitted to (the mesh as read today; morph targets later);
+//! 3. [`fit`]: the rig fitted to the body, MPFB's way;
+//! 4. [`assemble`]: one [`character::Character`] (skeleton, whole mesh, skin) and the MPFB
+//!    extras the way back needs;
+//! 5. [`transforms`]: character to character (helper extraction, standing on the ground);
+//! 6. [`write`]: the character as a G4MF document, encoded and written atomically.
+
+pub mod assemble;
+pub mod body;
+pub mod fit;
+pub mod transforms;
+pub mod write;

@@ -1,0 +1,256 @@
+//! Stage 6, write: the character as a G4MF document (through `g4mf-writer`'s layout), its MPFB
+//! extras, the weights the skin cannot carry as binary accessors, then the container bytes,
+//! written atomically.
+
+use super::assemble::MpfbExtras;
+use crate::atomic::write_atomic;
+use crate::convert::{ConvertError, ConvertOptions, GENERATOR, OutputFormat};
+use crate::extras::{MeshExtras, UnskinnedWeights, ranges};
+use character::Character;
+use g4mf_writer::{
+    BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression, ContainerOptions,
+    FaceSpec, IndexWidth, Influence, MeshSpec, SurfaceSpec, TextBufferStorage, build_character,
+    write_g4b, write_g4tf,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What writing produced.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// Extra files written (the external `.bin`).
+    pub external: Vec<PathBuf>,
+    /// Bytes written (all files).
+    pub bytes: u64,
+    /// Joints written.
+    pub joints: usize,
+    /// Skin entries written.
+    pub weight_pairs: usize,
+    /// Most influences on one vertex.
+    pub max_influences: usize,
+    /// Kept vertices no bone moves (0 without a skin).
+    pub unweighted_vertices: usize,
+    /// Polygons written.
+    pub faces: usize,
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
+    // Our extras are plain data (string keys, finite numbers): serializing cannot fail.
+    serde_json::to_value(value).ok()
+}
+
+/// Surfaces (one per material, in first-use order) of the character's polygons, and the
+/// texture coordinates they use, renumbered in first-use order.
+fn surfaces_of(character: &Character) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
+    let mesh = &character.mesh;
+    let polygons = &mesh.polygons;
+    let mut texcoord_new: Vec<Option<u32>> = vec![None; mesh.texcoords.len()];
+    let mut texcoords: Vec<[f64; 2]> = Vec::new();
+    let mut surfaces: Vec<SurfaceSpec> = Vec::new();
+    let mut surface_of_material: Vec<(Option<u32>, usize)> = Vec::new();
+    for p in 0..polygons.len() {
+        let material = polygons.materials[p];
+        let s = match surface_of_material.iter().find(|(m, _)| *m == material) {
+            Some(&(_, s)) => s,
+            None => {
+                surfaces.push(SurfaceSpec {
+                    material: material
+                        .and_then(|m| character.materials.get(m as usize).map(|m| m.name.clone())),
+                    faces: Vec::new(),
+                });
+                surface_of_material.push((material, surfaces.len() - 1));
+                surfaces.len() - 1
+            }
+        };
+        let corners = polygons.corners(p);
+        let vertices = polygons.vertices[corners.clone()].to_vec();
+        let uv = polygons.texcoords[corners]
+            .iter()
+            .map(|t| {
+                t.map(|t| {
+                    *texcoord_new[t as usize].get_or_insert_with(|| {
+                        texcoords.push(mesh.texcoords[t as usize]);
+                        (texcoords.len() - 1) as u32
+                    })
+                })
+            })
+            .collect::<Option<Vec<u32>>>();
+        surfaces[s].faces.push(FaceSpec {
+            vertices,
+            texcoords: uv,
+        });
+    }
+    (surfaces, texcoords)
+}
+
+/// Writes `character` with its `extras` to `options.output` in `format`.
+pub fn write(
+    character: &Character,
+    mut extras: MpfbExtras,
+    options: &ConvertOptions,
+    format: OutputFormat,
+) -> Result<Written, ConvertError> {
+    let (surfaces, texcoords) = surfaces_of(character);
+    let faces = character.mesh.polygons.len();
+    let bones = character
+        .skeleton
+        .bones
+        .iter()
+        .zip(&extras.bones)
+        .map(|(bone, bone_extras)| BoneSpec {
+            name: bone.name.clone(),
+            parent: bone.parent,
+            head: bone.head,
+            basis: bone.basis,
+            length: bone.length,
+            extras: to_value(bone_extras),
+        })
+        .collect();
+    let spec = CharacterSpec {
+        name: character.name.clone(),
+        skeleton_position: character.skeleton.position,
+        skeleton_extras: to_value(&extras.skeleton),
+        bones,
+        mesh: Some(MeshSpec {
+            positions: character.mesh.positions.clone(),
+            texcoords,
+            surfaces,
+        }),
+        influences: character.skin.as_ref().map(|skin| {
+            skin.influences
+                .iter()
+                .map(|i| Influence {
+                    vertex: i.vertex,
+                    bone: i.bone,
+                    weight: i.weight,
+                })
+                .collect()
+        }),
+        options: CharacterOptions {
+            all_joints: options.all_joints,
+            group_names: options.group_names,
+            index_width: IndexWidth::Smallest,
+        },
+        generator: GENERATOR.to_owned(),
+    };
+    let mut built = build_character(&spec)?;
+
+    // The source numbering, and the pairs the skin cannot carry as binary accessors (helper
+    // vertices carry ~17k pairs in MakeHuman's weights: too many for JSON text).
+    let numbering = &character.mesh.numbering;
+    extras.mesh.source_vertex_count = Some(numbering.source_count);
+    extras.mesh.source_vertices = Some(ranges(&numbering.source));
+    if let Some(skin) = &character.skin {
+        let mut names: Vec<String> = Vec::new();
+        let mut index: HashMap<u32, u32> = HashMap::new();
+        let (mut groups, mut vertices, mut weights) = (Vec::new(), Vec::new(), Vec::new());
+        for pair in skin.authored.uncarried(numbering) {
+            let g = *index.entry(pair.group).or_insert_with(|| {
+                names.push(skin.authored.groups[pair.group as usize].name.clone());
+                (names.len() - 1) as u32
+            });
+            groups.push(g);
+            vertices.push(pair.vertex);
+            weights.push(pair.weight as f32);
+        }
+        if !groups.is_empty() {
+            let mut buffer =
+                BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
+            let groups = buffer.add_uint(&mut built.document, &groups, 1)?;
+            let vertices = buffer.add_uint(&mut built.document, &vertices, 1)?;
+            let weights = buffer.add_f32(&mut built.document, &weights, 1)?;
+            built.buffer = buffer.into_bytes();
+            extras.mesh.unskinned_weights = Some(UnskinnedWeights {
+                names,
+                groups,
+                vertices,
+                weights,
+            });
+        }
+    }
+    if let Some(mesh) = built.document.meshes.first_mut() {
+        if let Some(value) = to_value(&MeshExtras { mpfb: extras.mesh }) {
+            mesh.other.insert("extras".into(), value);
+        }
+    }
+
+    // Statistics of what was written.
+    let mut max_influences = 0;
+    let mut run = 0;
+    for (i, entry) in built.skin.iter().enumerate() {
+        run = if i > 0 && built.skin[i - 1].0 == entry.0 {
+            run + 1
+        } else {
+            1
+        };
+        max_influences = max_influences.max(run);
+    }
+    let unweighted_vertices = if spec.influences.is_some() {
+        let mut moved = vec![false; character.mesh.positions.len()];
+        for e in &built.skin {
+            moved[e.0 as usize] = true;
+        }
+        moved.iter().filter(|m| !**m).count()
+    } else {
+        0
+    };
+    let weight_pairs = built.skin.len();
+    let joints = built.joint_bones.len();
+
+    // Encode and write.
+    let container = ContainerOptions {
+        compression: options.compression,
+        compress_json: matches!(options.compression, Compression::Zstd(_)),
+        pretty: options.pretty,
+    };
+    let blobs = [std::mem::take(&mut built.buffer)];
+    let output_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ConvertError::Output { path, source }
+    };
+    let mut external = Vec::new();
+    let mut bytes = 0u64;
+    match format {
+        OutputFormat::Binary => {
+            let file = write_g4b(&mut built.document, &blobs, container)?;
+            bytes += file.len() as u64;
+            write_atomic(&options.output, &file).map_err(output_error(&options.output))?;
+        }
+        OutputFormat::TextEmbedded | OutputFormat::TextExternal => {
+            let storage = if format == OutputFormat::TextExternal {
+                let stem = options
+                    .output
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                TextBufferStorage::External(format!("{stem}.bin"))
+            } else {
+                TextBufferStorage::Embedded
+            };
+            let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
+            let folder = options.output.parent().unwrap_or(Path::new(""));
+            for (uri, data) in &text.external {
+                let path = folder.join(uri);
+                write_atomic(&path, data).map_err(output_error(&path))?;
+                bytes += data.len() as u64;
+                external.push(path);
+            }
+            bytes += text.json.len() as u64;
+            if let Err(e) = write_atomic(&options.output, &text.json) {
+                for path in &external {
+                    let _ = std::fs::remove_file(path);
+                }
+                return Err(output_error(&options.output)(e));
+            }
+        }
+    }
+    Ok(Written {
+        external,
+        bytes,
+        joints,
+        weight_pairs,
+        max_influences,
+        unweighted_vertices,
+        faces,
+    })
+}
