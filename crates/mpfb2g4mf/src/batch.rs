@@ -5,81 +5,24 @@
 //! the manifest. Jobs are expanded in a fixed order, so `--shard K/N` (job `i` belongs to shard
 //! `i mod N`) splits them into disjoint, complete shares the same way on every machine.
 
-use crate::convert::{
-    ConvertError, ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, Origin, convert,
-};
+use crate::convert::{ConvertError, ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert};
 use crate::data;
-use g4mf_writer::Compression;
-use mpfb_rig::{ObjFrame, UpAxis};
+use crate::options::{Request, Settings};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// Options a job may set (all optional; `defaults` fills what a job leaves out).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct JobOptions {
-    /// `none` or `zstd`.
-    pub compress: Option<String>,
-    /// Zstandard level.
-    pub compress_level: Option<i32>,
-    /// Pretty JSON.
-    pub pretty: Option<bool>,
-    /// `.g4tf` buffer in a `.bin` beside it.
-    pub external_bin: Option<bool>,
-    /// Keep helper geometry.
-    pub keep_helpers: Option<bool>,
-    /// Every bone a joint.
-    pub all_joints: Option<bool>,
-    /// Write groupNames.
-    pub group_names: Option<bool>,
-    /// OBJ units to metres.
-    pub mesh_scale: Option<f64>,
-    /// `y` or `z`.
-    pub up_axis: Option<String>,
-    /// `ground` or `mesh`.
-    pub origin: Option<String>,
-    /// Accept default positions when strategies fail.
-    pub allow_fallback: Option<bool>,
-    /// A bone map file.
-    pub bone_map: Option<PathBuf>,
-    /// A vertex-group file for meshes without joint face groups.
-    pub vertex_groups: Option<PathBuf>,
-    /// The MPFB data folder for `rig_name`.
-    pub mpfb_data: Option<PathBuf>,
-}
-
-impl JobOptions {
-    fn or(&self, defaults: &JobOptions) -> JobOptions {
-        macro_rules! pick {
-            ($($f:ident),*) => { JobOptions { $($f: self.$f.clone().or_else(|| defaults.$f.clone()),)* } };
-        }
-        pick!(
-            compress,
-            compress_level,
-            pretty,
-            external_bin,
-            keep_helpers,
-            all_joints,
-            group_names,
-            mesh_scale,
-            up_axis,
-            origin,
-            allow_fallback,
-            bone_map,
-            vertex_groups,
-            mpfb_data
-        )
-    }
-}
+/// Settings as a manifest writes them: a table of [`Settings`] keys. A job's table is laid
+/// over the manifest's `defaults`, then read once as [`Settings`] (unknown keys are errors).
+pub type SettingsTable = Map<String, Value>;
 
 /// One job as written in a manifest.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct JobSpec {
     /// A rig file.
     pub rig: Option<PathBuf>,
@@ -96,9 +39,9 @@ pub struct JobSpec {
     pub output: PathBuf,
     /// The character name.
     pub name: Option<String>,
-    /// Options.
+    /// Settings (any key of [`Settings`]).
     #[serde(flatten)]
-    pub options: JobOptions,
+    pub settings: SettingsTable,
 }
 
 /// A cross product: every rig with every mesh in every format.
@@ -121,9 +64,9 @@ pub struct CrossSpec {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
-    /// Options for every job.
+    /// Settings for every job.
     #[serde(default)]
-    pub defaults: JobOptions,
+    pub defaults: SettingsTable,
     /// Explicit jobs.
     #[serde(default)]
     pub jobs: Vec<JobSpec>,
@@ -137,6 +80,14 @@ pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
     if path.extension().is_some_and(|e| e == "toml") {
         toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
     } else {
+        if let Some(dup) = json_strict::first_duplicate_key(&text) {
+            return Err(format!(
+                "{}: {}: duplicate key `{}`",
+                path.display(),
+                dup.pointer(),
+                dup.key
+            ));
+        }
         serde_json::from_str(&text)
             .map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
     }
@@ -159,8 +110,8 @@ pub struct Job {
     pub output: PathBuf,
     /// Character name.
     pub name: Option<String>,
-    /// Options.
-    pub options: JobOptions,
+    /// Settings, with paths resolved against the manifest's folder.
+    pub settings: Settings,
 }
 
 fn stem(path: &Path) -> String {
@@ -181,8 +132,26 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
             base.join(p)
         }
     };
-    let data_dir = |opts: &JobOptions| -> Result<PathBuf, String> {
-        data::find_mpfb_data(opts.mpfb_data.as_ref().map(|p| at(p)).as_deref()).map_err(|tried| {
+    // A job's settings: its table over the defaults, read once, paths made absolute.
+    let settings_of = |table: Option<&SettingsTable>| -> Result<Settings, String> {
+        let mut merged = manifest.defaults.clone();
+        merged.extend(table.cloned().unwrap_or_default());
+        let mut settings =
+            Settings::deserialize(Value::Object(merged)).map_err(|e| e.to_string())?;
+        for path in [
+            &mut settings.bone_map,
+            &mut settings.vertex_groups,
+            &mut settings.mpfb_data,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            *path = at(path);
+        }
+        Ok(settings)
+    };
+    let data_dir = |settings: &Settings| -> Result<PathBuf, String> {
+        data::find_mpfb_data(settings.mpfb_data.as_deref()).map_err(|tried| {
             format!(
                 "no MPFB data folder (looked in {})",
                 tried
@@ -195,8 +164,8 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
     };
     let mut jobs = Vec::new();
     for (k, spec) in manifest.jobs.iter().enumerate() {
-        let options = spec.options.or(&manifest.defaults);
         let context = |e: String| format!("job {k} ({}): {e}", spec.output.display());
+        let settings = settings_of(Some(&spec.settings)).map_err(context)?;
         let (rig, weights, mesh, groups) = match (&spec.rig, &spec.rig_name) {
             (Some(r), None) => (
                 at(r),
@@ -208,7 +177,7 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
                 None,
             ),
             (None, Some(name)) => {
-                let files = data::rig_files(&data_dir(&options).map_err(context)?, name)
+                let files = data::rig_files(&data_dir(&settings).map_err(context)?, name)
                     .map_err(context)?;
                 (
                     files.rig,
@@ -224,14 +193,14 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
             rig,
             weights: if spec.no_weights { None } else { weights },
             mesh,
-            vertex_groups: options.vertex_groups.as_deref().map(at).or(groups),
+            vertex_groups: settings.vertex_groups.clone().or(groups),
             output: at(&spec.output),
             name: spec.name.clone(),
-            options,
+            settings,
         });
     }
     if let Some(cross) = &manifest.cross {
-        let options = manifest.defaults.clone();
+        let settings = settings_of(None).map_err(|e| format!("defaults: {e}"))?;
         let formats = if cross.formats.is_empty() {
             vec!["g4b".to_owned()]
         } else {
@@ -244,7 +213,7 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
                 (r, w.is_file().then_some(w), None, None)
             } else {
                 let files = data::rig_files(
-                    &data_dir(&options).map_err(|e| format!("cross rig `{rig_entry}`: {e}"))?,
+                    &data_dir(&settings).map_err(|e| format!("cross rig `{rig_entry}`: {e}"))?,
                     rig_entry,
                 )
                 .map_err(|e| format!("cross rig `{rig_entry}`: {e}"))?;
@@ -274,10 +243,10 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
                         rig: rig.clone(),
                         weights: weights.clone(),
                         mesh: mesh.clone(),
-                        vertex_groups: options.vertex_groups.as_deref().map(at).or(groups.clone()),
+                        vertex_groups: settings.vertex_groups.clone().or(groups.clone()),
                         output: at(Path::new(&output)),
                         name: None,
-                        options: options.clone(),
+                        settings: settings.clone(),
                     });
                 }
             }
@@ -429,37 +398,12 @@ fn shared_map<T>(keys: impl Iterator<Item = PathBuf>) -> HashMap<PathBuf, Shared
 }
 
 fn options_for(job: &Job) -> Result<ConvertOptions, String> {
-    let o = &job.options;
-    let mut options = ConvertOptions::new(&job.output);
-    options.external_bin = o.external_bin.unwrap_or(false);
-    options.pretty = o.pretty.unwrap_or(false);
-    options.compression = match o.compress.as_deref() {
-        None | Some("none") => Compression::None,
-        Some("zstd") => Compression::Zstd(o.compress_level.unwrap_or(19)),
-        Some(other) => return Err(format!("unknown compression `{other}` (none or zstd)")),
-    };
-    options.keep_helpers = o.keep_helpers.unwrap_or(false);
-    options.all_joints = o.all_joints.unwrap_or(false);
-    options.group_names = o.group_names.unwrap_or(true);
-    options.frame = ObjFrame {
-        scale: o.mesh_scale.unwrap_or(0.1),
-        up: match o.up_axis.as_deref() {
-            None | Some("y") => UpAxis::Y,
-            Some("z") => UpAxis::Z,
-            Some(other) => return Err(format!("unknown up axis `{other}` (y or z)")),
-        },
-    };
-    options.origin = match o.origin.as_deref() {
-        None | Some("ground") => Origin::Ground,
-        Some("mesh") => Origin::Mesh,
-        Some(other) => return Err(format!("unknown origin `{other}` (ground or mesh)")),
-    };
-    options.allow_fallback = o.allow_fallback.unwrap_or(false);
-    options.name = job.name.clone();
-    if let Some(path) = &o.bone_map {
-        options.bone_map = mpfb_weights::read_bone_map(path).map_err(|e| e.to_string())?;
-    }
-    Ok(options)
+    ConvertOptions::try_from(Request {
+        settings: &job.settings,
+        output: &job.output,
+        name: job.name.as_deref(),
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// Runs `jobs`; `progress` is called after each job with the finished record.
@@ -508,7 +452,7 @@ pub fn run(
         let result = (|| -> Result<crate::convert::Summary, String> {
             let convert_options = options_for(job)?;
             let limit = if options.max_input_bytes == 0 {
-                crate::convert::DEFAULT_MAX_INPUT_BYTES
+                convert_options.max_input_bytes
             } else {
                 options.max_input_bytes
             };
@@ -568,6 +512,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::Compress;
 
     fn jobs(n: usize) -> Vec<Job> {
         (0..n)
@@ -579,7 +524,7 @@ mod tests {
                 vertex_groups: None,
                 output: format!("out/{index}.g4b").into(),
                 name: None,
-                options: JobOptions::default(),
+                settings: Settings::default(),
             })
             .collect()
     }
@@ -631,12 +576,13 @@ mod tests {
         let jobs = expand(&manifest, Path::new("/base")).unwrap();
         assert_eq!(jobs.len(), 1 + 2 * 2 * 2);
         assert_eq!(jobs[0].output, PathBuf::from("/base/first.g4b"));
-        assert_eq!(jobs[0].options.pretty, Some(true));
+        assert!(jobs[0].settings.pretty);
         assert_eq!(
-            jobs[0].options.compress.as_deref(),
-            Some("zstd"),
+            jobs[0].settings.compress,
+            Compress::Zstd,
             "defaults fill in"
         );
+        assert!(!jobs[1].settings.pretty, "a job's settings are its own");
         assert_eq!(jobs[1].output, PathBuf::from("/base/out/x/m1.g4b"));
         assert_eq!(jobs[2].output, PathBuf::from("/base/out/x/m1.g4tf"));
         assert_eq!(jobs[8].output, PathBuf::from("/base/out/y/m2.g4tf"));
@@ -652,6 +598,16 @@ mod tests {
             serde_json::from_str::<Manifest>(r#"{"jobs": [{"rig": "r.json", "outptu": "x"}]}"#)
                 .is_err(),
             "typos are errors"
+        );
+        let typo: Manifest = serde_json::from_str(
+            r#"{"jobs": [{"rig": "r.json", "mesh": "m.obj", "output": "x.g4b", "keep_helper": true}]}"#,
+        )
+        .unwrap();
+        assert!(
+            expand(&typo, Path::new("/"))
+                .unwrap_err()
+                .contains("unknown field `keep_helper`"),
+            "typos in settings are errors too"
         );
     }
 }

@@ -2,7 +2,8 @@
 //! [`crate::stages`] in order over parsed inputs ([`crate::inputs`]).
 
 pub use crate::inputs::{
-    DEFAULT_MAX_INPUT_BYTES, LoadedMesh, LoadedRig, LoadedWeights, check_input_size, load_inputs,
+    DEFAULT_MAX_INPUT_BYTES, InputPaths, LoadedMesh, LoadedRig, LoadedWeights, check_input_size,
+    load_inputs,
 };
 use crate::stages::{
     self,
@@ -99,7 +100,8 @@ pub enum OutputFormat {
 }
 
 /// Where the character stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// Feet on y = 0 (the `joint-ground` cube, else the lowest body vertex), carried as the
@@ -137,6 +139,8 @@ pub struct ConvertOptions {
     pub name: Option<String>,
     /// A user map of weight groups to bones.
     pub bone_map: BoneMap,
+    /// Largest input file accepted, in bytes.
+    pub max_input_bytes: u64,
 }
 
 impl ConvertOptions {
@@ -155,6 +159,7 @@ impl ConvertOptions {
             allow_fallback: false,
             name: None,
             bone_map: BoneMap::new(),
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
         }
     }
 
@@ -208,6 +213,17 @@ pub struct Summary {
     pub ground_offset: f64,
     /// Wall time in milliseconds.
     pub millis: f64,
+}
+
+/// Converts input files into a G4MF file: refuses a bad output extension before reading
+/// anything, loads the inputs (stage 1, with the size limit), then runs [`convert`].
+pub fn convert_files(
+    inputs: &InputPaths,
+    options: &ConvertOptions,
+) -> Result<Summary, ConvertError> {
+    options.format()?;
+    let (rig, mesh, weights) = inputs.load(options.max_input_bytes)?;
+    convert(&rig, &mesh, weights.as_ref(), options)
 }
 
 /// Converts loaded inputs into a G4MF file at `options.output` (written atomically): the

@@ -125,3 +125,42 @@ pub fn load_inputs(
         Ok((rig?, mesh?, weights?))
     })
 }
+
+/// The input files of one conversion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputPaths {
+    /// The rig.
+    pub rig: PathBuf,
+    /// The weights, if any.
+    pub weights: Option<PathBuf>,
+    /// The body.
+    pub mesh: PathBuf,
+    /// Vertex groups for meshes without joint face groups.
+    pub vertex_groups: Option<PathBuf>,
+}
+
+impl InputPaths {
+    /// Refuses any file above `max_input_bytes`, then loads them all ([`load_inputs`]).
+    pub fn load(
+        &self,
+        max_input_bytes: u64,
+    ) -> Result<(LoadedRig, LoadedMesh, Option<LoadedWeights>), ConvertError> {
+        for path in [
+            Some(&self.rig),
+            Some(&self.mesh),
+            self.weights.as_ref(),
+            self.vertex_groups.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            check_input_size(path, max_input_bytes)?;
+        }
+        load_inputs(
+            &self.rig,
+            self.weights.as_deref(),
+            &self.mesh,
+            self.vertex_groups.as_deref(),
+        )
+    }
+}

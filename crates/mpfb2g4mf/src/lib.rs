@@ -5,10 +5,12 @@ pub mod atomic;
 pub mod batch;
 pub mod convert;
 pub mod data;
+#[cfg(feature = "cli")]
 pub mod demo;
 pub mod extras;
 pub mod inputs;
 pub mod inspect;
+pub mod options;
 pub mod roundtrip;
 pub mod stages;
 pub mod to_mpfb;

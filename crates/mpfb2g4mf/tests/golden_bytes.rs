@@ -86,3 +86,66 @@ fn convert_writes_the_recorded_bytes() {
         "bytes changed for {changed:?} (UPDATE_GOLDEN=1 records them on purpose)"
     );
 }
+
+/// Batch runs the same stages: its outputs are the recorded bytes too.
+#[test]
+fn batch_writes_the_same_bytes_as_convert() {
+    let Some(data) = test_support::mpfb_data_or_skip("batch_writes_the_same_bytes_as_convert")
+    else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let mut jobs = Vec::new();
+    let mut expected_keys = Vec::new();
+    for rig in test_support::json_files_with_prefix(&data.join("rigs"), "rig.") {
+        let stem = rig.file_stem().unwrap().to_str().unwrap().to_owned();
+        let weights = rig.with_file_name(stem.replacen("rig.", "weights.", 1) + ".json");
+        for (name, settings) in [
+            ("character.g4b", serde_json::json!({})),
+            (
+                "character-zstd.g4b",
+                serde_json::json!({"compress": "zstd"}),
+            ),
+        ] {
+            let mut job = serde_json::json!({
+                "rig": rig,
+                "mesh": data.join("3dobjs/base.obj"),
+                "output": format!("{stem}/{name}"),
+            });
+            if weights.is_file() {
+                job["weights"] = serde_json::json!(weights);
+            }
+            for (k, v) in settings.as_object().unwrap() {
+                job[k] = v.clone();
+            }
+            jobs.push(job);
+            expected_keys.push((format!("{stem} {name}"), format!("{stem}/{name}")));
+        }
+    }
+    let manifest = work.path().join("batch.json");
+    std::fs::write(
+        &manifest,
+        serde_json::to_vec(&serde_json::json!({"jobs": jobs})).unwrap(),
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
+        .args(["batch", "--quiet", "--jobs", "2"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let path = test_support::workspace_root().join("fixtures/golden-bytes.json");
+    let expected: BTreeMap<String, String> =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for (key, file) in expected_keys {
+        assert_eq!(
+            Some(&sha256(&work.path().join(&file))),
+            expected.get(&key),
+            "{key}"
+        );
+    }
+}

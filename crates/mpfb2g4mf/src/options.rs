@@ -1,0 +1,221 @@
+//! One options layer: what a conversion can be asked, spelled once for the command line
+//! (`--keep-helpers`, with the `cli` feature's clap derives) and for batch manifests
+//! (`keep_helpers`, through serde), and validated once, by `TryFrom`, into
+//! [`ConvertOptions`].
+
+use crate::convert::{ConvertOptions, DEFAULT_MAX_INPUT_BYTES, Origin};
+use g4mf_writer::Compression;
+use mpfb_rig::{ObjFrame, UpAxis};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Buffer compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum Compress {
+    /// No compression.
+    #[default]
+    None,
+    /// Zstandard (buffers, and the JSON chunk of .g4b).
+    Zstd,
+}
+
+/// The up axis of an input OBJ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum Up {
+    /// Y up (MakeHuman's base.obj, most OBJ exports).
+    #[default]
+    Y,
+    /// Z up (Blender's own axes).
+    Z,
+}
+
+/// The Zstandard levels the zstd library accepts.
+pub const ZSTD_LEVELS: std::ops::RangeInclusive<i32> = 1..=22;
+
+/// Everything a conversion can be asked besides its inputs and output. Every field has a
+/// default; a manifest's `defaults` fill in what a job leaves out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Write a .g4tf's buffer to a .bin file beside it instead of embedding it.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub external_bin: bool,
+    /// Compress buffers (and the .g4b JSON chunk).
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Compress::None))]
+    pub compress: Compress,
+    /// Zstandard level (1-22).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 19))]
+    pub compress_level: i32,
+    /// Pretty-print the JSON.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub pretty: bool,
+    /// Keep helper geometry (joint cubes, eyes, teeth, ...), not only the `body` group.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub keep_helpers: bool,
+    /// List every bone as a joint, not only bones carrying weights.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub all_joints: bool,
+    /// Write groupNames (off with --no-group-names: readers infer them from the joints).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "no-group-names", action = clap::ArgAction::SetFalse)
+    )]
+    pub group_names: bool,
+    /// Mesh units to metres (0.1 for MakeHuman's decimetres, 1 for a Blender export).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.1))]
+    pub mesh_scale: f64,
+    /// The OBJ's up axis.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Up::Y))]
+    pub up_axis: Up,
+    /// Where the character stands: on y = 0 (ground) or at the mesh's origin.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Origin::Ground))]
+    pub origin: Origin,
+    /// Accept bone ends placed at their default position when their strategy fails.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub allow_fallback: bool,
+    /// JSON map { "weight group": "bone" } applied before the automatic name rules.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub bone_map: Option<PathBuf>,
+    /// Vertex groups (basemesh_vertex_groups.json) for meshes without joint face groups.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub vertex_groups: Option<PathBuf>,
+    /// MPFB data folder for rig names (default: $MPFB_DATA, then installed MPFB add-ons).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub mpfb_data: Option<PathBuf>,
+    /// Largest input file accepted, in MiB.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_MAX_INPUT_BYTES >> 20))]
+    pub max_input_mib: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            external_bin: false,
+            compress: Compress::None,
+            compress_level: 19,
+            pretty: false,
+            keep_helpers: false,
+            all_joints: false,
+            group_names: true,
+            mesh_scale: ObjFrame::MAKEHUMAN.scale,
+            up_axis: Up::Y,
+            origin: Origin::Ground,
+            allow_fallback: false,
+            bone_map: None,
+            vertex_groups: None,
+            mpfb_data: None,
+            max_input_mib: DEFAULT_MAX_INPUT_BYTES >> 20,
+        }
+    }
+}
+
+/// Settings that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// The mesh scale is not a positive finite number.
+    #[error("the mesh scale must be a positive number, got {0}")]
+    MeshScale(f64),
+    /// The Zstandard level is outside 1..=22.
+    #[error("the Zstandard level must be from 1 to 22, got {0}")]
+    CompressLevel(i32),
+    /// The bone map cannot be read.
+    #[error(transparent)]
+    BoneMap(#[from] mpfb_weights::WeightsError),
+}
+
+/// One conversion asked for: settings plus what differs per job.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The settings.
+    pub settings: &'a Settings,
+    /// The output file.
+    pub output: &'a std::path::Path,
+    /// The character's name (default: the output's file stem).
+    pub name: Option<&'a str>,
+}
+
+impl TryFrom<Request<'_>> for ConvertOptions {
+    type Error = SettingsError;
+
+    /// The one place settings are checked (and the bone map read).
+    fn try_from(request: Request<'_>) -> Result<Self, SettingsError> {
+        let s = request.settings;
+        if !(s.mesh_scale.is_finite() && s.mesh_scale > 0.0) {
+            return Err(SettingsError::MeshScale(s.mesh_scale));
+        }
+        if !ZSTD_LEVELS.contains(&s.compress_level) {
+            return Err(SettingsError::CompressLevel(s.compress_level));
+        }
+        let mut options = ConvertOptions::new(request.output);
+        options.external_bin = s.external_bin;
+        options.pretty = s.pretty;
+        options.compression = match s.compress {
+            Compress::None => Compression::None,
+            Compress::Zstd => Compression::Zstd(s.compress_level),
+        };
+        options.keep_helpers = s.keep_helpers;
+        options.all_joints = s.all_joints;
+        options.group_names = s.group_names;
+        options.frame = ObjFrame {
+            scale: s.mesh_scale,
+            up: match s.up_axis {
+                Up::Y => UpAxis::Y,
+                Up::Z => UpAxis::Z,
+            },
+        };
+        options.origin = s.origin;
+        options.allow_fallback = s.allow_fallback;
+        options.name = request.name.map(str::to_owned);
+        options.max_input_bytes = s.max_input_mib.saturating_mul(1 << 20);
+        if let Some(path) = &s.bone_map {
+            options.bone_map = mpfb_weights::read_bone_map(path)?;
+        }
+        Ok(options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_documented_ones_and_bad_values_are_refused_once() {
+        let settings = Settings::default();
+        let request = Request {
+            settings: &settings,
+            output: std::path::Path::new("x.g4b"),
+            name: None,
+        };
+        let options = ConvertOptions::try_from(request).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(options.frame, ObjFrame::MAKEHUMAN);
+        assert!(options.group_names && !options.keep_helpers);
+        assert_eq!(options.compression, Compression::None);
+        let bad = |edit: fn(&mut Settings)| {
+            let mut s = Settings::default();
+            edit(&mut s);
+            ConvertOptions::try_from(Request {
+                settings: &s,
+                ..request
+            })
+            .err()
+            .map(|e| e.to_string())
+        };
+        assert!(bad(|s| s.mesh_scale = 0.0).is_some_and(|m| m.contains("mesh scale")));
+        assert!(bad(|s| s.mesh_scale = f64::NAN).is_some());
+        assert!(bad(|s| s.compress_level = 23).is_some_and(|m| m.contains("1 to 22")));
+        // Manifest spelling: snake_case keys, unknown keys refused, defaults for the rest.
+        let from_json: Settings =
+            serde_json::from_str(r#"{"keep_helpers": true, "compress": "zstd", "up_axis": "z"}"#)
+                .unwrap_or_default();
+        assert!(from_json.keep_helpers && from_json.compress == Compress::Zstd);
+        assert_eq!(from_json.up_axis, Up::Z);
+        assert_eq!(from_json.mesh_scale, 0.1);
+        assert!(serde_json::from_str::<Settings>(r#"{"keep_helper": true}"#).is_err());
+    }
+}
