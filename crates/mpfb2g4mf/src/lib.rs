@@ -11,7 +11,6 @@ pub mod extras;
 pub mod inputs;
 pub mod inspect;
 pub mod options;
-pub mod roundtrip;
 pub mod stages;
 pub mod to_mpfb;
 

@@ -2,11 +2,11 @@
 //! MPFB -> G4MF -> MPFB (every field back), G4MF -> MPFB -> G4MF (byte for byte), and a G4MF
 //! skeleton without MPFB extras -> MPFB (derived) -> refit on the base mesh.
 
-use crate::convert::{ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert};
-use crate::to_mpfb::{mpfb_json_text, to_mpfb};
 use g4mf_writer::{Compression, ContainerOptions, write_g4b};
 use glam::DVec3;
 use mpfb_rig::{ObjFrame, fit, parse_rig};
+use mpfb2g4mf::convert::{ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert};
+use mpfb2g4mf::to_mpfb::{mpfb_json_text, to_mpfb};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+use conformance::roundtrip::round_trip;
 use mpfb2g4mf::convert::LoadedMesh;
-use mpfb2g4mf::roundtrip::round_trip;
 
 #[test]
 fn every_shipped_rig_round_trips() {
