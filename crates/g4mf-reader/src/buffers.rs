@@ -2,6 +2,7 @@
 //! problem) and the validator (which reports every problem): the same limits, the same
 //! external-file and data-URI rules, the same Zstd handling.
 
+use crate::code::Code;
 use crate::container::{Chunk, encoding_name};
 use crate::{ReadOptions, resolve_relative_uri};
 use base64::Engine;
@@ -18,18 +19,6 @@ pub const FEW_EXTRA_BYTES: u64 = 16;
 /// External files may be larger than the decoded limit by this much: an encoded (compressed)
 /// file of incompressible data is a little larger than what it decodes to.
 const ENCODED_SLACK: u64 = 1 << 20;
-
-/// Severity of a buffer problem: errors make the file invalid; warnings do not, though the
-/// data may still be unavailable (a URI we refuse to follow).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IssueSeverity {
-    /// A MUST is broken.
-    Error,
-    /// A SHOULD is broken, or the data was not read for our own safety rules.
-    Warning,
-    /// Allowed, worth knowing.
-    Info,
-}
 
 /// Why a buffer problem arose, so callers can map it to their own error types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,14 +41,12 @@ pub enum IssueCause {
 /// One problem with one buffer, with a stable validator code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BufferIssue {
-    /// Stable code, e.g. `BUFFER_TOO_LARGE`.
-    pub code: &'static str,
+    /// Stable code, e.g. `BUFFER_TOO_LARGE`; its severity says how serious.
+    pub code: Code,
     /// JSON pointer of the property at fault.
     pub pointer: String,
     /// What is wrong.
     pub message: String,
-    /// How serious.
-    pub severity: IssueSeverity,
     /// Why.
     pub cause: IssueCause,
 }
@@ -103,9 +90,8 @@ pub struct LoadedBuffer {
 impl LoadedBuffer {
     fn issue(
         &mut self,
-        code: &'static str,
+        code: Code,
         pointer: String,
-        severity: IssueSeverity,
         cause: IssueCause,
         message: impl Into<String>,
     ) {
@@ -113,19 +99,12 @@ impl LoadedBuffer {
             code,
             pointer,
             message: message.into(),
-            severity,
             cause,
         });
     }
 
-    fn fail(mut self, code: &'static str, pointer: String, message: impl Into<String>) -> Self {
-        self.issue(
-            code,
-            pointer,
-            IssueSeverity::Error,
-            IssueCause::Invalid,
-            message,
-        );
+    fn fail(mut self, code: Code, pointer: String, message: impl Into<String>) -> Self {
+        self.issue(code, pointer, IssueCause::Invalid, message);
         self
     }
 }
@@ -141,9 +120,8 @@ pub fn load_buffer(
     let mut out = LoadedBuffer::default();
     if buffer.byte_length > options.max_buffer_bytes {
         out.issue(
-            "BUFFER_TOO_LARGE",
+            Code::BufferTooLarge,
             format!("{p}/byteLength"),
-            IssueSeverity::Error,
             IssueCause::Limit {
                 size: buffer.byte_length,
                 limit: options.max_buffer_bytes,
@@ -159,24 +137,28 @@ pub fn load_buffer(
     let encoded: Vec<u8> = match (buffer.chunk, buffer.uri) {
         (Some(_), _) if !binary => {
             return out.fail(
-                "BUFFER_CHUNK_IN_TEXT",
+                Code::BufferChunkInText,
                 format!("{p}/chunk"),
                 "`chunk` must not be defined in a text G4MF file",
             );
         }
         (Some(_), Some(_)) => {
             return out.fail(
-                "BUFFER_CHUNK_AND_URI",
+                Code::BufferChunkAndUri,
                 p,
                 "a buffer must not define both `chunk` and `uri`",
             );
         }
         (None, None) if binary => {
-            return out.fail("BUFFER_NO_DATA", p, "a buffer must define `chunk` or `uri`");
+            return out.fail(
+                Code::BufferNoData,
+                p,
+                "a buffer must define `chunk` or `uri`",
+            );
         }
         (None, None) => {
             return out.fail(
-                "BUFFER_TEXT_WITHOUT_URI",
+                Code::BufferTextWithoutUri,
                 p,
                 "a buffer in a text G4MF file must define `uri`",
             );
@@ -185,16 +167,15 @@ pub fn load_buffer(
             let chunks = sources.chunks.unwrap_or(&[]);
             let Some(chunk) = usize::try_from(c).ok().and_then(|c| chunks.get(c)) else {
                 return out.fail(
-                    "BUFFER_CHUNK_INVALID",
+                    Code::BufferChunkInvalid,
                     format!("{p}/chunk"),
                     format!("chunk {c} does not exist (the file has {})", chunks.len()),
                 );
             };
             if &chunk.kind != b"BLOB" {
                 out.issue(
-                    "BUFFER_CHUNK_NOT_BLOB",
+                    Code::BufferChunkNotBlob,
                     format!("{p}/chunk"),
-                    IssueSeverity::Warning,
                     IssueCause::Invalid,
                     format!(
                         "chunk {c} is a `{}` chunk, not BLOB",
@@ -204,7 +185,7 @@ pub fn load_buffer(
             }
             if chunk.encoding_name() != buffer.encoding {
                 return out.fail(
-                    "BUFFER_ENCODING_MISMATCH",
+                    Code::BufferEncodingMismatch,
                     format!("{p}/encoding"),
                     format!(
                         "`encoding` is {} but chunk {c} is encoded {}",
@@ -237,18 +218,16 @@ fn read_uri(
     if uri.starts_with("data:") {
         if binary {
             out.issue(
-                "BUFFER_DATA_URI_IN_BINARY",
+                Code::BufferDataUriInBinary,
                 at.clone(),
-                IssueSeverity::Warning,
                 IssueCause::Invalid,
                 "binary G4MF files SHOULD NOT embed base64 data URIs",
             );
         }
         let Some(payload) = uri.strip_prefix(DATA_URI_PREFIX) else {
             out.issue(
-                "BUFFER_DATA_URI_INVALID",
+                Code::BufferDataUriInvalid,
                 at,
-                IssueSeverity::Error,
                 IssueCause::Invalid,
                 format!("data URIs must start with `{DATA_URI_PREFIX}`"),
             );
@@ -259,9 +238,8 @@ fn read_uri(
         let limit = options.max_buffer_bytes.saturating_add(ENCODED_SLACK);
         if decoded_size > limit {
             out.issue(
-                "BUFFER_TOO_LARGE",
+                Code::BufferTooLarge,
                 at,
-                IssueSeverity::Error,
                 IssueCause::Limit {
                     size: decoded_size,
                     limit,
@@ -274,9 +252,8 @@ fn read_uri(
             Ok(d) => Some(d),
             Err(e) => {
                 out.issue(
-                    "BUFFER_DATA_URI_INVALID",
+                    Code::BufferDataUriInvalid,
                     at,
-                    IssueSeverity::Error,
                     IssueCause::Invalid,
                     format!("invalid base64: {e}"),
                 );
@@ -286,9 +263,8 @@ fn read_uri(
     }
     let Some(folder) = sources.folder else {
         out.issue(
-            "BUFFER_URI_NOT_READ",
+            Code::BufferUriNotRead,
             at,
-            IssueSeverity::Warning,
             IssueCause::Refused,
             format!("`{uri}` is relative but the file's folder is unknown"),
         );
@@ -297,22 +273,15 @@ fn read_uri(
     let path = match resolve_relative_uri(uri, folder, options.allow_outside_folder) {
         Ok(path) => path,
         Err(message) => {
-            out.issue(
-                "BUFFER_URI_NOT_READ",
-                at,
-                IssueSeverity::Warning,
-                IssueCause::Refused,
-                message,
-            );
+            out.issue(Code::BufferUriNotRead, at, IssueCause::Refused, message);
             return None;
         }
     };
     // The URI as written, not the resolved path: messages stay the same wherever the file is.
     let unreadable = |out: &mut LoadedBuffer, e: std::io::Error| {
         out.issue(
-            "BUFFER_URI_UNREADABLE",
+            Code::BufferUriUnreadable,
             at.clone(),
-            IssueSeverity::Error,
             IssueCause::Io,
             format!("cannot read {uri:?} (relative to the file's folder): {e}"),
         );
@@ -340,9 +309,8 @@ fn read_uri(
     let limit = options.max_buffer_bytes.saturating_add(ENCODED_SLACK);
     if wanted > limit {
         out.issue(
-            "BUFFER_TOO_LARGE",
+            Code::BufferTooLarge,
             at,
-            IssueSeverity::Error,
             IssueCause::Limit { size, limit },
             format!("{uri:?} is {size} bytes, above the limit of {limit}"),
         );
@@ -367,9 +335,8 @@ fn decode_into(
         Ok((data, extra)) => {
             if extra > FEW_EXTRA_BYTES {
                 out.issue(
-                    "BUFFER_DATA_LONGER",
+                    Code::BufferDataLonger,
                     p.to_owned(),
-                    IssueSeverity::Warning,
                     IssueCause::Invalid,
                     format!(
                         "{what}'s data runs more than {FEW_EXTRA_BYTES} bytes past its declared {} (data.md allows only a few; the rest is ignored)",
@@ -380,13 +347,7 @@ fn decode_into(
             out.data = Some(data);
         }
         Err((code, message)) => {
-            out.issue(
-                code,
-                p.to_owned(),
-                IssueSeverity::Error,
-                IssueCause::Invalid,
-                message,
-            );
+            out.issue(code, p.to_owned(), IssueCause::Invalid, message);
         }
     }
     out
@@ -401,11 +362,11 @@ pub fn decode_measured(
     encoding: &str,
     expected: u64,
     what: &str,
-) -> Result<(Vec<u8>, u64), (&'static str, String)> {
+) -> Result<(Vec<u8>, u64), (Code, String)> {
     let cap = expected.saturating_add(FEW_EXTRA_BYTES + 1);
     let short = |found: u64| {
         (
-            "BUFFER_DATA_INVALID",
+            Code::BufferDataInvalid,
             format!("{what} declares {expected} bytes but only {found} are present"),
         )
     };
@@ -423,7 +384,7 @@ pub fn decode_measured(
         "Zstd" => {
             if data.len() < 4 || data[..4] != ZSTD_MAGIC {
                 return Err((
-                    "BUFFER_ZSTD_NO_MAGIC",
+                    Code::BufferZstdNoMagic,
                     format!(
                         "{what} is encoded Zstd but does not start with Zstandard's magic number"
                     ),
@@ -431,7 +392,7 @@ pub fn decode_measured(
             }
             let invalid = |e: std::io::Error| {
                 (
-                    "BUFFER_DATA_INVALID",
+                    Code::BufferDataInvalid,
                     format!("{what}: invalid Zstandard data: {e}"),
                 )
             };
@@ -446,7 +407,7 @@ pub fn decode_measured(
             Ok((out, found - expected))
         }
         other => Err((
-            "BUFFER_DATA_INVALID",
+            Code::BufferDataInvalid,
             format!("{what} uses the unsupported encoding `{other}`"),
         )),
     }
@@ -462,19 +423,19 @@ pub fn decode_json_chunk(
     data: &[u8],
     encoding: &str,
     limit: u64,
-) -> Result<Vec<u8>, (&'static str, String)> {
+) -> Result<Vec<u8>, (Code, String)> {
     match encoding {
         "plain" => Ok(data.to_vec()),
         "Zstd" => {
             if data.len() < 4 || data[..4] != ZSTD_MAGIC {
                 return Err((
-                    "CHUNK_ZSTD_NO_MAGIC",
+                    Code::ChunkZstdNoMagic,
                     "the JSON chunk is encoded Zstd but does not start with Zstandard's magic number".into(),
                 ));
             }
             let invalid = |e: std::io::Error| {
                 (
-                    "CHUNK_DECODE_FAILED",
+                    Code::ChunkDecodeFailed,
                     format!("invalid Zstandard JSON chunk: {e}"),
                 )
             };
@@ -486,14 +447,14 @@ pub fn decode_json_chunk(
                 .map_err(invalid)?;
             if out.len() as u64 > limit {
                 return Err((
-                    "CHUNK_DECODE_FAILED",
+                    Code::ChunkDecodeFailed,
                     format!("the JSON chunk decodes to more than {limit} bytes (the JSON limit)"),
                 ));
             }
             Ok(out)
         }
         other => Err((
-            "CHUNK_DECODE_FAILED",
+            Code::ChunkDecodeFailed,
             format!("cannot decode the JSON chunk's `{other}` encoding"),
         )),
     }

@@ -1,6 +1,7 @@
 //! Splitting a `.g4b` into chunks, and decoding chunk or URI data, with every size checked
 //! against the bytes actually present before anything is allocated.
 
+use crate::code::{Code, Severity};
 use crate::error::{Position, ReadError, ReadErrorKind};
 
 /// One chunk of a `.g4b`.
@@ -56,12 +57,11 @@ pub struct Container {
 pub struct ContainerIssue {
     /// Byte offset of the problem.
     pub offset: u64,
-    /// Stable code, e.g. `CONTAINER_SIZE_MISMATCH`.
-    pub code: &'static str,
+    /// Stable code, e.g. `CONTAINER_SIZE_MISMATCH` (its severity says whether the file is
+    /// invalid).
+    pub code: Code,
     /// What is wrong.
     pub message: String,
-    /// True for errors (the file is invalid); false for SHOULD-level warnings.
-    pub error: bool,
 }
 
 /// Everything a scan of a `.g4b` found: the chunks it could read and every issue.
@@ -85,24 +85,22 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 /// every chunk inside the file. Never stops at the first problem unless it cannot go on.
 pub fn scan_container(bytes: &[u8]) -> ContainerScan {
     let mut scan = ContainerScan::default();
-    let issue = |scan: &mut ContainerScan, offset: u64, code, message: String, error| {
+    let issue = |scan: &mut ContainerScan, offset: u64, code, message: String| {
         scan.issues.push(ContainerIssue {
             offset,
             code,
             message,
-            error,
         });
     };
     if bytes.len() < 32 {
         issue(
             &mut scan,
             0,
-            "CONTAINER_TOO_SHORT",
+            Code::ContainerTooShort,
             format!(
                 "a .g4b file needs at least 32 bytes (header and one chunk header), found {}",
                 bytes.len()
             ),
-            true,
         );
         return scan;
     }
@@ -110,9 +108,8 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
         issue(
             &mut scan,
             0,
-            "CONTAINER_BAD_MAGIC",
+            Code::ContainerBadMagic,
             "not a binary G4MF file (magic is not `G4MF`)".into(),
-            true,
         );
         return scan;
     }
@@ -121,9 +118,8 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
         issue(
             &mut scan,
             4,
-            "CONTAINER_BAD_VERSION",
+            Code::ContainerBadVersion,
             format!("unsupported version {version} (expected 0)"),
-            true,
         );
     }
     let declared = u64_at(bytes, 8);
@@ -132,20 +128,18 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
         issue(
             &mut scan,
             8,
-            "CONTAINER_SIZE_RESERVED_BIT",
+            Code::ContainerSizeReservedBit,
             "the file size has its reserved most significant bit set".into(),
-            true,
         );
     } else if declared != bytes.len() as u64 {
         issue(
             &mut scan,
             8,
-            "CONTAINER_SIZE_MISMATCH",
+            Code::ContainerSizeMismatch,
             format!(
                 "the header declares {declared} bytes but the file has {}",
                 bytes.len()
             ),
-            true,
         );
     }
     let mut at = 16u64;
@@ -154,9 +148,8 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
             issue(
                 &mut scan,
                 at,
-                "CHUNK_HEADER_TRUNCATED",
+                Code::ChunkHeaderTruncated,
                 "truncated chunk header".into(),
-                true,
             );
             break;
         }
@@ -169,9 +162,8 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
             issue(
                 &mut scan,
                 at + 4,
-                "CHUNK_ENCODING_RESERVED",
+                Code::ChunkEncodingReserved,
                 "encoding indicator 0xFFFFFFFF is reserved as an error value".into(),
-                true,
             );
         }
         let size = u64_at(bytes, p + 8);
@@ -179,9 +171,8 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
             issue(
                 &mut scan,
                 at + 8,
-                "CHUNK_SIZE_RESERVED_BIT",
+                Code::ChunkSizeReservedBit,
                 "chunk size has its reserved most significant bit set".into(),
-                true,
             );
             break;
         }
@@ -193,12 +184,11 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
             issue(
                 &mut scan,
                 at + 8,
-                "CHUNK_OUT_OF_BOUNDS",
+                Code::ChunkOutOfBounds,
                 format!(
                     "chunk declares {size} bytes but only {} remain",
                     bytes.len() as u64 - data_offset
                 ),
-                true,
             );
             break;
         };
@@ -214,7 +204,7 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
             let next = &bytes[end as usize..end as usize + 4];
             if next == b"JSON" || next == b"BLOB" {
                 // A writer that forgot the padding left a header right after the data.
-                issue(&mut scan, end, "CHUNK_MISALIGNED", "a chunk header is not on a 16-byte boundary (the previous chunk lacks its padding)".into(), true);
+                issue(&mut scan, end, Code::ChunkMisaligned, "a chunk header is not on a 16-byte boundary (the previous chunk lacks its padding)".into(),);
                 break;
             }
         }
@@ -225,9 +215,8 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
                 issue(
                     &mut scan,
                     end,
-                    "CHUNK_JSON_PADDING",
+                    Code::ChunkJsonPadding,
                     "padding after plain JSON SHOULD be spaces".into(),
-                    false,
                 );
             }
         }
@@ -240,7 +229,11 @@ pub fn scan_container(bytes: &[u8]) -> ContainerScan {
 /// [`scan_container`].
 pub fn parse_container(bytes: &[u8]) -> Result<Container, ReadError> {
     let scan = scan_container(bytes);
-    if let Some(first) = scan.issues.iter().find(|i| i.error) {
+    if let Some(first) = scan
+        .issues
+        .iter()
+        .find(|i| i.code.severity() == Severity::Error)
+    {
         return Err(ReadError::new(
             Position::Byte(first.offset),
             ReadErrorKind::Container(first.message.clone()),

@@ -8,14 +8,16 @@
 //! sizes beyond [`ReadOptions::max_buffer_bytes`] are refused.
 
 pub mod buffers;
+pub mod code;
 pub mod container;
 pub mod error;
 pub mod references;
 
 pub use buffers::{
-    BufferDescription, BufferIssue, BufferSources, DATA_URI_PREFIX, IssueCause, IssueSeverity,
-    LoadedBuffer, decode_measured, load_buffer,
+    BufferDescription, BufferIssue, BufferSources, DATA_URI_PREFIX, IssueCause, LoadedBuffer,
+    decode_measured, load_buffer,
 };
+pub use code::{Code, Severity};
 pub use container::{
     Chunk, Container, ContainerIssue, ContainerScan, encoding_name, parse_container, scan_container,
 };
@@ -208,7 +210,7 @@ fn load_buffers(
                     .issues
                     .into_iter()
                     .rev()
-                    .find(|i| i.severity != IssueSeverity::Info);
+                    .find(|i| i.code.severity() != Severity::Info);
                 let Some(issue) = issue else {
                     return Err(ReadError::new(
                         Position::Pointer(format!("/buffers/{index}")),

@@ -1,7 +1,7 @@
 //! JSON text rules (UTF-8, no BOM, no control characters but tab and line feed) and a scan
 //! for repeated keys, which `serde_json::Value` would silently merge.
 
-use crate::report::{Findings, Severity};
+use crate::report::{Code, Findings};
 
 /// Checks the text rules; returns the text when it is UTF-8.
 pub(crate) fn check_text<'a>(
@@ -11,14 +11,14 @@ pub(crate) fn check_text<'a>(
 ) -> Option<&'a str> {
     let at = |offset: usize| base_offset.map(|b| b + offset as u64);
     let report = |findings: &mut Findings, code, offset: usize, message: String| match at(offset) {
-        Some(o) => findings.byte(Severity::Error, code, o, message),
-        None => findings.error(code, "", format!("byte {offset}: {message}")),
+        Some(o) => findings.byte(code, o, message),
+        None => findings.at(code, "", format!("byte {offset}: {message}")),
     };
     let mut text_bytes = bytes;
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         report(
             findings,
-            "JSON_BOM",
+            Code::JsonBom,
             0,
             "the JSON starts with a byte order mark".into(),
         );
@@ -29,7 +29,7 @@ pub(crate) fn check_text<'a>(
         Err(e) => {
             report(
                 findings,
-                "JSON_NOT_UTF8",
+                Code::JsonNotUtf8,
                 e.valid_up_to(),
                 "the JSON is not valid UTF-8".into(),
             );
@@ -41,7 +41,7 @@ pub(crate) fn check_text<'a>(
     }) {
         report(
             findings,
-            "JSON_CONTROL_CHARACTER",
+            Code::JsonControlCharacter,
             i + (bytes.len() - text_bytes.len()),
             format!(
                 "the JSON contains the control character U+{:04X} (only tab and line feed are allowed)",
@@ -55,8 +55,8 @@ pub(crate) fn check_text<'a>(
 /// Reports every repeated key with the pointer of the object holding it.
 pub(crate) fn check_duplicate_keys(text: &str, findings: &mut Findings) {
     for d in json_strict::duplicate_keys(text) {
-        findings.warning(
-            "JSON_DUPLICATE_KEY",
+        findings.at(
+            Code::JsonDuplicateKey,
             d.object,
             format!(
                 "the key `{}` appears more than once; readers keep only one",

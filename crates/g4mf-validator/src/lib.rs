@@ -9,11 +9,11 @@ pub mod report;
 
 use g4mf_reader::buffers::decode_json_chunk;
 use g4mf_reader::{
-    BufferDescription, BufferSources, IssueSeverity, ReadOptions, encoding_name,
-    load_buffer as load_buffer_data, scan_container,
+    BufferDescription, BufferSources, ReadOptions, encoding_name, load_buffer as load_buffer_data,
+    scan_container,
 };
 use report::Findings;
-pub use report::{Counts, Finding, Report, Severity};
+pub use report::{Code, Counts, Finding, Report, Severity};
 use serde_json::Value;
 use std::path::Path;
 
@@ -53,12 +53,7 @@ pub fn validate_path(path: &Path, options: &ValidateOptions) -> Report {
         }
         Err(e) => {
             let mut f = Findings::default();
-            f.byte(
-                Severity::Error,
-                "IO_ERROR",
-                0,
-                format!("cannot read the file: {e}"),
-            );
+            f.byte(Code::IoError, 0, format!("cannot read the file: {e}"));
             finish(path.display().to_string(), f)
         }
     }
@@ -100,21 +95,12 @@ fn validate_with_format(
     if binary {
         let scan = scan_container(bytes);
         for issue in &scan.issues {
-            f.byte(
-                if issue.error {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                },
-                issue.code,
-                issue.offset,
-                issue.message.clone(),
-            );
+            f.byte(issue.code, issue.offset, issue.message.clone());
         }
         if scan
             .issues
             .iter()
-            .any(|i| matches!(i.code, "CONTAINER_TOO_SHORT" | "CONTAINER_BAD_MAGIC"))
+            .any(|i| matches!(i.code, Code::ContainerTooShort | Code::ContainerBadMagic))
         {
             return finish(uri.to_owned(), f);
         }
@@ -122,8 +108,7 @@ fn validate_with_format(
         for chunk in &chunks {
             if &chunk.kind != b"JSON" && &chunk.kind != b"BLOB" {
                 f.byte(
-                    Severity::Info,
-                    "CHUNK_UNKNOWN_TYPE",
+                    Code::ChunkUnknownType,
                     chunk.offset,
                     format!(
                         "chunk type `{}` is not defined by the specification",
@@ -134,20 +119,14 @@ fn validate_with_format(
             let e = chunk.encoding_name();
             if e != "plain" && e != "Zstd" && chunk.encoding != [0xFF; 4] {
                 f.byte(
-                    Severity::Warning,
-                    "CHUNK_UNKNOWN_ENCODING",
+                    Code::ChunkUnknownEncoding,
                     chunk.offset + 4,
                     format!("encoding `{e}` is not one the specification defines"),
                 );
             }
         }
         let Some(json_chunk) = chunks.iter().find(|c| &c.kind == b"JSON").cloned() else {
-            f.byte(
-                Severity::Error,
-                "CONTAINER_NO_JSON_CHUNK",
-                16,
-                "the file has no JSON chunk",
-            );
+            f.byte(Code::ContainerNoJsonChunk, 16, "the file has no JSON chunk");
             return finish(uri.to_owned(), f);
         };
         let encoding = json_chunk.encoding_name();
@@ -166,7 +145,7 @@ fn validate_with_format(
                 } else {
                     json_chunk.offset + 4
                 };
-                f.byte(Severity::Error, code, at, message);
+                f.byte(code, at, message);
                 return finish(uri.to_owned(), f);
             }
         };
@@ -181,8 +160,8 @@ fn validate_with_format(
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
-            f.error(
-                "JSON_SYNTAX",
+            f.at(
+                Code::JsonSyntax,
                 "",
                 format!("{}:{}: {e}", e.line(), e.column()),
             );
@@ -190,7 +169,7 @@ fn validate_with_format(
         }
     };
     let Some(doc) = value.as_object() else {
-        f.error("JSON_NOT_OBJECT", "", "the G4MF JSON must be an object");
+        f.at(Code::JsonNotObject, "", "the G4MF JSON must be an object");
         return finish(uri.to_owned(), f);
     };
     json::check_duplicate_keys(text, &mut f);
@@ -241,8 +220,8 @@ fn load_buffer(
 ) -> Option<Vec<u8>> {
     let p = format!("/buffers/{i}");
     let Some(byte_length) = buffer.get("byteLength").and_then(Value::as_u64) else {
-        f.error(
-            "BUFFER_BYTE_LENGTH_INVALID",
+        f.at(
+            Code::BufferByteLengthInvalid,
             format!("{p}/byteLength"),
             "`byteLength` is required and must be a non-negative integer",
         );
@@ -252,8 +231,8 @@ fn load_buffer(
         None => "plain",
         Some(Value::String(e)) => {
             if e.chars().count() != 4 {
-                f.error(
-                    "BUFFER_ENCODING_INVALID",
+                f.at(
+                    Code::BufferEncodingInvalid,
                     format!("{p}/encoding"),
                     format!("`encoding` must be a 4-character FourCC, found `{e}`"),
                 );
@@ -261,8 +240,8 @@ fn load_buffer(
             e.as_str()
         }
         Some(other) => {
-            f.error(
-                "BUFFER_ENCODING_INVALID",
+            f.at(
+                Code::BufferEncodingInvalid,
                 format!("{p}/encoding"),
                 format!("`encoding` must be a string, found {other}"),
             );
@@ -275,8 +254,8 @@ fn load_buffer(
             Some(c) => Some(c),
             None if !binary => Some(u64::MAX), // reported as a chunk in a text file below
             None => {
-                f.error(
-                    "BUFFER_CHUNK_INVALID",
+                f.at(
+                    Code::BufferChunkInvalid,
                     format!("{p}/chunk"),
                     format!("chunk {c} does not exist (the file has {})", chunks.len()),
                 );
@@ -288,8 +267,8 @@ fn load_buffer(
         None => None,
         Some(Value::String(u)) => Some(u.as_str()),
         Some(_) => {
-            f.error(
-                "BUFFER_URI_INVALID",
+            f.at(
+                Code::BufferUriInvalid,
                 format!("{p}/uri"),
                 "`uri` must be a string",
             );
@@ -310,12 +289,7 @@ fn load_buffer(
     };
     let loaded = load_buffer_data(&description, &sources, &options.read);
     for issue in loaded.issues {
-        let severity = match issue.severity {
-            IssueSeverity::Error => Severity::Error,
-            IssueSeverity::Warning => Severity::Warning,
-            IssueSeverity::Info => Severity::Info,
-        };
-        f.at(severity, issue.code, issue.pointer, issue.message);
+        f.at(issue.code, issue.pointer, issue.message);
     }
     loaded.data
 }

@@ -1,25 +1,14 @@
 //! Findings and reports, in the spirit of Khronos's glTF-Validator: stable codes, severities,
 //! JSON pointers (or byte offsets for container problems), and a JSON report.
 
+pub use g4mf_reader::code::{Code, Severity};
 use serde::Serialize;
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// A MUST is broken: the file is invalid.
-    Error,
-    /// A SHOULD is broken, or something is very likely wrong.
-    Warning,
-    /// Worth knowing.
-    Info,
-}
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// Stable code, e.g. `SKIN_WEIGHTS_NOT_DESCENDING`.
-    pub code: &'static str,
+    pub code: Code,
     /// Severity.
     pub severity: Severity,
     /// JSON pointer into the document, when the finding is about the JSON.
@@ -66,7 +55,7 @@ impl Report {
 
     /// The codes of all findings, in order (handy in tests).
     pub fn codes(&self) -> Vec<&'static str> {
-        self.findings.iter().map(|f| f.code).collect()
+        self.findings.iter().map(|f| f.code.name()).collect()
     }
 
     pub(crate) fn finish(&mut self) {
@@ -86,55 +75,22 @@ impl Report {
 pub(crate) struct Findings(pub Vec<Finding>);
 
 impl Findings {
-    pub fn at(
-        &mut self,
-        severity: Severity,
-        code: &'static str,
-        pointer: impl Into<String>,
-        message: impl Into<String>,
-    ) {
+    /// A finding about the JSON at `pointer`, with the code's severity.
+    pub fn at(&mut self, code: Code, pointer: impl Into<String>, message: impl Into<String>) {
         self.0.push(Finding {
             code,
-            severity,
+            severity: code.severity(),
             pointer: Some(pointer.into()),
             offset: None,
             message: message.into(),
         });
     }
-    pub fn error(
-        &mut self,
-        code: &'static str,
-        pointer: impl Into<String>,
-        message: impl Into<String>,
-    ) {
-        self.at(Severity::Error, code, pointer, message);
-    }
-    pub fn warning(
-        &mut self,
-        code: &'static str,
-        pointer: impl Into<String>,
-        message: impl Into<String>,
-    ) {
-        self.at(Severity::Warning, code, pointer, message);
-    }
-    pub fn info(
-        &mut self,
-        code: &'static str,
-        pointer: impl Into<String>,
-        message: impl Into<String>,
-    ) {
-        self.at(Severity::Info, code, pointer, message);
-    }
-    pub fn byte(
-        &mut self,
-        severity: Severity,
-        code: &'static str,
-        offset: u64,
-        message: impl Into<String>,
-    ) {
+
+    /// A finding about the container at byte `offset`, with the code's severity.
+    pub fn byte(&mut self, code: Code, offset: u64, message: impl Into<String>) {
         self.0.push(Finding {
             code,
-            severity,
+            severity: code.severity(),
             pointer: None,
             offset: Some(offset),
             message: message.into(),

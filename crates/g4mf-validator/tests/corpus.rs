@@ -56,7 +56,7 @@ fn every_fixture_reports_its_rule_exactly() {
         } else if report
             .findings
             .iter()
-            .any(|f| f.code == rule && f.severity == Severity::Info)
+            .any(|f| f.code.name() == rule && f.severity == Severity::Info)
             && !["NODE_UNUSED", "CHUNK_UNKNOWN_TYPE"].contains(&rule.as_str())
         {
             mismatches.push(format!("{stem}: {rule} is only an info"));
@@ -82,4 +82,62 @@ fn every_fixture_reports_its_rule_exactly() {
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// Every code has a fixture that reports it (but `IO_ERROR`: a file that cannot be read) and a
+/// row in `spec-notes/validator.md`; every row and every fixture name is a code.
+#[test]
+fn every_code_has_a_fixture_and_a_documented_row() {
+    use g4mf_validator::Code;
+    let rules: std::collections::BTreeSet<String> = corpus()
+        .iter()
+        .map(|p| rule_of(p.file_stem().unwrap().to_str().unwrap()))
+        .filter(|r| r != "valid" && !r.is_empty())
+        .collect();
+    let notes =
+        std::fs::read_to_string(test_support::workspace_root().join("spec-notes/validator.md"))
+            .unwrap();
+    // | `CODE` | severity | spec | fixtures |
+    let table: std::collections::BTreeMap<String, Vec<String>> = notes
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<String> = l
+                .strip_prefix("| `")?
+                .split(" | ")
+                .map(|c| {
+                    c.trim_matches(|ch| ch == '`' || ch == '|' || ch == ' ')
+                        .to_owned()
+                })
+                .collect();
+            Some((cells[0].clone(), cells))
+        })
+        .collect();
+    let rows: std::collections::BTreeSet<String> = table.keys().cloned().collect();
+    let mut problems = Vec::new();
+    for code in Code::ALL {
+        let name = code.name();
+        if code != Code::IoError && !rules.contains(name) {
+            problems.push(format!("{name}: no fixture"));
+        }
+        match table.get(name) {
+            None => problems.push(format!("{name}: no row in spec-notes/validator.md")),
+            Some(cells) => {
+                let severity = format!("{:?}", code.severity()).to_lowercase();
+                if cells.get(1) != Some(&severity)
+                    || cells.get(2).map(String::as_str) != Some(code.spec())
+                {
+                    problems.push(format!(
+                        "{name}: the row says {cells:?}, the code {severity} {}",
+                        code.spec()
+                    ));
+                }
+            }
+        }
+    }
+    for name in rules.iter().chain(&rows) {
+        if Code::from_name(name).is_none() {
+            problems.push(format!("{name}: not a code"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -1,0 +1,175 @@
+//! Skeletons and bones (skeleton.md): joints, bone placement and ancestry, lengths, shapes.
+
+use super::*;
+
+impl<'a> Checker<'a> {
+    pub(crate) fn skeletons(&mut self, parents: &[Option<usize>]) {
+        let nodes = array(self.doc, "nodes");
+        let is_bone = |i: usize| nodes.get(i).is_some_and(|n| n.get("bone").is_some());
+        let is_skeleton = |i: usize| nodes.get(i).is_some_and(|n| n.get("skeleton").is_some());
+        // Which skeleton each bone belongs to: a contiguous chain of bones up to a skeleton.
+        let mut owner: Vec<Option<usize>> = vec![None; nodes.len()];
+        for i in (0..nodes.len()).filter(|&i| is_bone(i)) {
+            let mut at = parents[i];
+            let mut steps = 0;
+            while let Some(n) = at {
+                steps += 1;
+                if is_skeleton(n) {
+                    owner[i] = Some(n);
+                    break;
+                }
+                if !is_bone(n) || steps > nodes.len() {
+                    break;
+                }
+                at = parents[n];
+            }
+            if owner[i].is_none() {
+                self.f.at(Code::BoneNotInSkeleton, format!("/nodes/{i}"), "a bone's parent must be a bone or a skeleton, in a chain up to a skeleton node");
+            }
+            let bone = &nodes[i]["bone"];
+            let p = format!("/nodes/{i}/bone");
+            let length = bone.get("length");
+            if let Some(l) = length {
+                match l.as_f64() {
+                    Some(-1.0) => self.f.at(
+                        Code::BoneLengthNegative,
+                        format!("{p}/length"),
+                        "-1 is reserved for undefined lengths in memory and must not be written",
+                    ),
+                    Some(v) if v < 0.0 => self.f.at(
+                        Code::BoneLengthNegative,
+                        format!("{p}/length"),
+                        format!("bone length {v} is negative"),
+                    ),
+                    None => self.f.at(
+                        Code::BoneLengthNotNumber,
+                        format!("{p}/length"),
+                        "`length` must be a number",
+                    ),
+                    _ => {}
+                }
+            }
+            if let Some(m) = bone.get("mass") {
+                if m.as_f64().is_none_or(|v| v < 0.0) {
+                    self.f.at(
+                        Code::BoneMassNegative,
+                        format!("{p}/mass"),
+                        format!("bone mass {m} must be a non-negative number"),
+                    );
+                }
+            }
+            if let Some(shape) = bone.get("shape") {
+                if length.is_none() {
+                    self.f.at(
+                        Code::BoneShapeWithoutLength,
+                        format!("{p}/shape"),
+                        "a bone with a `shape` must define `length`",
+                    );
+                }
+                self.index(
+                    shape,
+                    &format!("{p}/shape"),
+                    "shapes",
+                    Code::BoneShapeInvalid,
+                );
+            }
+        }
+        for s in (0..nodes.len()).filter(|&i| is_skeleton(i)) {
+            let p = format!("/nodes/{s}/skeleton");
+            let children: Vec<usize> = nodes[s]
+                .get("children")
+                .and_then(Value::as_array)
+                .map(|c| c.iter().filter_map(index_of).collect())
+                .unwrap_or_default();
+            let root_bones: Vec<usize> = children.iter().copied().filter(|&c| is_bone(c)).collect();
+            if root_bones.len() == 1 && children.first() != Some(&root_bones[0]) {
+                self.f.at(
+                    Code::SkeletonRootBoneNotFirstChild,
+                    format!("/nodes/{s}/children"),
+                    format!(
+                        "the single root bone (node {}) must be the skeleton's first child",
+                        root_bones[0]
+                    ),
+                );
+            }
+            let Some(joints) = nodes[s]["skeleton"].get("joints") else {
+                continue;
+            };
+            let Some(joints) = joints.as_array() else {
+                self.f.at(
+                    Code::SkeletonJointsInvalid,
+                    format!("{p}/joints"),
+                    "`joints` must be an array of node indices",
+                );
+                continue;
+            };
+            let mut previous: Option<usize> = None;
+            let mut listed: Vec<usize> = Vec::new();
+            for (k, j) in joints.iter().enumerate() {
+                let jp = format!("{p}/joints/{k}");
+                if j.as_i64() == Some(-1) {
+                    self.f.at(Code::SkeletonJointUncontrolled, jp, "-1 (a joint no bone controls) is allowed by the skeleton text but not by the index schema");
+                    continue;
+                }
+                let Some(j) = self.index(j, &jp, "nodes", Code::SkeletonJointInvalid) else {
+                    continue;
+                };
+                if !is_bone(j) {
+                    self.f.at(
+                        Code::SkeletonJointNotBone,
+                        jp.clone(),
+                        format!("joint node {j} is not a bone"),
+                    );
+                } else if owner[j] != Some(s) {
+                    self.f.at(
+                        Code::SkeletonJointOutsideSkeleton,
+                        jp.clone(),
+                        format!("bone {j} does not belong to this skeleton"),
+                    );
+                }
+                if previous.is_some_and(|prev| j <= prev) {
+                    self.f.at(
+                        Code::SkeletonJointsNotIncreasing,
+                        jp.clone(),
+                        format!(
+                            "joint {j} follows {}: joints must be strictly increasing",
+                            previous.unwrap_or(0)
+                        ),
+                    );
+                }
+                // A joint's ancestor bones that are joints must come first.
+                let mut at = parents[j];
+                let mut steps = 0;
+                while let Some(a) = at.filter(|&a| is_bone(a)) {
+                    steps += 1;
+                    if steps > nodes.len() {
+                        break;
+                    }
+                    if joints.iter().skip(k + 1).any(|x| index_of(x) == Some(a)) {
+                        self.f.at(
+                            Code::SkeletonJointParentAfterChild,
+                            jp.clone(),
+                            format!("joint {j} is listed before its ancestor bone {a}"),
+                        );
+                    }
+                    at = parents[a];
+                }
+                previous = Some(j);
+                listed.push(j);
+            }
+            if root_bones.len() == 1
+                && listed.contains(&root_bones[0])
+                && joints.first().and_then(index_of) != Some(root_bones[0])
+            {
+                self.f.at(
+                    Code::SkeletonRootBoneNotFirstJoint,
+                    format!("{p}/joints"),
+                    format!(
+                        "the single root bone (node {}) skins, so it must be joints[0]",
+                        root_bones[0]
+                    ),
+                );
+            }
+        }
+    }
+}
