@@ -273,7 +273,12 @@ fn read_uri(
     let path = match resolve_relative_uri(uri, folder, options.allow_outside_folder) {
         Ok(path) => path,
         Err(message) => {
-            out.issue(Code::BufferUriNotRead, at, IssueCause::Refused, message);
+            out.issue(
+                Code::BufferUriNotRead,
+                at,
+                IssueCause::Refused,
+                message.to_string(),
+            );
             return None;
         }
     };

@@ -2,7 +2,7 @@
 //! against the bytes actually present before anything is allocated.
 
 use crate::code::{Code, Severity};
-use crate::error::{Position, ReadError, ReadErrorKind};
+use crate::error::{Location, ReadError, ReadErrorKind};
 
 /// One chunk of a `.g4b`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,7 +235,7 @@ pub fn parse_container(bytes: &[u8]) -> Result<Container, ReadError> {
         .find(|i| i.code.severity() == Severity::Error)
     {
         return Err(ReadError::new(
-            Position::Byte(first.offset),
+            Location::byte(first.offset),
             ReadErrorKind::Container(first.message.clone()),
         ));
     }

@@ -1,55 +1,30 @@
 //! Errors of reading a G4MF file.
 
+pub use location::Location;
 use std::path::PathBuf;
-
-/// Where in a G4MF file a problem is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Position {
-    /// A byte offset in a `.g4b` container.
-    Byte(u64),
-    /// A JSON pointer into the document.
-    Pointer(String),
-    /// The JSON text at a 1-based line and column.
-    LineColumn(usize, usize),
-    /// The file as a whole.
-    File,
-}
-
-impl std::fmt::Display for Position {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Position::Byte(b) => write!(f, "byte {b}"),
-            Position::Pointer(p) => f.write_str(p),
-            Position::LineColumn(l, c) => write!(f, "{l}:{c}"),
-            Position::File => f.write_str("file"),
-        }
-    }
-}
 
 /// A G4MF file could not be read.
 #[derive(Debug, thiserror::Error)]
-#[error("{}{position}: {kind}", file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default())]
+#[error("{location}: {kind}")]
 pub struct ReadError {
-    /// The file, when known.
-    pub file: Option<PathBuf>,
-    /// Where.
-    pub position: Position,
+    /// Where: a byte offset in a container, a JSON pointer, or line:column of the JSON text.
+    /// Boxed so `Result<_, ReadError>` stays small on the success path.
+    pub location: Box<Location>,
     /// What.
     pub kind: ReadErrorKind,
 }
 
 impl ReadError {
-    pub(crate) fn new(position: Position, kind: ReadErrorKind) -> Self {
+    pub(crate) fn new(location: Location, kind: ReadErrorKind) -> Self {
         Self {
-            file: None,
-            position,
+            location: Box::new(location),
             kind,
         }
     }
 
     /// Attaches the file.
     pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.file = Some(file.into());
+        self.location.file = Some(file.into());
         self
     }
 }
@@ -86,9 +61,7 @@ pub enum ReadErrorKind {
     #[error("{0}")]
     Accessor(String),
     /// A size exceeds a limit of [`crate::ReadOptions`].
-    #[error(
-        "{what} is {size} bytes, above the limit of {limit} (raise it with the reader's options)"
-    )]
+    #[error("{what} is {size} bytes, above the limit of {limit}")]
     Limit {
         /// What was too large.
         what: String,

@@ -21,10 +21,11 @@ pub use code::{Code, Severity};
 pub use container::{
     Chunk, Container, ContainerIssue, ContainerScan, encoding_name, parse_container, scan_container,
 };
-pub use error::{Position, ReadError, ReadErrorKind};
+pub use error::{Location, ReadError, ReadErrorKind};
 pub use g4mf_model as model;
 use g4mf_model::{AccessorIndex, DefinedComponentType, Document};
 pub use references::{BadReference, bad_references};
+
 use std::path::{Component, Path, PathBuf};
 
 /// Limits and permissions of the reader.
@@ -74,7 +75,7 @@ pub struct G4mfFile {
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<G4mfFile, ReadError> {
     let bytes = std::fs::read(path).map_err(|source| {
         ReadError::new(
-            Position::File,
+            Location::default(),
             ReadErrorKind::Io {
                 what: path.display().to_string(),
                 source,
@@ -102,13 +103,13 @@ pub fn read_bytes(
 fn parse_document(json: &[u8]) -> Result<Document, ReadError> {
     if json.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(ReadError::new(
-            Position::LineColumn(1, 1),
+            Location::line_column(1, 1),
             ReadErrorKind::Json("the JSON starts with a byte order mark".into()),
         ));
     }
     serde_json::from_slice(json).map_err(|e| {
         ReadError::new(
-            Position::LineColumn(e.line(), e.column()),
+            Location::line_column(e.line(), e.column()),
             ReadErrorKind::Json(e.to_string()),
         )
     })
@@ -127,7 +128,7 @@ pub fn read_g4b(
         .find(|c| &c.kind == b"JSON")
         .ok_or_else(|| {
             ReadError::new(
-                Position::Byte(16),
+                Location::byte(16),
                 ReadErrorKind::Container("the file has no JSON chunk".into()),
             )
         })?;
@@ -139,7 +140,7 @@ pub fn read_g4b(
         buffers::decode_json_chunk(data, &json_chunk.encoding_name(), options.max_json_bytes)
             .map_err(|(_, message)| {
                 ReadError::new(
-                    Position::Byte(json_chunk.offset),
+                    Location::byte(json_chunk.offset),
                     ReadErrorKind::Container(message),
                 )
             })?;
@@ -188,7 +189,7 @@ fn load_buffers(
 ) -> Result<Vec<Vec<u8>>, ReadError> {
     if let Some(bad) = references::bad_references(document).into_iter().next() {
         return Err(ReadError::new(
-            Position::Pointer(bad.pointer),
+            Location::pointer(bad.pointer),
             ReadErrorKind::Reference(bad.message),
         ));
     }
@@ -213,7 +214,7 @@ fn load_buffers(
                     .find(|i| i.code.severity() != Severity::Info);
                 let Some(issue) = issue else {
                     return Err(ReadError::new(
-                        Position::Pointer(format!("/buffers/{index}")),
+                        Location::pointer(format!("/buffers/{index}")),
                         ReadErrorKind::Buffer("the buffer's data could not be read".into()),
                     ));
                 };
@@ -226,7 +227,7 @@ fn load_buffers(
                     IssueCause::Refused => ReadErrorKind::Refused(issue.message),
                     IssueCause::Io | IssueCause::Invalid => ReadErrorKind::Buffer(issue.message),
                 };
-                return Err(ReadError::new(Position::Pointer(issue.pointer), kind));
+                return Err(ReadError::new(Location::pointer(issue.pointer), kind));
             }
         }
     }
@@ -236,7 +237,7 @@ fn load_buffers(
 fn check_limit(size: u64, limit: u64, what: &str) -> Result<(), ReadError> {
     if size > limit {
         return Err(ReadError::new(
-            Position::Pointer(what.to_owned()),
+            Location::pointer(what.to_owned()),
             ReadErrorKind::Limit {
                 what: what.to_owned(),
                 size,
@@ -247,24 +248,39 @@ fn check_limit(size: u64, limit: u64, what: &str) -> Result<(), ReadError> {
     Ok(())
 }
 
+/// Why a buffer URI is not followed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UriRefusal {
+    /// A URL or any URI with a scheme: we never reach the network.
+    #[error("refusing to follow `{0}`: only relative paths are read (no URLs, no network)")]
+    Scheme(String),
+    /// A malformed percent escape.
+    #[error("`{0}` has an invalid percent escape")]
+    BadEscape(String),
+    /// An absolute path.
+    #[error("refusing to follow the absolute path `{0}`")]
+    Absolute(String),
+    /// A relative path that climbs out of the file's folder.
+    #[error("refusing to follow `{0}`: it leaves the file's folder")]
+    OutsideFolder(String),
+}
+
 /// Resolves a relative buffer URI against `folder`, refusing URLs, schemes, absolute paths and
 /// (unless allowed) escapes from the folder.
 pub fn resolve_relative_uri(
     uri: &str,
     folder: &Path,
     allow_outside: bool,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, UriRefusal> {
     // Any `:` means a scheme (`https:`, `file:`, `data:` handled elsewhere) or a drive letter.
     if uri.contains(':') {
-        return Err(format!(
-            "refusing to follow `{uri}`: only relative paths are read (no URLs, no network)"
-        ));
+        return Err(UriRefusal::Scheme(uri.to_owned()));
     }
-    let decoded =
-        percent_decode(uri).ok_or_else(|| format!("`{uri}` has an invalid percent escape"))?;
+    let decoded = percent_decode(uri).ok_or_else(|| UriRefusal::BadEscape(uri.to_owned()))?;
     let relative = Path::new(&decoded);
     if relative.is_absolute() || decoded.starts_with('/') || decoded.starts_with('\\') {
-        return Err(format!("refusing to follow the absolute path `{uri}`"));
+        return Err(UriRefusal::Absolute(uri.to_owned()));
     }
     let mut depth: i64 = 0;
     for component in relative.components() {
@@ -273,13 +289,11 @@ pub fn resolve_relative_uri(
             Component::Normal(_) => depth += 1,
             Component::CurDir => {}
             Component::RootDir | Component::Prefix(_) => {
-                return Err(format!("refusing to follow the absolute path `{uri}`"));
+                return Err(UriRefusal::Absolute(uri.to_owned()));
             }
         }
         if depth < 0 && !allow_outside {
-            return Err(format!(
-                "refusing to follow `{uri}`: it leaves the file's folder"
-            ));
+            return Err(UriRefusal::OutsideFolder(uri.to_owned()));
         }
     }
     Ok(folder.join(relative))
@@ -312,7 +326,7 @@ impl G4mfFile {
         let pointer = format!("/accessors/{index}");
         let at = |m: String| {
             ReadError::new(
-                Position::Pointer(pointer.clone()),
+                Location::pointer(pointer.clone()),
                 ReadErrorKind::Accessor(m),
             )
         };
@@ -408,7 +422,7 @@ impl G4mfFile {
                 .collect(),
             other => {
                 return Err(ReadError::new(
-                    Position::Pointer(format!("/accessors/{index}/componentType")),
+                    Location::pointer(format!("/accessors/{index}/componentType")),
                     ReadErrorKind::Accessor(format!(
                         "expected an unsigned integer type, found {}",
                         other.name()

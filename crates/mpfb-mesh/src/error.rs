@@ -1,15 +1,15 @@
 //! Errors of reading an OBJ mesh or a vertex-group file.
 
+pub use location::Location;
 use std::path::PathBuf;
 
 /// A mesh or vertex-group file could not be read.
 #[derive(Debug, thiserror::Error)]
-#[error("{}{}: {kind}", file.as_ref().map(|f| format!("{}:", f.display())).unwrap_or_default(), position)]
+#[error("{location}: {kind}")]
 pub struct MeshError {
-    /// The file, when known.
-    pub file: Option<PathBuf>,
-    /// `line:column` (1-based) for OBJ text, or a JSON pointer for vertex-group files.
-    pub position: String,
+    /// Where: `line:column` (1-based) for OBJ text, a JSON pointer for vertex-group files.
+    /// Boxed so `Result<_, MeshError>` stays small on the success path.
+    pub location: Box<Location>,
     /// What is wrong.
     pub kind: MeshErrorKind,
 }
@@ -17,15 +17,14 @@ pub struct MeshError {
 impl MeshError {
     pub(crate) fn at(line: usize, column: usize, kind: MeshErrorKind) -> Self {
         Self {
-            file: None,
-            position: format!("{line}:{column}"),
+            location: Box::new(Location::line_column(line, column)),
             kind,
         }
     }
 
     /// Attaches the file the input came from.
     pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.file = Some(file.into());
+        self.location.file = Some(file.into());
         self
     }
 }

@@ -1,7 +1,7 @@
 //! Named vertex groups: derived from OBJ face groups, or read from MPFB's
 //! `basemesh_vertex_groups.json` (name -> inclusive index ranges) for meshes without groups.
 
-use crate::error::{MeshError, MeshErrorKind};
+use crate::error::{Location, MeshError, MeshErrorKind};
 use crate::obj::ObjMesh;
 use indexmap::IndexMap;
 use std::path::Path;
@@ -53,8 +53,7 @@ pub fn joint_groups(groups: &VertexGroups) -> VertexGroups {
 /// Reads `basemesh_vertex_groups.json`.
 pub fn read_vertex_group_file(path: &Path) -> Result<VertexGroups, MeshError> {
     let text = std::fs::read_to_string(path).map_err(|e| MeshError {
-        file: Some(path.to_path_buf()),
-        position: "0:0".into(),
+        location: Box::new(Location::file(path)),
         kind: MeshErrorKind::Io(e),
     })?;
     parse_vertex_groups(&text).map_err(|e| e.with_file(path))
@@ -64,8 +63,7 @@ pub fn read_vertex_group_file(path: &Path) -> Result<VertexGroups, MeshError> {
 pub fn parse_vertex_groups(text: &str) -> Result<VertexGroups, MeshError> {
     let raw: IndexMap<String, Vec<[u32; 2]>> =
         serde_json::from_str(text).map_err(|e| MeshError {
-            file: None,
-            position: format!("{}:{}", e.line(), e.column()),
+            location: Box::new(Location::line_column(e.line(), e.column())),
             kind: MeshErrorKind::Groups(e.to_string()),
         })?;
     let mut groups = VertexGroups::with_capacity(raw.len());
@@ -74,8 +72,10 @@ pub fn parse_vertex_groups(text: &str) -> Result<VertexGroups, MeshError> {
         for (i, [first, last]) in ranges.into_iter().enumerate() {
             if first > last {
                 return Err(MeshError {
-                    file: None,
-                    position: format!("/{}/{i}", name.replace('~', "~0").replace('/', "~1")),
+                    location: Box::new(Location::pointer(location::json_pointer([
+                        name.as_str(),
+                        &i.to_string(),
+                    ]))),
                     kind: MeshErrorKind::Groups(format!(
                         "range [{first}, {last}] of group `{name}` is reversed"
                     )),

@@ -5,7 +5,7 @@ pub mod error;
 pub mod groups;
 pub mod obj;
 
-pub use error::{MeshError, MeshErrorKind};
+pub use error::{Location, MeshError, MeshErrorKind};
 pub use groups::{
     Extraction, VertexGroups, is_joint_group, joint_groups, parse_vertex_groups,
     read_vertex_group_file, vertex_groups_from_faces,

@@ -6,7 +6,7 @@
 //! and `s`; quads and n-gons. Other statements (`mtllib`, `l`, `p`, ...) are counted and
 //! otherwise ignored.
 
-use crate::error::{MeshError, MeshErrorKind};
+use crate::error::{Location, MeshError, MeshErrorKind};
 use std::path::Path;
 
 /// Limits that keep a hostile file from exhausting memory; generous for real bodies.
@@ -111,8 +111,7 @@ pub fn read_obj_file(path: &Path) -> Result<ObjMesh, MeshError> {
 /// Reads an OBJ file with explicit limits.
 pub fn read_obj_file_with_limits(path: &Path, limits: ObjLimits) -> Result<ObjMesh, MeshError> {
     let io_error = |e| MeshError {
-        file: Some(path.to_path_buf()),
-        position: "0:0".into(),
+        location: Box::new(Location::file(path)),
         kind: MeshErrorKind::Io(e),
     };
     let size = std::fs::metadata(path).map_err(io_error)?.len();

@@ -157,7 +157,7 @@ fn malformed_lines_are_located() {
     for (text, position, message) in cases {
         let err = parse_obj(text).unwrap_err();
         assert_eq!(
-            err.position,
+            err.location.to_string(),
             *position,
             "{}: {err}",
             String::from_utf8_lossy(text)

@@ -78,6 +78,7 @@ impl<'a> Parser<'a> {
             file: None,
             line_column: Some((line, column)),
             pointer: Some(pointer.to_owned()),
+            byte: None,
         }
     }
 
@@ -98,6 +99,7 @@ impl<'a> Parser<'a> {
                 file: None,
                 line_column: Some(line_column),
                 pointer: Some(pointer.to_owned()),
+                byte: None,
             },
             RigErrorKind::Json(message),
         )

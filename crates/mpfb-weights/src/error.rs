@@ -1,31 +1,30 @@
 //! Errors and warnings of reading and resolving weights.
 
+pub use location::Location;
 use std::path::PathBuf;
 
 /// A weights file (or bone map) could not be read or resolved.
 #[derive(Debug, thiserror::Error)]
-#[error("{}{position}: {kind}", file.as_ref().map(|f| format!("{}:", f.display())).unwrap_or_default())]
+#[error("{location}: {kind}")]
 pub struct WeightsError {
-    /// The file, when known.
-    pub file: Option<PathBuf>,
-    /// `line:column` for syntax-level problems, a JSON pointer for resolution problems.
-    pub position: String,
+    /// Where: `line:column` for syntax-level problems, a JSON pointer for resolution problems.
+    /// Boxed so `Result<_, WeightsError>` stays small on the success path.
+    pub location: Box<Location>,
     /// What is wrong.
     pub kind: WeightsErrorKind,
 }
 
 impl WeightsError {
-    pub(crate) fn new(position: impl Into<String>, kind: WeightsErrorKind) -> Self {
+    pub(crate) fn new(location: Location, kind: WeightsErrorKind) -> Self {
         Self {
-            file: None,
-            position: position.into(),
+            location: Box::new(location),
             kind,
         }
     }
 
     /// Attaches the file the input came from.
     pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.file = Some(file.into());
+        self.location.file = Some(file.into());
         self
     }
 }

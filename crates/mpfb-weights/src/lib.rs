@@ -6,7 +6,7 @@ pub mod parse;
 pub mod resolve;
 pub mod skin;
 
-pub use error::{WeightsError, WeightsErrorKind, WeightsWarning};
+pub use error::{Location, WeightsError, WeightsErrorKind, WeightsWarning};
 pub use parse::{WeightGroup, WeightsFile, is_mask_group, parse_weights, read_weights_file};
 pub use resolve::{
     BoneMap, DropReason, DroppedGroup, MatchRule, Merge, Resolution, RigBones, parse_bone_map,

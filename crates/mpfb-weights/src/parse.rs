@@ -1,7 +1,7 @@
 //! Reading `weights.*.json` with a typed visitor: metadata, and every `[vertex, weight]` pair
 //! of every group, in file order, exactly as written.
 
-use crate::error::{WeightsError, WeightsErrorKind};
+use crate::error::{Location, WeightsError, WeightsErrorKind};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -50,8 +50,9 @@ pub fn is_mask_group(name: &str) -> bool {
 
 /// Reads and parses a weights file.
 pub fn read_weights_file(path: &Path) -> Result<WeightsFile, WeightsError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| WeightsError::new("0:0", WeightsErrorKind::Io(e)).with_file(path))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        WeightsError::new(Location::default(), WeightsErrorKind::Io(e)).with_file(path)
+    })?;
     parse_weights(&text).map_err(|e| e.with_file(path))
 }
 
@@ -62,7 +63,12 @@ pub fn parse_weights(text: &str) -> Result<WeightsFile, WeightsError> {
         .deserialize(&mut deserializer)
         .and_then(|file| deserializer.end().map(|()| file))
         .map_err(|e| to_error(text, &e))?;
-    file.ok_or_else(|| WeightsError::new("1:1", WeightsErrorKind::MissingWeights))
+    file.ok_or_else(|| {
+        WeightsError::new(
+            Location::line_column(1, 1),
+            WeightsErrorKind::MissingWeights,
+        )
+    })
 }
 
 /// Marker our visitors put in front of structured messages so we can rebuild the kind.
@@ -70,7 +76,7 @@ const DUPLICATE: &str = "\u{1}duplicate:";
 const NEGATIVE: &str = "\u{1}negative:";
 
 pub(crate) fn to_error(text: &str, err: &serde_json::Error) -> WeightsError {
-    let position = format!("{}:{}", err.line(), err.column());
+    let position = Location::line_column(err.line(), err.column());
     let message = err.to_string();
     let message = match message.rfind(" at line ") {
         Some(i) => message[..i].to_owned(),
@@ -78,7 +84,7 @@ pub(crate) fn to_error(text: &str, err: &serde_json::Error) -> WeightsError {
     };
     if let Some(key) = message.strip_prefix(DUPLICATE) {
         return WeightsError::new(
-            position,
+            position.clone(),
             WeightsErrorKind::DuplicateKey {
                 key: key.to_owned(),
             },
@@ -88,7 +94,7 @@ pub(crate) fn to_error(text: &str, err: &serde_json::Error) -> WeightsError {
         let mut parts = rest.splitn(3, '\u{1}');
         let (vertex, weight, group) = (parts.next(), parts.next(), parts.next());
         return WeightsError::new(
-            position,
+            position.clone(),
             WeightsErrorKind::NegativeWeight {
                 group: group.unwrap_or_default().to_owned(),
                 vertex: vertex.and_then(|v| v.parse().ok()).unwrap_or_default(),
@@ -98,12 +104,18 @@ pub(crate) fn to_error(text: &str, err: &serde_json::Error) -> WeightsError {
     }
     // serde_json rejects Python's NaN/Infinity tokens as "expected value"; say what they are.
     if let Some(token) = token_at(text, err.line(), err.column()) {
-        return WeightsError::new(position, WeightsErrorKind::NonFiniteWeight { token });
+        return WeightsError::new(
+            position.clone(),
+            WeightsErrorKind::NonFiniteWeight { token },
+        );
     }
     if message.contains("number out of range") {
         let token = number_ending_at(text, err.line(), err.column())
             .unwrap_or_else(|| "a number beyond f64".into());
-        return WeightsError::new(position, WeightsErrorKind::NonFiniteWeight { token });
+        return WeightsError::new(
+            position.clone(),
+            WeightsErrorKind::NonFiniteWeight { token },
+        );
     }
     WeightsError::new(position, WeightsErrorKind::Json(message))
 }

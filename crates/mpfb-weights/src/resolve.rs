@@ -1,7 +1,7 @@
 //! Resolving weight groups to rig bones: exact names, a user bone map, Rigify `DEF-` names and
 //! `DEF-x.NNN` B-bone segments; masks kept apart; everything unresolved reported with numbers.
 
-use crate::error::{WeightsError, WeightsErrorKind, WeightsWarning};
+use crate::error::{Location, WeightsError, WeightsErrorKind, WeightsWarning};
 use crate::parse::{WeightGroup, WeightsFile, is_mask_group};
 use crate::skin::Skin;
 use indexmap::IndexMap;
@@ -13,8 +13,9 @@ pub type BoneMap = IndexMap<String, String>;
 
 /// Reads a bone map file (`{ "from": "to", ... }`; repeated keys are an error).
 pub fn read_bone_map(path: &Path) -> Result<BoneMap, WeightsError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| WeightsError::new("0:0", WeightsErrorKind::Io(e)).with_file(path))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        WeightsError::new(Location::default(), WeightsErrorKind::Io(e)).with_file(path)
+    })?;
     parse_bone_map(&text).map_err(|e| e.with_file(path))
 }
 
@@ -134,7 +135,7 @@ fn match_group(
         return match bones.get(target.as_str()) {
             Some(&i) => Ok(Some((i, MatchRule::BoneMap))),
             None => Err(WeightsError::new(
-                format!("/{}", name.replace('~', "~0").replace('/', "~1")),
+                Location::pointer(location::json_pointer([name])),
                 WeightsErrorKind::BoneMapTargetMissing {
                     from: name.to_owned(),
                     to: target.clone(),
@@ -193,7 +194,7 @@ pub fn resolve(
         for (i, &(vertex, weight)) in group.pairs.iter().enumerate() {
             if vertex as usize >= vertex_count {
                 return Err(WeightsError::new(
-                    pointer(&group.name, i),
+                    Location::pointer(pointer(&group.name, i)),
                     WeightsErrorKind::VertexOutOfRange {
                         group: group.name.clone(),
                         vertex,

@@ -225,7 +225,7 @@ fn vertex_out_of_range_points_at_the_pair() {
             ..
         }
     ));
-    assert_eq!(err.position, "/weights/a~1b/1");
+    assert_eq!(err.location.to_string(), "/weights/a~1b/1");
 }
 
 #[test]
@@ -322,7 +322,7 @@ fn malformed_input_is_located() {
     ];
     for (text, position, message) in cases {
         let err = parse_weights(text).unwrap_err();
-        assert_eq!(&err.position, position, "{text}: {err}");
+        assert_eq!(&err.location.to_string(), position, "{text}: {err}");
         assert!(err.to_string().contains(message), "{text}: {err}");
     }
 }
@@ -387,5 +387,5 @@ fn fuzz_regressions_do_not_panic() {
     assert!(count > 0, "no regression inputs in {}", dir.display());
     // The first one: a multi-byte character right where serde reports the error column.
     let err = parse_weights("{\"cpyr\u{16b}\u{0}\n{").unwrap_err();
-    assert!(err.position.starts_with("1:"), "{err}");
+    assert!(err.location.to_string().starts_with("1:"), "{err}");
 }

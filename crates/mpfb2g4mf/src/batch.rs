@@ -7,7 +7,8 @@
 
 use crate::convert::{ConvertError, ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert};
 use crate::data;
-use crate::options::{Request, Settings};
+use crate::options::{Request, Settings, SettingsError};
+use location::Location;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -16,6 +17,82 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+/// Why a manifest cannot be read or expanded into jobs.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BatchError {
+    /// The manifest cannot be read.
+    #[error("{location}: {source}")]
+    Io {
+        /// The manifest.
+        location: Location,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The manifest is not valid JSON or TOML, or not a manifest.
+    #[error("{location}: {message}")]
+    Syntax {
+        /// Where.
+        location: Location,
+        /// What the parser said.
+        message: String,
+    },
+    /// A job's settings (its table over the defaults) are not valid settings.
+    #[error("{0}")]
+    Settings(serde_json::Error),
+    /// No MPFB data folder for rig names.
+    #[error("no MPFB data folder (looked in {})", tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    NoData {
+        /// The folders tried.
+        tried: Vec<PathBuf>,
+    },
+    /// A rig name is not in the data folder.
+    #[error(transparent)]
+    Rig(#[from] data::DataError),
+    /// A job gives both or neither of `rig` and `rig_name`.
+    #[error("give exactly one of `rig` and `rig_name`")]
+    RigOrName,
+    /// A job with `rig` has no `mesh`.
+    #[error("`mesh` is required with `rig`")]
+    NoMesh,
+    /// A cross product has no mesh for a rig file.
+    #[error("no meshes listed and no MPFB base mesh")]
+    NoCrossMesh,
+    /// Two jobs write the same file.
+    #[error("jobs {first} and {second} write the same file {}", output.display())]
+    SameOutput {
+        /// The first job.
+        first: usize,
+        /// The second job.
+        second: usize,
+        /// The file.
+        output: PathBuf,
+    },
+    /// A problem of one job or cross rig, with which.
+    #[error("{what}: {source}")]
+    In {
+        /// `job 3 (out/x.g4b)`, `defaults` or ``cross rig `default` ``.
+        what: String,
+        /// The problem.
+        source: Box<BatchError>,
+    },
+}
+
+impl BatchError {
+    fn within(what: impl Into<String>) -> impl FnOnce(BatchError) -> BatchError {
+        let what = what.into();
+        move |source| BatchError::In {
+            what,
+            source: Box::new(source),
+        }
+    }
+}
+
+/// `--shard K/N` that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("shard `{0}`: expected K/N with 0 <= K < N, e.g. 0/4")]
+pub struct ShardError(pub String);
 
 /// Settings as a manifest writes them: a table of [`Settings`] keys. A job's table is laid
 /// over the manifest's `defaults`, then read once as [`Settings`] (unknown keys are errors).
@@ -75,21 +152,44 @@ pub struct Manifest {
 }
 
 /// Reads a manifest (TOML when the file ends in `.toml`, JSON otherwise).
-pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read_manifest(path: &Path) -> Result<Manifest, BatchError> {
+    let text = std::fs::read_to_string(path).map_err(|source| BatchError::Io {
+        location: Location::file(path),
+        source,
+    })?;
     if path.extension().is_some_and(|e| e == "toml") {
-        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        toml::from_str(&text).map_err(|e| {
+            let location = match e.span() {
+                Some(span) => {
+                    let (line, column) = location::line_column_at(&text, span.start);
+                    Location::line_column(line, column)
+                }
+                None => Location::default(),
+            };
+            BatchError::Syntax {
+                location: location.in_file(path),
+                message: e.message().to_owned(),
+            }
+        })
     } else {
         if let Some(dup) = json_strict::first_duplicate_key(&text) {
-            return Err(format!(
-                "{}: {}: duplicate key `{}`",
-                path.display(),
-                dup.pointer(),
-                dup.key
-            ));
+            return Err(BatchError::Syntax {
+                location: Location::pointer(dup.pointer()).in_file(path),
+                message: format!("duplicate key `{}`", dup.key),
+            });
         }
-        serde_json::from_str(&text)
-            .map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
+        serde_json::from_str(&text).map_err(|e| BatchError::Syntax {
+            location: Location::line_column(e.line(), e.column()).in_file(path),
+            message: strip_position(&e.to_string()),
+        })
+    }
+}
+
+/// serde_json's message without its trailing ` at line L column C` (the location says it).
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
     }
 }
 
@@ -124,7 +224,7 @@ fn stem(path: &Path) -> String {
 
 /// Expands a manifest into jobs, resolving paths against `base` and rig names against the MPFB
 /// data folder. Errors name the job.
-pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
+pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, BatchError> {
     let at = |p: &Path| {
         if p.is_absolute() {
             p.to_path_buf()
@@ -133,11 +233,11 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
         }
     };
     // A job's settings: its table over the defaults, read once, paths made absolute.
-    let settings_of = |table: Option<&SettingsTable>| -> Result<Settings, String> {
+    let settings_of = |table: Option<&SettingsTable>| -> Result<Settings, BatchError> {
         let mut merged = manifest.defaults.clone();
         merged.extend(table.cloned().unwrap_or_default());
         let mut settings =
-            Settings::deserialize(Value::Object(merged)).map_err(|e| e.to_string())?;
+            Settings::deserialize(Value::Object(merged)).map_err(BatchError::Settings)?;
         for path in [
             &mut settings.bone_map,
             &mut settings.vertex_groups,
@@ -150,22 +250,14 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
         }
         Ok(settings)
     };
-    let data_dir = |settings: &Settings| -> Result<PathBuf, String> {
-        data::find_mpfb_data(settings.mpfb_data.as_deref()).map_err(|tried| {
-            format!(
-                "no MPFB data folder (looked in {})",
-                tried
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })
+    let data_dir = |settings: &Settings| -> Result<PathBuf, BatchError> {
+        data::find_mpfb_data(settings.mpfb_data.as_deref())
+            .map_err(|tried| BatchError::NoData { tried })
     };
     let mut jobs = Vec::new();
     for (k, spec) in manifest.jobs.iter().enumerate() {
-        let context = |e: String| format!("job {k} ({}): {e}", spec.output.display());
-        let settings = settings_of(Some(&spec.settings)).map_err(context)?;
+        let context = || BatchError::within(format!("job {k} ({})", spec.output.display()));
+        let settings = settings_of(Some(&spec.settings)).map_err(context())?;
         let (rig, weights, mesh, groups) = match (&spec.rig, &spec.rig_name) {
             (Some(r), None) => (
                 at(r),
@@ -173,12 +265,12 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
                 spec.mesh
                     .as_deref()
                     .map(at)
-                    .ok_or_else(|| context("`mesh` is required with `rig`".into()))?,
+                    .ok_or_else(|| context()(BatchError::NoMesh))?,
                 None,
             ),
             (None, Some(name)) => {
-                let files = data::rig_files(&data_dir(&settings).map_err(context)?, name)
-                    .map_err(context)?;
+                let files = data::rig_files(&data_dir(&settings).map_err(context())?, name)
+                    .map_err(|e| context()(e.into()))?;
                 (
                     files.rig,
                     spec.weights.as_deref().map(at).or(files.weights),
@@ -186,7 +278,7 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
                     files.vertex_groups,
                 )
             }
-            _ => return Err(context("give exactly one of `rig` and `rig_name`".into())),
+            _ => return Err(context()(BatchError::RigOrName)),
         };
         jobs.push(Job {
             index: jobs.len(),
@@ -200,7 +292,7 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
         });
     }
     if let Some(cross) = &manifest.cross {
-        let settings = settings_of(None).map_err(|e| format!("defaults: {e}"))?;
+        let settings = settings_of(None).map_err(BatchError::within("defaults"))?;
         let formats = if cross.formats.is_empty() {
             vec!["g4b".to_owned()]
         } else {
@@ -212,11 +304,9 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
                 let w = r.with_file_name(format!("weights.{}.json", stem(&r)));
                 (r, w.is_file().then_some(w), None, None)
             } else {
-                let files = data::rig_files(
-                    &data_dir(&settings).map_err(|e| format!("cross rig `{rig_entry}`: {e}"))?,
-                    rig_entry,
-                )
-                .map_err(|e| format!("cross rig `{rig_entry}`: {e}"))?;
+                let within = || BatchError::within(format!("cross rig `{rig_entry}`"));
+                let files = data::rig_files(&data_dir(&settings).map_err(within())?, rig_entry)
+                    .map_err(|e| within()(e.into()))?;
                 (
                     files.rig,
                     files.weights,
@@ -226,7 +316,7 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
             };
             let meshes: Vec<PathBuf> = if cross.meshes.is_empty() {
                 vec![default_mesh.clone().ok_or_else(|| {
-                    format!("cross rig `{rig_entry}`: no meshes listed and no MPFB base mesh")
+                    BatchError::within(format!("cross rig `{rig_entry}`"))(BatchError::NoCrossMesh)
                 })?]
             } else {
                 cross.meshes.iter().map(|m| at(m)).collect()
@@ -255,11 +345,11 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, String> {
     let mut seen = HashMap::new();
     for job in &jobs {
         if let Some(other) = seen.insert(job.output.clone(), job.index) {
-            return Err(format!(
-                "jobs {other} and {} write the same file {}",
-                job.index,
-                job.output.display()
-            ));
+            return Err(BatchError::SameOutput {
+                first: other,
+                second: job.index,
+                output: job.output.clone(),
+            });
         }
     }
     Ok(jobs)
@@ -275,21 +365,14 @@ pub struct Shard {
 }
 
 impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 0/4")?;
-        let index: usize = k
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{k}` is not a shard index"))?;
-        let count: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{n}` is not a shard count"))?;
+    type Err = ShardError;
+    fn from_str(s: &str) -> Result<Self, ShardError> {
+        let bad = || ShardError(s.to_owned());
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = k.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
         if count == 0 || index >= count {
-            return Err(format!(
-                "shard {index}/{count}: K must be in 0..N (0-based) and N positive"
-            ));
+            return Err(bad());
         }
         Ok(Shard { index, count })
     }
@@ -358,7 +441,7 @@ pub struct BatchOptions {
 
 /// A shared input: parsed on first use, dropped after its last job.
 struct Shared<T> {
-    state: Mutex<Option<Result<Arc<T>, String>>>,
+    state: Mutex<Option<Result<Arc<T>, Arc<ConvertError>>>>,
     remaining: AtomicUsize,
 }
 
@@ -370,13 +453,18 @@ impl<T> Shared<T> {
         }
     }
 
-    fn get(&self, load: impl FnOnce() -> Result<T, String>) -> Result<Arc<T>, String> {
+    fn get(
+        &self,
+        load: impl FnOnce() -> Result<T, ConvertError>,
+    ) -> Result<Arc<T>, Arc<ConvertError>> {
         // Holding the lock while loading makes other jobs wait instead of parsing again.
         let mut state = self
             .state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        state.get_or_insert_with(|| load().map(Arc::new)).clone()
+        state
+            .get_or_insert_with(|| load().map(Arc::new).map_err(Arc::new))
+            .clone()
     }
 
     fn release(&self) {
@@ -397,13 +485,35 @@ fn shared_map<T>(keys: impl Iterator<Item = PathBuf>) -> HashMap<PathBuf, Shared
     uses.into_iter().map(|(k, n)| (k, Shared::new(n))).collect()
 }
 
-fn options_for(job: &Job) -> Result<ConvertOptions, String> {
+/// Why one job of a batch failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JobError {
+    /// Its settings cannot be used.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// The conversion failed.
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    /// An input shared with other jobs failed to load (each job reports it).
+    #[error(transparent)]
+    Input(Arc<ConvertError>),
+    /// The output folder cannot be created.
+    #[error("cannot create {}: {source}", folder.display())]
+    OutputFolder {
+        /// The folder.
+        folder: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+fn options_for(job: &Job) -> Result<ConvertOptions, SettingsError> {
     ConvertOptions::try_from(Request {
         settings: &job.settings,
         output: &job.output,
         name: job.name.as_deref(),
     })
-    .map_err(|e| e.to_string())
 }
 
 /// Runs `jobs`; `progress` is called after each job with the finished record.
@@ -449,7 +559,7 @@ pub fn run(
             release();
             return record;
         }
-        let result = (|| -> Result<crate::convert::Summary, String> {
+        let result = (|| -> Result<crate::convert::Summary, JobError> {
             let convert_options = options_for(job)?;
             let limit = if options.max_input_bytes == 0 {
                 convert_options.max_input_bytes
@@ -460,25 +570,29 @@ pub fn run(
                 .into_iter()
                 .flatten()
             {
-                crate::convert::check_input_size(path, limit).map_err(|e| e.to_string())?;
+                crate::convert::check_input_size(path, limit)?;
             }
-            let rig =
-                rigs[&job.rig].get(|| LoadedRig::load(&job.rig).map_err(|e| e.to_string()))?;
-            let mesh = meshes[&job.mesh].get(|| {
-                LoadedMesh::load(&job.mesh, job.vertex_groups.as_deref()).map_err(|e| e.to_string())
-            })?;
+            let rig = rigs[&job.rig]
+                .get(|| LoadedRig::load(&job.rig))
+                .map_err(JobError::Input)?;
+            let mesh = meshes[&job.mesh]
+                .get(|| LoadedMesh::load(&job.mesh, job.vertex_groups.as_deref()))
+                .map_err(JobError::Input)?;
             let w = match &job.weights {
                 Some(path) => Some(
-                    weights[path].get(|| LoadedWeights::load(path).map_err(|e| e.to_string()))?,
+                    weights[path]
+                        .get(|| LoadedWeights::load(path))
+                        .map_err(JobError::Input)?,
                 ),
                 None => None,
             };
             if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent).map_err(|source| JobError::OutputFolder {
+                    folder: parent.to_path_buf(),
+                    source,
+                })?;
             }
-            convert(&rig, &mesh, w.as_deref(), &convert_options)
-                .map_err(|e: ConvertError| e.to_string())
+            Ok(convert(&rig, &mesh, w.as_deref(), &convert_options)?)
         })();
         release();
         match result {
@@ -488,7 +602,7 @@ pub fn run(
             }
             Err(e) => {
                 record.status = Status::Failed;
-                record.error = Some(e);
+                record.error = Some(e.to_string());
                 if options.fail_fast {
                     stop.store(true, Ordering::Release);
                 }
@@ -592,6 +706,7 @@ mod tests {
         assert!(
             expand(&clash, Path::new("/"))
                 .unwrap_err()
+                .to_string()
                 .contains("write the same file")
         );
         assert!(
@@ -606,6 +721,7 @@ mod tests {
         assert!(
             expand(&typo, Path::new("/"))
                 .unwrap_err()
+                .to_string()
                 .contains("unknown field `keep_helper`"),
             "typos in settings are errors too"
         );

@@ -13,6 +13,7 @@ use crate::stages::{
 };
 use g4mf_writer::Compression;
 use glam::DVec3;
+use location::Location;
 use mpfb_rig::{ObjFrame, RigLayout};
 use mpfb_weights::BoneMap;
 use serde::{Deserialize, Serialize};
@@ -51,9 +52,7 @@ pub enum ConvertError {
         source: std::io::Error,
     },
     /// An input file is larger than the configured limit.
-    #[error(
-        "{path}: {size} bytes exceeds the input limit of {limit} bytes (raise it with --max-input-mib)"
-    )]
+    #[error("{path}: {size} bytes exceeds the input limit of {limit} bytes")]
     InputTooLarge {
         /// The file.
         path: PathBuf,
@@ -70,15 +69,14 @@ pub enum ConvertError {
 /// A bone end that would fall back to its default position, refused.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{rig}: {pointer}: bone `{bone}` {end} cannot be placed on the mesh {mesh} ({reason}); its default position would be used (allow with --allow-fallback)"
+    "{location}: bone `{bone}` {end} cannot be placed on the mesh {mesh} ({reason}); its default position would be used",
+    mesh = mesh.display()
 )]
 pub struct FallbackRefused {
-    /// The rig file.
-    pub rig: String,
+    /// The rig file and the end's JSON pointer.
+    pub location: Location,
     /// The mesh file.
-    pub mesh: String,
-    /// JSON pointer of the end.
-    pub pointer: String,
+    pub mesh: PathBuf,
     /// The bone.
     pub bone: String,
     /// Which end.

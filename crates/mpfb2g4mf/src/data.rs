@@ -92,8 +92,24 @@ pub struct RigFiles {
     pub vertex_groups: Option<PathBuf>,
 }
 
+/// A rig name that is not in a data folder.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no rig named `{name}` in {} (rigs there: {})",
+    folder.display(),
+    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+)]
+pub struct DataError {
+    /// The name asked for.
+    pub name: String,
+    /// The data folder.
+    pub folder: PathBuf,
+    /// The rig names it has.
+    pub known: Vec<String>,
+}
+
 /// Locates rig `name` (standard rigs first, then Rigify) in `data`.
-pub fn rig_files(data: &Path, name: &str) -> Result<RigFiles, String> {
+pub fn rig_files(data: &Path, name: &str) -> Result<RigFiles, DataError> {
     for kind in ["standard", "rigify"] {
         let rig = data
             .join("rigs")
@@ -122,13 +138,9 @@ pub fn rig_files(data: &Path, name: &str) -> Result<RigFiles, String> {
         })
         .collect();
     known.sort();
-    Err(format!(
-        "no rig named `{name}` in {} (rigs there: {})",
-        data.display(),
-        if known.is_empty() {
-            "none".into()
-        } else {
-            known.join(", ")
-        }
-    ))
+    Err(DataError {
+        name: name.to_owned(),
+        folder: data.to_path_buf(),
+        known,
+    })
 }

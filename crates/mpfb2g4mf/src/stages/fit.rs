@@ -27,9 +27,8 @@ pub fn fit(
     let fitted = mpfb_rig::fit(&rig.rig, &body.fit_mesh).map_err(|e| e.with_file(&rig.path))?;
     if let (false, Some(f)) = (allow_fallback, fitted.fallbacks.first()) {
         return Err(ConvertError::Fallback(Box::new(FallbackRefused {
-            rig: rig.path.display().to_string(),
-            mesh: mesh.path.display().to_string(),
-            pointer: f.pointer.clone(),
+            location: location::Location::pointer(f.pointer.clone()).in_file(&rig.path),
+            mesh: mesh.path.clone(),
             bone: f.bone.clone(),
             end: f.end.to_string(),
             reason: f.reason.to_string(),
