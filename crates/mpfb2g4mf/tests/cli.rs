@@ -351,6 +351,24 @@ fn every_shipped_rig_converts_in_every_container() {
     );
 }
 
+/// `base.obj`'s text with every `v` line moved by `f` (same vertex order, same faces).
+fn base_obj_with(data: &Path, f: impl Fn([f64; 3]) -> [f64; 3]) -> String {
+    let text = std::fs::read_to_string(data.join("3dobjs/base.obj")).unwrap();
+    text.lines()
+        .map(|line| match line.strip_prefix("v ") {
+            Some(rest) => {
+                let c: Vec<f64> = rest
+                    .split_whitespace()
+                    .map(|t| t.parse().unwrap())
+                    .collect();
+                let [x, y, z] = f([c[0], c[1], c[2]]);
+                format!("v {x} {y} {z}\n")
+            }
+            None => format!("{line}\n"),
+        })
+        .collect()
+}
+
 #[test]
 fn a_morphed_body_moves_the_skeleton() {
     let Some(data) = test_support::mpfb_data_or_skip("a_morphed_body_moves_the_skeleton") else {
@@ -358,21 +376,7 @@ fn a_morphed_body_moves_the_skeleton() {
     };
     let out = tempfile::tempdir().unwrap();
     // Same vertex order, different shape: everything above the hips stretched up by 10%.
-    let text = std::fs::read_to_string(data.join("3dobjs/base.obj")).unwrap();
-    let morphed: String = text
-        .lines()
-        .map(|line| match line.strip_prefix("v ") {
-            Some(rest) => {
-                let c: Vec<f64> = rest
-                    .split_whitespace()
-                    .map(|t| t.parse().unwrap())
-                    .collect();
-                let y = if c[1] > 0.0 { c[1] * 1.1 } else { c[1] };
-                format!("v {} {} {}\n", c[0], y, c[2])
-            }
-            None => format!("{line}\n"),
-        })
-        .collect();
+    let morphed = base_obj_with(&data, |[x, y, z]| [x, if y > 0.0 { y * 1.1 } else { y }, z]);
     let morphed_path = out.path().join("tall.obj");
     std::fs::write(&morphed_path, morphed).unwrap();
     let rig = data.join("rigs/standard/rig.game_engine.json");
@@ -442,20 +446,7 @@ fn a_body_in_metres_gives_the_same_skeleton_offsets_included() {
     };
     let out = tempfile::tempdir().unwrap();
     // base.obj rewritten in metres, as Blender exports it.
-    let text = std::fs::read_to_string(data.join("3dobjs/base.obj")).unwrap();
-    let metres: String = text
-        .lines()
-        .map(|line| match line.strip_prefix("v ") {
-            Some(rest) => {
-                let c: Vec<f64> = rest
-                    .split_whitespace()
-                    .map(|t| t.parse::<f64>().unwrap() * 0.1)
-                    .collect();
-                format!("v {} {} {}\n", c[0], c[1], c[2])
-            }
-            None => format!("{line}\n"),
-        })
-        .collect();
+    let metres = base_obj_with(&data, |v| v.map(|c| c * 0.1));
     let metres_path = out.path().join("base_metres.obj");
     std::fs::write(&metres_path, metres).unwrap();
     // The Rigify human has offset ends (face, nose_master, MCH-breast-parent, ...).
