@@ -1,0 +1,108 @@
+//! The targets folder indexed by base name (`l-upperarm-scale-depth-incr`), the way `.mhm`
+//! files and MPFB presets name targets: MakeHuman's modifier groups and MPFB's folders differ,
+//! so the name, not the path, is what identifies a target.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every target file under a folder, by base name.
+#[derive(Debug, Clone, Default)]
+pub struct TargetIndex {
+    root: PathBuf,
+    by_name: BTreeMap<String, Vec<PathBuf>>,
+}
+
+/// A target name that is not in the index, or is there more than once.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LookupError {
+    /// No target has this base name.
+    #[error("no target named `{0}`")]
+    Unknown(String),
+    /// Several files have this base name (MakeHuman's expression units exist per race).
+    #[error("the target name `{name}` is ambiguous: {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    Ambiguous {
+        /// The name.
+        name: String,
+        /// Its files, relative to the targets folder.
+        paths: Vec<PathBuf>,
+    },
+}
+
+/// The base name of a target file (`x` for `x.target` or `x.target.gz`), if it is one.
+pub fn target_name(file_name: &str) -> Option<&str> {
+    file_name
+        .strip_suffix(".target.gz")
+        .or_else(|| file_name.strip_suffix(".target"))
+}
+
+impl TargetIndex {
+    /// Indexes every `.target` and `.target.gz` under `root` (sorted, so lookups are
+    /// deterministic); unreadable folders are skipped.
+    pub fn scan(root: &Path) -> std::io::Result<Self> {
+        let mut by_name: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+        let mut stack = vec![root.to_path_buf()];
+        std::fs::read_dir(root)?; // the root itself must exist
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if let Some(name) = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(target_name)
+                {
+                    let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+                    by_name.entry(name.to_owned()).or_default().push(relative);
+                }
+            }
+        }
+        for paths in by_name.values_mut() {
+            paths.sort();
+        }
+        Ok(Self {
+            root: root.to_path_buf(),
+            by_name,
+        })
+    }
+
+    /// The folder indexed.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Number of distinct names.
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    /// True when the folder holds no target.
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// The file of the target `name` (absolute).
+    pub fn find(&self, name: &str) -> Result<PathBuf, LookupError> {
+        match self.by_name.get(name).map(Vec::as_slice) {
+            None | Some([]) => Err(LookupError::Unknown(name.to_owned())),
+            Some([one]) => Ok(self.root.join(one)),
+            Some(many) => Err(LookupError::Ambiguous {
+                name: name.to_owned(),
+                paths: many.to_vec(),
+            }),
+        }
+    }
+
+    /// The file at `relative` (`macrodetails/height/female-young-...`, without extension),
+    /// gzipped or not, if it exists.
+    pub fn at(&self, relative: &str) -> Option<PathBuf> {
+        [".target.gz", ".target"]
+            .iter()
+            .map(|ext| self.root.join(format!("{relative}{ext}")))
+            .find(|p| p.is_file())
+    }
+}

@@ -1,0 +1,23 @@
+//! `mpfb-body`: a MakeHuman body is its modifiers, the base mesh plus weighted morph targets.
+//!
+//! - [`target`]: reading `.target` and `.target.gz` files (sparse displacements of the
+//!   19158-vertex base mesh, in its own frame and units), with located errors.
+//! - [`index`]: the targets folder indexed by base name, as `.mhm` files and MPFB presets name
+//!   targets.
+//! - [`macros`]: the phenotype (gender, age, muscle, weight, height, proportions, cup size,
+//!   firmness, race mix) and the macro targets it weights, by MPFB's rule (the default) or by
+//!   MakeHuman 1.x's.
+//! - [`morph`]: `v = base + sum w_i * delta_i`, accumulated in f64, deterministic.
+//!
+//! Facts behind the rules: `../shared/design/makehuman-bodies.md`; our choices:
+//! `spec-notes/bodies.md`.
+
+pub mod index;
+pub mod macros;
+pub mod morph;
+pub mod target;
+
+pub use index::TargetIndex;
+pub use macros::{MacroModel, MacroSpec, Phenotype, Race};
+pub use morph::morph;
+pub use target::{Target, TargetError, TargetErrorKind, parse_target, read_target_file};

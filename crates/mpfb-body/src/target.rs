@@ -1,0 +1,207 @@
+//! Target files: one displacement a line, `INDEX DX DY DZ`, in `base.obj`'s frame and units.
+//! Empty lines and lines starting with `#` or `"` are skipped; `.target.gz` is the same text
+//! gzipped. Errors say the file and the line:column.
+
+use location::Location;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The largest target file accepted, decompressed (MakeHuman's largest is about 600 KB).
+pub const MAX_TARGET_BYTES: u64 = 64 << 20;
+
+/// A morph target: sparse displacements, vertex indices ascending as written.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Target {
+    /// `(vertex, [dx, dy, dz])` in the file's order.
+    pub deltas: Vec<(u32, [f32; 3])>,
+}
+
+impl Target {
+    /// True when the target moves nothing.
+    pub fn is_empty(&self) -> bool {
+        self.deltas.is_empty()
+    }
+
+    /// The largest vertex index it moves.
+    pub fn max_vertex(&self) -> Option<u32> {
+        self.deltas.iter().map(|d| d.0).max()
+    }
+}
+
+/// A target file could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{location}: {kind}")]
+pub struct TargetError {
+    /// Where (file, line:column).
+    pub location: Box<Location>,
+    /// What.
+    pub kind: TargetErrorKind,
+}
+
+impl TargetError {
+    fn at(line: usize, column: usize, kind: TargetErrorKind) -> Self {
+        Self {
+            location: Box::new(Location::line_column(line, column)),
+            kind,
+        }
+    }
+
+    /// Attaches the file.
+    pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
+        self.location.file = Some(file.into());
+        self
+    }
+}
+
+/// What is wrong with a target file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetErrorKind {
+    /// The file cannot be read or decompressed.
+    #[error("cannot read the target: {0}")]
+    Io(#[source] std::io::Error),
+    /// The file is larger than [`MAX_TARGET_BYTES`].
+    #[error("the target is larger than {MAX_TARGET_BYTES} bytes")]
+    TooLarge,
+    /// The text is not UTF-8.
+    #[error("the line is not valid UTF-8")]
+    NotUtf8,
+    /// A line does not have four fields.
+    #[error("expected `INDEX DX DY DZ`, found {0} fields")]
+    Fields(usize),
+    /// The index is not a non-negative integer.
+    #[error("`{0}` is not a vertex index")]
+    Index(String),
+    /// A displacement is not a finite number.
+    #[error("`{0}` is not a finite number")]
+    Number(String),
+}
+
+/// Parses target text.
+pub fn parse_target(text: &[u8]) -> Result<Target, TargetError> {
+    let mut deltas = Vec::new();
+    for (n, raw) in text.split(|&b| b == b'\n').enumerate() {
+        let line_number = n + 1;
+        let line = std::str::from_utf8(raw).map_err(|e| {
+            TargetError::at(line_number, e.valid_up_to() + 1, TargetErrorKind::NotUtf8)
+        })?;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('"') {
+            continue;
+        }
+        let mut fields = [("", 0usize); 4];
+        let mut count = 0;
+        for (start, field) in field_offsets(line) {
+            if count < 4 {
+                fields[count] = (field, start);
+            }
+            count += 1;
+        }
+        if count != 4 {
+            return Err(TargetError::at(
+                line_number,
+                1,
+                TargetErrorKind::Fields(count),
+            ));
+        }
+        let (index_text, index_at) = fields[0];
+        let index: u32 = index_text.parse().map_err(|_| {
+            TargetError::at(
+                line_number,
+                index_at + 1,
+                TargetErrorKind::Index(index_text.to_owned()),
+            )
+        })?;
+        let mut delta = [0f32; 3];
+        for (k, &(text, at)) in fields[1..].iter().enumerate() {
+            let value: f64 = text
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| {
+                    TargetError::at(
+                        line_number,
+                        at + 1,
+                        TargetErrorKind::Number(text.to_owned()),
+                    )
+                })?;
+            delta[k] = value as f32;
+        }
+        deltas.push((index, delta));
+    }
+    Ok(Target { deltas })
+}
+
+/// Whitespace-separated fields with their byte offsets.
+fn field_offsets(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    line.split_ascii_whitespace().map(move |field| {
+        let start = line[at..].find(field).map_or(at, |i| at + i);
+        at = start + field.len();
+        (start, field)
+    })
+}
+
+/// Reads a `.target` or `.target.gz` file (by its name), at most [`MAX_TARGET_BYTES`].
+pub fn read_target_file(path: &Path) -> Result<Target, TargetError> {
+    let io = |e| TargetError {
+        location: Box::new(Location::file(path)),
+        kind: TargetErrorKind::Io(e),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let gz = path.extension().is_some_and(|e| e == "gz");
+    let mut text = Vec::new();
+    let reader: Box<dyn Read> = if gz {
+        Box::new(flate2::read::GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
+    reader
+        .take(MAX_TARGET_BYTES + 1)
+        .read_to_end(&mut text)
+        .map_err(io)?;
+    if text.len() as u64 > MAX_TARGET_BYTES {
+        return Err(TargetError {
+            location: Box::new(Location::file(path)),
+            kind: TargetErrorKind::TooLarge,
+        });
+    }
+    parse_target(&text).map_err(|e| e.with_file(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_numbers_and_comments() {
+        let t = parse_target(b"# comment\n\"also\n\n0 .026 .154 -.166\n  12\t-0.0 1 2e-1  \n")
+            .unwrap_or_default();
+        assert_eq!(
+            t.deltas,
+            [(0, [0.026, 0.154, -0.166]), (12, [-0.0, 1.0, 0.2])]
+        );
+        assert_eq!(t.max_vertex(), Some(12));
+    }
+
+    #[test]
+    fn malformed_lines_are_located() {
+        for (text, at, what) in [
+            (&b"0 1 2\n"[..], "1:1", "found 3 fields"),
+            (b"\n\nx 1 2 3", "3:1", "`x` is not a vertex index"),
+            (b"-1 1 2 3", "1:1", "`-1` is not a vertex index"),
+            (b"5 1 nan 3", "1:5", "`nan` is not a finite number"),
+            (b"5 1 2 1e999", "1:7", "`1e999` is not a finite number"),
+            (b"5 1 2 3\n\xff", "2:1", "not valid UTF-8"),
+        ] {
+            let err = parse_target(text)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                err.starts_with(&format!("{at}: ")) && err.contains(what),
+                "{err}"
+            );
+        }
+    }
+}
