@@ -79,19 +79,6 @@ fn node_transform(node: &Node) -> (DVec3, DMat3) {
     (position, basis)
 }
 
-/// Parent index of every node.
-fn parents(doc: &Document) -> Vec<Option<usize>> {
-    let mut parent = vec![None; doc.nodes.len()];
-    for (i, n) in doc.nodes.iter().enumerate() {
-        for c in &n.children {
-            if let Some(slot) = parent.get_mut(c.get()) {
-                *slot = Some(i);
-            }
-        }
-    }
-    parent
-}
-
 /// The MPFB name of a bone node: `extras.mpfb.name`, else the node name, else by index.
 fn bone_name(node: &Node, index: usize) -> String {
     extras::mpfb_name(node).unwrap_or_else(|| format!("bone{index}"))
@@ -103,11 +90,13 @@ struct SkeletonView {
     bones: Vec<usize>,
     /// Skeleton-space transform of every node under the skeleton.
     world: BTreeMap<usize, (DVec3, DMat3)>,
-    parent: Vec<Option<usize>>,
+    /// The parent each node under the skeleton was reached from: the one its transform is
+    /// relative to (a hostile file may list a node as the child of several nodes).
+    parent: BTreeMap<usize, usize>,
 }
 
 fn skeleton_view(doc: &Document) -> Result<SkeletonView, ToMpfbError> {
-    let parent = parents(doc);
+    let mut parent = BTreeMap::new();
     let skeleton = doc
         .nodes
         .iter()
@@ -126,6 +115,7 @@ fn skeleton_view(doc: &Document) -> Result<SkeletonView, ToMpfbError> {
             }
             let (p, b) = node_transform(&doc.nodes[c]);
             world.insert(c, (pp + pb * p, pb * b));
+            parent.insert(c, i);
             stack.push(c);
         }
     }
@@ -340,7 +330,11 @@ fn derive_rig(
     for (b, head, tail, roll) in ordered {
         let node = &doc.nodes[b];
         let name = bone_name(node, b);
-        let parent = view.parent[b].filter(|p| doc.nodes[*p].bone.is_some());
+        let parent = view
+            .parent
+            .get(&b)
+            .copied()
+            .filter(|p| doc.nodes[*p].bone.is_some());
         let end = |pos: DVec3, which: &str, defaults: &mut Vec<String>| {
             let mut end = matcher
                 .as_ref()
@@ -354,7 +348,10 @@ fn derive_rig(
         };
         let head_json = end(head, "head", &mut defaults);
         let tail_json = end(tail, "tail", &mut defaults);
-        let connected = parent.is_some_and(|p| tails[&p].distance(head) < 1e-9);
+        // Every bone reached under the skeleton has a tail, its tree parent included.
+        let connected = parent
+            .and_then(|p| tails.get(&p))
+            .is_some_and(|t| t.distance(head) < 1e-9);
         bones.insert(
             name,
             json!({
