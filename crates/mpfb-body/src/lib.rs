@@ -8,15 +8,19 @@
 //!   firmness, race mix) and the macro targets it weights, by MPFB's rule (the default) or by
 //!   MakeHuman 1.x's.
 //! - [`morph`]: `v = base + sum w_i * delta_i`, accumulated in f64, deterministic.
+//! - [`description`]: `.mhm` files and MPFB presets read into one [`Description`], and the
+//!   target files it applies.
 //!
 //! Facts behind the rules: `../shared/design/makehuman-bodies.md`; our choices:
 //! `spec-notes/bodies.md`.
 
+pub mod description;
 pub mod index;
 pub mod macros;
 pub mod morph;
 pub mod target;
 
+pub use description::{Description, parse_mhm, parse_preset};
 pub use index::TargetIndex;
 pub use macros::{MacroModel, MacroSpec, Phenotype, Race};
 pub use morph::morph;

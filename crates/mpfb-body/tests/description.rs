@@ -1,0 +1,82 @@
+//! A `.mhm` we wrote (`fixtures/bodies/ada.mhm`) becomes base.obj plus exactly the targets its
+//! modifiers name, vertex by vertex.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+use mpfb_body::macros::{MacroModel, MacroSpec, macro_targets};
+use mpfb_body::{TargetIndex, morph, parse_mhm, read_target_file};
+
+#[test]
+fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
+    let Some(data) = test_support::mpfb_data_or_skip("an_mhm_body_is_the_base_plus") else {
+        return;
+    };
+    let targets = data.join("targets");
+    let index = TargetIndex::scan(&targets).unwrap();
+    let spec = MacroSpec::from_json(
+        &std::fs::read_to_string(targets.join("macrodetails/macro.json")).unwrap(),
+    )
+    .unwrap();
+    let path = test_support::workspace_root().join("fixtures/bodies/ada.mhm");
+    let description = parse_mhm(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(description.rig.as_deref(), Some("game_engine"));
+    assert_eq!(
+        description.not_converted,
+        ["eyes", "clothes", "skin material"]
+    );
+    let resolved = description
+        .resolve(&index, &spec, MacroModel::Mpfb)
+        .unwrap();
+
+    // Expected by hand: the macro targets of the phenotype, then head-age-decr at 0.4 (the
+    // pair's negative side), l-upperarm-scale-depth-incr at 0.6; nose-hump at 0 adds nothing.
+    let macros = macro_targets(&description.phenotype, MacroModel::Mpfb, &spec);
+    let details = [("head-age-decr", 0.4), ("l-upperarm-scale-depth-incr", 0.6)];
+    let expected_names: Vec<String> = macros
+        .iter()
+        .filter(|t| index.at(&t.path).is_some())
+        .map(|t| t.path.clone())
+        .chain(details.iter().map(|(n, _)| (*n).to_owned()))
+        .collect();
+    let names: Vec<&str> = resolved.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, expected_names);
+    assert!(
+        resolved
+            .iter()
+            .any(|w| w.name.starts_with("macrodetails/height/"))
+    );
+    assert!(resolved.iter().any(|w| w.name.starts_with("breast/")));
+
+    // base.obj's positions, morphed, against base + sum w * delta computed here.
+    let obj = std::fs::read_to_string(data.join("3dobjs/base.obj")).unwrap();
+    let base: Vec<[f64; 3]> = obj
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|r| {
+            let c: Vec<f64> = r.split_whitespace().map(|t| t.parse().unwrap()).collect();
+            [c[0], c[1], c[2]]
+        })
+        .collect();
+    assert_eq!(base.len(), 19158);
+    let loaded: Vec<(String, mpfb_body::Target, f64)> = resolved
+        .iter()
+        .map(|w| (w.name.clone(), read_target_file(&w.path).unwrap(), w.weight))
+        .collect();
+    let refs: Vec<(&str, &mpfb_body::Target, f64)> =
+        loaded.iter().map(|(n, t, w)| (n.as_str(), t, *w)).collect();
+    let body = morph(&base, &refs).unwrap();
+    let mut expected = base.clone();
+    for (_, target, weight) in &loaded {
+        for &(v, d) in &target.deltas {
+            for k in 0..3 {
+                expected[v as usize][k] += weight * f64::from(d[k]);
+            }
+        }
+    }
+    assert_eq!(body, expected, "vertex by vertex");
+    // The detail targets did move their vertices.
+    let head = &loaded[loaded.len() - 2].1;
+    let (v, d) = head.deltas[0];
+    assert!(d.iter().any(|x| *x != 0.0));
+    assert_ne!(body[v as usize], base[v as usize]);
+}
