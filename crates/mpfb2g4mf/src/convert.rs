@@ -2,8 +2,8 @@
 //! [`crate::stages`] in order over parsed inputs ([`crate::inputs`]).
 
 pub use crate::inputs::{
-    DEFAULT_MAX_INPUT_BYTES, InputPaths, LoadedMesh, LoadedRig, LoadedWeights, check_input_size,
-    load_inputs,
+    DEFAULT_MAX_INPUT_BYTES, InputPaths, LoadedBody, LoadedMesh, LoadedRig, LoadedWeights,
+    check_input_size, load_body, load_inputs,
 };
 use crate::stages::{
     self,
@@ -60,6 +60,40 @@ pub enum ConvertError {
         size: u64,
         /// The limit.
         limit: u64,
+    },
+    /// A body description cannot be read or resolved.
+    #[error(transparent)]
+    Body(#[from] mpfb_body::description::DescriptionError),
+    /// A target file cannot be read.
+    #[error(transparent)]
+    Target(#[from] mpfb_body::TargetError),
+    /// A target moves a vertex the mesh does not have (the mesh is not MakeHuman's base mesh).
+    #[error(transparent)]
+    Morph(#[from] mpfb_body::morph::MorphError),
+    /// Targets apply to a Y-up mesh in MakeHuman's numbering.
+    #[error("targets are in base.obj's Y-up frame; a Z-up mesh cannot be morphed")]
+    MorphZUp,
+    /// No targets folder: none given and no MPFB data found.
+    #[error("no targets folder (no MPFB data in {})", tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    NoTargets {
+        /// Where MPFB data was looked for.
+        tried: Vec<PathBuf>,
+    },
+    /// An input file cannot be read.
+    #[error("{location}: {source}")]
+    Input {
+        /// The file.
+        location: Location,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// An input file is not valid JSON.
+    #[error("{location}: {message}")]
+    Syntax {
+        /// Where.
+        location: Location,
+        /// What the parser said.
+        message: String,
     },
     /// The output path has no `.g4b` or `.g4tf` extension.
     #[error("{0}: the output must end in .g4b or .g4tf")]
@@ -139,6 +173,8 @@ pub struct ConvertOptions {
     pub bone_map: BoneMap,
     /// Largest input file accepted, in bytes.
     pub max_input_bytes: u64,
+    /// A body built from MakeHuman targets instead of the mesh as read.
+    pub body: Option<crate::options::BodyOptions>,
 }
 
 impl ConvertOptions {
@@ -158,6 +194,7 @@ impl ConvertOptions {
             name: None,
             bone_map: BoneMap::new(),
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            body: None,
         }
     }
 
@@ -221,32 +258,64 @@ pub fn convert_files(
 ) -> Result<Summary, ConvertError> {
     options.format()?;
     let (rig, mesh, weights) = inputs.load(options.max_input_bytes)?;
-    convert(&rig, &mesh, weights.as_ref(), options)
+    let body = options
+        .body
+        .as_ref()
+        .map(|b| load_body(b, options.max_input_bytes))
+        .transpose()?;
+    convert_body(&rig, &mesh, weights.as_ref(), body.as_ref(), options)
 }
 
 /// Converts loaded inputs into a G4MF file at `options.output` (written atomically): the
-/// stages of [`crate::stages`], in order.
+/// stages of [`crate::stages`], in order, on the mesh as read.
 pub fn convert(
     rig: &LoadedRig,
     mesh: &LoadedMesh,
     weights: Option<&LoadedWeights>,
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
+    convert_body(rig, mesh, weights, None, options)
+}
+
+/// [`convert`], with the mesh morphed into `body` first when one is given.
+pub fn convert_body(
+    rig: &LoadedRig,
+    mesh: &LoadedMesh,
+    weights: Option<&LoadedWeights>,
+    body: Option<&LoadedBody>,
+    options: &ConvertOptions,
+) -> Result<Summary, ConvertError> {
     let started = Instant::now();
     let format = options.format()?;
     let mesh_name = file_name(&mesh.path);
+    let described = body;
 
-    let body = Body::from_mesh(mesh, options.frame);
+    let body = match described {
+        None => Body::from_mesh(mesh, options.frame),
+        Some(described) => Body::morphed(mesh, options.frame, described)?,
+    };
     let fit = stages::fit::fit(rig, mesh, &body, options.allow_fallback)?;
     let Assembled {
         character,
         extras,
         warnings: assembly_warnings,
-    } = assemble(rig, mesh, weights, &body, &fit, options)?;
+    } = assemble(rig, mesh, weights, &body, &fit, described, options)?;
     let mut warnings = fit.warnings.clone();
+    if let Some(described) = described {
+        if !described.description.not_converted.is_empty() {
+            warnings.push(format!(
+                "not converted from {}: {}",
+                described
+                    .source
+                    .as_deref()
+                    .map_or_else(|| "the description".to_owned(), file_name),
+                described.description.not_converted.join(", ")
+            ));
+        }
+    }
     let character =
         transforms::extract_helpers(character, options.keep_helpers, &mesh_name, &mut warnings);
-    let character = transforms::stand(character, options.origin, body.ground_cube_height());
+    let character = transforms::stand(character, options.origin, body.ground_height());
     let written = stages::write::write(&character, extras, options, format)?;
 
     // What happened, in the order the stages noticed it.

@@ -39,6 +39,23 @@ pub struct Provenance {
     pub mesh_scale: f64,
     /// The mesh's up axis, `y` or `z`.
     pub up_axis: String,
+    /// The MakeHuman body the mesh was morphed into, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<BodyProvenance>,
+}
+
+/// Which human a morphed character is: its phenotype, rule and detail targets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BodyProvenance {
+    /// Every phenotype variable, by name.
+    pub phenotype: IndexMap<String, f64>,
+    /// `mpfb` or `makehuman1`.
+    pub macro_model: String,
+    /// Detail targets `[name, weight]` in the order applied.
+    pub targets: Vec<(String, f64)>,
+    /// What the description holds that was not converted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_converted: Vec<String>,
 }
 
 /// `extras` of a bone node.

@@ -164,3 +164,93 @@ impl InputPaths {
         )
     }
 }
+
+/// A body built from MakeHuman targets: its description and every target file it applies,
+/// read (stage 1), ready to morph the base mesh (stage 2).
+#[derive(Debug, Clone)]
+pub struct LoadedBody {
+    /// What the body is made of.
+    pub description: mpfb_body::Description,
+    /// The rule that weighted the macro targets.
+    pub model: mpfb_body::MacroModel,
+    /// Every target applied, with its weight, in application order.
+    pub targets: Vec<(
+        mpfb_body::description::Weighted,
+        std::sync::Arc<mpfb_body::Target>,
+    )>,
+    /// Where the description came from, for messages.
+    pub source: Option<PathBuf>,
+}
+
+/// Reads a body description (the `.mhm` or preset, then the phenotype and target settings over
+/// it), resolves it against the targets folder and reads every target file.
+pub fn load_body(
+    options: &crate::options::BodyOptions,
+    max_input_bytes: u64,
+) -> Result<LoadedBody, ConvertError> {
+    use mpfb_body::description::{DetailTarget, parse_mhm, parse_preset};
+    let mut description = match &options.human {
+        None => mpfb_body::Description::default(),
+        Some(path) => {
+            check_input_size(path, max_input_bytes)?;
+            let text = std::fs::read_to_string(path).map_err(|source| ConvertError::Input {
+                location: location::Location::file(path),
+                source,
+            })?;
+            let parsed = if path.extension().is_some_and(|e| e == "json") {
+                parse_preset(&text)
+            } else {
+                parse_mhm(&text)
+            };
+            parsed.map_err(|e| e.with_file(path))?
+        }
+    };
+    for (name, value) in &options.phenotype {
+        description.phenotype.set(name, *value);
+    }
+    for (i, (name, weight)) in options.targets.iter().enumerate() {
+        description.targets.push(DetailTarget {
+            name: name.clone(),
+            weight: *weight,
+            location: location::Location::pointer(format!("/targets/{i}")),
+        });
+    }
+    let dir = match &options.targets_dir {
+        Some(dir) => dir.clone(),
+        None => crate::data::find_mpfb_data(None)
+            .map(|d| d.join("targets"))
+            .map_err(|tried| ConvertError::NoTargets { tried })?,
+    };
+    let index = mpfb_body::TargetIndex::scan(&dir).map_err(|source| ConvertError::Input {
+        location: location::Location::file(&dir),
+        source,
+    })?;
+    let macro_json = dir.join("macrodetails/macro.json");
+    let text = std::fs::read_to_string(&macro_json).map_err(|source| ConvertError::Input {
+        location: location::Location::file(&macro_json),
+        source,
+    })?;
+    let spec = mpfb_body::MacroSpec::from_json(&text).map_err(|e| ConvertError::Syntax {
+        location: location::Location::line_column(e.line(), e.column()).in_file(&macro_json),
+        message: e.to_string(),
+    })?;
+    let mut resolved = description.resolve(&index, &spec, options.model);
+    if let (Err(e), Some(path)) = (&mut resolved, &options.human) {
+        if e.location.file.is_none() && e.location.line_column.is_some() {
+            e.location.file = Some(path.clone());
+        }
+    }
+    let targets = resolved?
+        .into_iter()
+        .map(|w| {
+            let target = mpfb_body::read_target_file(&w.path)?;
+            Ok((w, std::sync::Arc::new(target)))
+        })
+        .collect::<Result<Vec<_>, ConvertError>>()?;
+    Ok(LoadedBody {
+        description,
+        model: options.model,
+        targets,
+        source: options.human.clone(),
+    })
+}

@@ -83,14 +83,15 @@ fn flag_hint(err: &anyhow::Error) -> &'static str {
 
 #[derive(Args)]
 struct ConvertArgs {
-    /// MPFB rig definition (rig.*.json).
-    #[arg(long, required_unless_present = "rig_name")]
+    /// MPFB rig definition (rig.*.json); with --human, default: the rig the file names.
+    #[arg(long, required_unless_present_any = ["rig_name", "human"])]
     rig: Option<PathBuf>,
     /// MPFB weights (weights.*.json); without it the mesh is written unskinned.
     #[arg(long)]
     weights: Option<PathBuf>,
-    /// The body (OBJ with MakeHuman's vertex order).
-    #[arg(long, required_unless_present = "rig_name")]
+    /// The body (OBJ with MakeHuman's vertex order); with --rig-name or --human, default: the
+    /// data folder's base.obj.
+    #[arg(long, required_unless_present_any = ["rig_name", "human"])]
     mesh: Option<PathBuf>,
     /// Output file: .g4b (binary) or .g4tf (text).
     #[arg(short, long, value_parser = output_path)]
@@ -256,20 +257,39 @@ fn main() -> ExitCode {
 
 fn run_convert(args: ConvertArgs) -> Result<()> {
     let settings = &args.settings;
-    let inputs = match &args.rig_name {
+    let find_data = || {
+        data::find_mpfb_data(settings.mpfb_data.as_deref()).map_err(|tried| {
+            anyhow!(
+                "no MPFB data folder found (looked in: {}); pass --mpfb-data DIR or set {}",
+                tried
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                data::MPFB_DATA_ENV
+            )
+        })
+    };
+    // With --human and neither --rig nor --rig-name, the rig is the one the file names.
+    let rig_name = match (&args.rig_name, &args.rig, &settings.human) {
+        (Some(name), _, _) => Some(name.clone()),
+        (None, None, Some(human)) => {
+            let text = std::fs::read_to_string(human)
+                .with_context(|| format!("cannot read {}", human.display()))?;
+            let description = if human.extension().is_some_and(|e| e == "json") {
+                mpfb_body::parse_preset(&text)
+            } else {
+                mpfb_body::parse_mhm(&text)
+            }
+            .map_err(|e| e.with_file(human))?;
+            Some(description.rig.unwrap_or_else(|| "default".to_owned()))
+        }
+        _ => None,
+    };
+    let inputs = match &rig_name {
         Some(name) => {
-            let dir = data::find_mpfb_data(settings.mpfb_data.as_deref()).map_err(|tried| {
-                anyhow!(
-                    "no MPFB data folder found (looked in: {}); pass --mpfb-data DIR or set {}",
-                    tried
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    data::MPFB_DATA_ENV
-                )
-            })?;
-            let files = data::rig_files(&dir, name).map_err(|e| anyhow!(e))?;
+            let dir = find_data()?;
+            let files = data::rig_files(&dir, name)?;
             InputPaths {
                 rig: files.rig,
                 weights: args.weights.clone().or(files.weights),
@@ -280,7 +300,10 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
         None => InputPaths {
             rig: args.rig.clone().context("--rig is required")?,
             weights: args.weights.clone(),
-            mesh: args.mesh.clone().context("--mesh is required")?,
+            mesh: match &args.mesh {
+                Some(mesh) => mesh.clone(),
+                None => find_data()?.join("3dobjs/base.obj"),
+            },
             vertex_groups: settings.vertex_groups.clone(),
         },
     };

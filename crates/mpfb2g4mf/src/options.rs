@@ -33,6 +33,18 @@ pub enum Up {
     Z,
 }
 
+/// Which rule weights the macro targets of a phenotype.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum MacroRule {
+    /// MPFB 2's rule (`macro.json`): what MPFB users see.
+    #[default]
+    Mpfb,
+    /// MakeHuman 1.x's formulas.
+    Makehuman1,
+}
+
 /// The Zstandard levels the zstd library accepts.
 pub const ZSTD_LEVELS: std::ops::RangeInclusive<i32> = 1..=22;
 
@@ -90,6 +102,21 @@ pub struct Settings {
     /// Largest input file accepted, in MiB.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_MAX_INPUT_BYTES >> 20))]
     pub max_input_mib: u64,
+    /// A MakeHuman body to build from targets: a `.mhm` file or an MPFB `human.*.json` preset.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub human: Option<PathBuf>,
+    /// Phenotype values over the file's (or the defaults): `gender=0.2,age=0.7,african=1,...`.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub phenotype: Option<String>,
+    /// A detail target and its weight, `NAME=WEIGHT` (repeatable), after the file's.
+    #[cfg_attr(feature = "cli", arg(long = "target", value_name = "NAME=WEIGHT"))]
+    pub targets: Vec<String>,
+    /// The rule weighting macro targets.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = MacroRule::Mpfb))]
+    pub macro_model: MacroRule,
+    /// The targets folder (default: `targets/` of the MPFB data folder).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub targets_dir: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -110,6 +137,11 @@ impl Default for Settings {
             vertex_groups: None,
             mpfb_data: None,
             max_input_mib: DEFAULT_MAX_INPUT_BYTES >> 20,
+            human: None,
+            phenotype: None,
+            targets: Vec::new(),
+            macro_model: MacroRule::Mpfb,
+            targets_dir: None,
         }
     }
 }
@@ -127,6 +159,70 @@ pub enum SettingsError {
     /// The bone map cannot be read.
     #[error(transparent)]
     BoneMap(#[from] mpfb_weights::WeightsError),
+    /// A phenotype setting is not `name=value,...` with known names and values in [0, 1].
+    #[error("phenotype `{0}`: {1}")]
+    Phenotype(String, String),
+    /// A target setting is not `NAME=WEIGHT` with a weight in [0, 1].
+    #[error("target `{0}`: expected NAME=WEIGHT with a weight from 0 to 1")]
+    Target(String),
+}
+
+/// `name=value` pairs of a phenotype setting, checked.
+pub fn parse_phenotype(text: &str) -> Result<Vec<(String, f64)>, SettingsError> {
+    let bad = |why: &str| SettingsError::Phenotype(text.to_owned(), why.to_owned());
+    let mut out = Vec::new();
+    for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, value) = pair
+            .split_once('=')
+            .ok_or_else(|| bad("expected name=value"))?;
+        let name = name.trim();
+        if !mpfb_body::Phenotype::NAMES.contains(&name) {
+            return Err(bad(&format!(
+                "unknown variable `{name}` (known: {})",
+                mpfb_body::Phenotype::NAMES.join(", ")
+            )));
+        }
+        let value: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v| (0.0..=1.0).contains(v))
+            .ok_or_else(|| bad(&format!("`{name}` must be a number from 0 to 1")))?;
+        out.push((name.to_owned(), value));
+    }
+    Ok(out)
+}
+
+/// A `NAME=WEIGHT` target setting, checked.
+pub fn parse_target(text: &str) -> Result<(String, f64), SettingsError> {
+    let bad = || SettingsError::Target(text.to_owned());
+    let (name, weight) = text.split_once('=').ok_or_else(bad)?;
+    let weight: f64 = weight
+        .trim()
+        .parse()
+        .ok()
+        .filter(|w| (0.0..=1.0).contains(w))
+        .ok_or_else(bad)?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(bad());
+    }
+    Ok((name.to_owned(), weight))
+}
+
+/// What builds the body from targets, validated.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BodyOptions {
+    /// The `.mhm` or preset file.
+    pub human: Option<PathBuf>,
+    /// Phenotype values over the file's.
+    pub phenotype: Vec<(String, f64)>,
+    /// Detail targets after the file's.
+    pub targets: Vec<(String, f64)>,
+    /// The macro rule.
+    pub model: mpfb_body::MacroModel,
+    /// The targets folder, when given.
+    pub targets_dir: Option<PathBuf>,
 }
 
 /// One conversion asked for: settings plus what differs per job.
@@ -175,6 +271,30 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.max_input_bytes = s.max_input_mib.saturating_mul(1 << 20);
         if let Some(path) = &s.bone_map {
             options.bone_map = mpfb_weights::read_bone_map(path)?;
+        }
+        if s.human.is_some() || s.phenotype.is_some() || !s.targets.is_empty() {
+            options.body = Some(BodyOptions {
+                human: s.human.clone(),
+                phenotype: s
+                    .phenotype
+                    .as_deref()
+                    .map(parse_phenotype)
+                    .transpose()?
+                    .unwrap_or_default(),
+                targets: s
+                    .targets
+                    .iter()
+                    .map(|t| parse_target(t))
+                    .collect::<Result<_, _>>()?,
+                model: match s.macro_model {
+                    MacroRule::Mpfb => mpfb_body::MacroModel::Mpfb,
+                    MacroRule::Makehuman1 => mpfb_body::MacroModel::MakeHuman1,
+                },
+                targets_dir: s
+                    .targets_dir
+                    .clone()
+                    .or_else(|| s.mpfb_data.as_ref().map(|d| d.join("targets"))),
+            });
         }
         Ok(options)
     }

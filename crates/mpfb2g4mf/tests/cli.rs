@@ -868,3 +868,142 @@ fn batch_runs_good_jobs_reports_the_broken_one_and_leaves_no_partial_file() {
         ]
     );
 }
+
+#[test]
+fn bodies_from_targets_move_the_skeleton_and_validate() {
+    let Some(data) = test_support::mpfb_data_or_skip("bodies_from_targets_move_the_skeleton")
+    else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let convert = |name: &str, extra: &[&str]| {
+        let output = out.path().join(name);
+        let mut args = vec![
+            "convert",
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--validate",
+            "--json",
+            "-o",
+            output.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let result = run(&args);
+        assert!(result.status.success(), "{name}: {}", stderr(&result));
+        let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+        (
+            read_path(&output, &ReadOptions::default()).unwrap(),
+            summary,
+        )
+    };
+    let (base, _) = convert("base.g4b", &["--rig-name", "default"]);
+    let (tall, summary) = convert(
+        "tall.g4b",
+        &[
+            "--rig-name",
+            "default",
+            "--phenotype",
+            "gender=1,height=1,weight=1,muscle=1",
+        ],
+    );
+    // Weights still cover every kept vertex.
+    assert_eq!(summary["unweighted_vertices"], 0);
+    let frames = |file: &G4mfFile| bone_frames(file);
+    let (b, t) = (frames(&base), frames(&tall));
+    assert!(
+        t["head"].0.y > b["head"].0.y + 0.05,
+        "head {} vs {}",
+        t["head"].0.y,
+        b["head"].0.y
+    );
+    let shoulders = |f: &BTreeMap<String, (DVec3, DVec3, f64)>| {
+        (f["upperarm01.L"].0.x - f["upperarm01.R"].0.x).abs()
+    };
+    assert!(
+        shoulders(&t) > shoulders(&b) + 0.01,
+        "{} vs {}",
+        shoulders(&t),
+        shoulders(&b)
+    );
+    // The skeleton says which human it is.
+    let skeleton = tall
+        .document
+        .nodes
+        .iter()
+        .find(|n| n.skeleton.is_some())
+        .unwrap();
+    let provenance = skeleton.extras.as_ref().unwrap()["mpfb2g4mf"]["body"].clone();
+    assert_eq!(provenance["phenotype"]["height"], 1.0);
+    assert_eq!(provenance["macro_model"], "mpfb");
+    // A .mhm we wrote: its rig (game_engine), its detail targets, what is not converted.
+    let mhm = test_support::workspace_root().join("fixtures/bodies/ada.mhm");
+    let output = out.path().join("ada.g4b");
+    let result = run(&[
+        "convert",
+        "--human",
+        mhm.to_str().unwrap(),
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--validate",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    let text = stderr(&result);
+    assert!(result.status.success(), "{text}");
+    assert!(text.contains("rig.game_engine.json"), "{text}");
+    assert!(
+        text.contains("not converted from ada.mhm: eyes, clothes, skin material"),
+        "{text}"
+    );
+    let ada = read_path(&output, &ReadOptions::default()).unwrap();
+    let skeleton = ada
+        .document
+        .nodes
+        .iter()
+        .find(|n| n.skeleton.is_some())
+        .unwrap();
+    let targets = skeleton.extras.as_ref().unwrap()["mpfb2g4mf"]["body"]["targets"].clone();
+    assert_eq!(
+        targets,
+        serde_json::json!([["head-age-decr", 0.4], ["l-upperarm-scale-depth-incr", 0.6]])
+    );
+    // to-mpfb still gives the rig back from a morphed character.
+    let back = out.path().join("back");
+    let result = run(&[
+        "to-mpfb",
+        output.to_str().unwrap(),
+        "--out-dir",
+        back.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(back.join("rig.game_engine.json").is_file());
+    // Bad descriptions: located errors, no output.
+    for (args, expected) in [
+        (
+            vec!["--phenotype", "gender=2"],
+            "`gender` must be a number from 0 to 1",
+        ),
+        (vec!["--phenotype", "hair=1"], "unknown variable `hair`"),
+        (
+            vec!["--target", "no-such-target=0.5"],
+            "/targets/0: no target named `no-such-target`",
+        ),
+    ] {
+        let output = out.path().join("bad.g4b");
+        let mut all = vec![
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ];
+        all.extend(args);
+        let result = run(&all);
+        assert_eq!(result.status.code(), Some(1));
+        assert!(stderr(&result).contains(expected), "{}", stderr(&result));
+        assert!(!output.exists());
+    }
+}

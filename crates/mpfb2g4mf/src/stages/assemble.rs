@@ -8,8 +8,8 @@
 use super::body::Body;
 use super::fit::Fit;
 use crate::convert::{ConvertError, ConvertOptions};
-use crate::extras::{BoneExtras, MpfbBone, MpfbMesh, Provenance, SkeletonExtras};
-use crate::inputs::{LoadedMesh, LoadedRig, LoadedWeights};
+use crate::extras::{BodyProvenance, BoneExtras, MpfbBone, MpfbMesh, Provenance, SkeletonExtras};
+use crate::inputs::{LoadedBody, LoadedMesh, LoadedRig, LoadedWeights};
 use character::{
     AuthoredGroup, AuthoredPair, AuthoredWeights, Bone, Character, Influence, Material, Mesh,
     Numbering, Polygons, Skeleton, Skin,
@@ -55,6 +55,7 @@ pub fn assemble(
     weights: Option<&LoadedWeights>,
     body: &Body,
     fit: &Fit,
+    described: Option<&LoadedBody>,
     options: &ConvertOptions,
 ) -> Result<Assembled, ConvertError> {
     let (skin, (character_mesh, (bones, bone_extras))) = rayon::join(
@@ -81,6 +82,24 @@ pub fn assemble(
                 mpfb_rig::UpAxis::Z => "z",
             }
             .into(),
+            body: described.map(|d| BodyProvenance {
+                phenotype: mpfb_body::Phenotype::NAMES
+                    .iter()
+                    .filter_map(|n| Some(((*n).to_owned(), d.description.phenotype.get(n)?)))
+                    .collect(),
+                macro_model: match d.model {
+                    mpfb_body::MacroModel::Mpfb => "mpfb",
+                    mpfb_body::MacroModel::MakeHuman1 => "makehuman1",
+                }
+                .into(),
+                targets: d
+                    .description
+                    .targets
+                    .iter()
+                    .map(|t| (t.name.clone(), t.weight))
+                    .collect(),
+                not_converted: d.description.not_converted.clone(),
+            }),
         }),
     };
     let materials = mesh

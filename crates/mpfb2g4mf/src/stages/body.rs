@@ -1,11 +1,14 @@
 //! Stage 2, body: the body a rig is fitted to and a character is made of, in Blender space
 //! (MPFB's), every vertex of the source mesh included (helpers and joint cubes).
 //!
-//! Today the body is the mesh as read; bodies built from MakeHuman targets replace
-//! [`Body::from_mesh`] with a morph of the base mesh, and nothing downstream changes.
+//! The body is the mesh as read ([`Body::from_mesh`]), or MakeHuman's base mesh morphed by the
+//! targets of a description ([`Body::morphed`]): every vertex, helpers and joint cubes
+//! included, so the rig is fitted to the morphed joint cubes as MPFB fits it.
 
-use crate::inputs::LoadedMesh;
-use mpfb_rig::{FitMesh, ObjFrame, space};
+use crate::convert::ConvertError;
+use crate::inputs::{LoadedBody, LoadedMesh};
+use crate::stages::transforms::BODY_PART;
+use mpfb_rig::{FitMesh, ObjFrame, UpAxis, space};
 
 /// The body: every vertex in Blender space, with its joint cubes.
 #[derive(Debug, Clone)]
@@ -14,6 +17,9 @@ pub struct Body {
     pub fit_mesh: FitMesh,
     /// The OBJ's unit and axes, for checks on the input.
     pub frame: ObjFrame,
+    /// Height (G4MF y) the body stands on, when it says so itself: the lowest body vertex of a
+    /// morphed body (as MPFB stands it); `None` leaves it to the ground cube or lowest vertex.
+    pub ground: Option<f64>,
 }
 
 impl Body {
@@ -22,7 +28,45 @@ impl Body {
         Self {
             fit_mesh: mesh.fit_mesh(frame),
             frame,
+            ground: None,
         }
+    }
+
+    /// The mesh morphed by `body`'s targets: `v = base + sum w_i * delta_i` in the OBJ's own
+    /// numbering. Targets are in base.obj's decimetres, so a mesh in other units has them
+    /// scaled (`0.1 / frame.scale`); a Z-up mesh is refused.
+    pub fn morphed(
+        mesh: &LoadedMesh,
+        frame: ObjFrame,
+        body: &LoadedBody,
+    ) -> Result<Self, ConvertError> {
+        if frame.up != UpAxis::Y {
+            return Err(ConvertError::MorphZUp);
+        }
+        let unit = ObjFrame::MAKEHUMAN.scale / frame.scale;
+        let weighted: Vec<(&str, &mpfb_body::Target, f64)> = body
+            .targets
+            .iter()
+            .map(|(w, t)| (w.name.as_str(), t.as_ref(), w.weight * unit))
+            .collect();
+        let positions = mpfb_body::morph(&mesh.obj.positions, &weighted)?;
+        let fit_mesh = FitMesh::from_obj(&positions, frame, mesh.joint_groups.iter());
+        // MPFB stands a morphed body on its lowest body vertex.
+        let obj = &mesh.obj;
+        let mut lowest: Option<f64> = None;
+        for f in 0..obj.face_count() {
+            if obj.face_groups(f).iter().any(|g| g == BODY_PART) {
+                for corner in obj.face(f) {
+                    let y = space::blender_to_g4mf(fit_mesh.vertices()[corner.vertex as usize]).y;
+                    lowest = Some(lowest.map_or(y, |l: f64| l.min(y)));
+                }
+            }
+        }
+        Ok(Self {
+            fit_mesh,
+            frame,
+            ground: lowest,
+        })
     }
 
     /// Vertex positions in G4MF space (Y up, metres), in the source numbering.
@@ -33,10 +77,13 @@ impl Body {
             .map(|&v| space::blender_to_g4mf(v))
     }
 
-    /// Height (G4MF y) of the `joint-ground` cube's centre, when the body has one.
-    pub fn ground_cube_height(&self) -> Option<f64> {
-        self.fit_mesh
-            .cube_centre("joint-ground")
-            .map(|c| space::blender_to_g4mf(c).y)
+    /// Height (G4MF y) the body stands on: its own ground when morphed, else the centre of
+    /// the `joint-ground` cube when the mesh has one.
+    pub fn ground_height(&self) -> Option<f64> {
+        self.ground.or_else(|| {
+            self.fit_mesh
+                .cube_centre("joint-ground")
+                .map(|c| space::blender_to_g4mf(c).y)
+        })
     }
 }
