@@ -5,9 +5,13 @@
 //! the manifest. Jobs are expanded in a fixed order, so `--shard K/N` (job `i` belongs to shard
 //! `i mod N`) splits them into disjoint, complete shares the same way on every machine.
 
-use crate::convert::{ConvertError, ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert};
+use crate::convert::{
+    ConvertError, ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert_body,
+};
 use crate::data;
+use crate::inputs::{TargetCache, load_body_shared};
 use crate::options::{Request, Settings, SettingsError};
+use indexmap::IndexMap;
 use location::Location;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -69,6 +73,9 @@ pub enum BatchError {
         /// The file.
         output: PathBuf,
     },
+    /// A population section that cannot be expanded.
+    #[error("population: {0}")]
+    Population(String),
     /// A problem of one job or cross rig, with which.
     #[error("{what}: {source}")]
     In {
@@ -87,6 +94,24 @@ impl BatchError {
             source: Box::new(source),
         }
     }
+}
+
+/// The rig a `.mhm` or preset names (`default` when it names none).
+fn described_rig(human: &Path) -> Result<String, BatchError> {
+    let text = std::fs::read_to_string(human).map_err(|source| BatchError::Io {
+        location: Location::file(human),
+        source,
+    })?;
+    let parsed = if human.extension().is_some_and(|e| e == "json") {
+        mpfb_body::parse_preset(&text)
+    } else {
+        mpfb_body::parse_mhm(&text)
+    };
+    let description = parsed.map_err(|e| BatchError::Syntax {
+        message: e.kind.to_string(),
+        location: (*e.location).clone().in_file(human),
+    })?;
+    Ok(description.rig.unwrap_or_else(|| "default".to_owned()))
 }
 
 /// `--shard K/N` that is not one.
@@ -149,6 +174,114 @@ pub struct Manifest {
     pub jobs: Vec<JobSpec>,
     /// A cross product (expanded after the explicit jobs).
     pub cross: Option<CrossSpec>,
+    /// Generated bodies (expanded last).
+    pub population: Option<PopulationSpec>,
+}
+
+/// The most jobs a population may generate: a typo in a grid must not allocate without bound.
+pub const MAX_POPULATION: usize = 1_000_000;
+
+/// Bodies generated from phenotypes: a `grid` (every combination of the listed values) or
+/// `count` random phenotypes from a `seed`, each variable drawn uniformly from its `ranges`
+/// entry. Variables not listed keep the settings' phenotype (or the defaults).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct PopulationSpec {
+    /// A rig file.
+    pub rig: Option<PathBuf>,
+    /// A rig name in the MPFB data folder (default `default`).
+    pub rig_name: Option<String>,
+    /// The base mesh (default: the data folder's base.obj).
+    pub mesh: Option<PathBuf>,
+    /// Weights (default: the rig's, with `rig_name`).
+    pub weights: Option<PathBuf>,
+    /// Output pattern: `{index}` and any phenotype variable (`{gender}`, two decimals).
+    pub output: String,
+    /// Values per variable; every combination is one body.
+    pub grid: Option<IndexMap<String, Vec<f64>>>,
+    /// How many random bodies.
+    pub count: Option<usize>,
+    /// The random seed (default 0): the same seed gives the same bodies everywhere.
+    #[serde(default)]
+    pub seed: u64,
+    /// `[low, high]` per variable for random bodies.
+    #[serde(default)]
+    pub ranges: IndexMap<String, [f64; 2]>,
+    /// Settings of every body (any key of [`Settings`]).
+    #[serde(flatten)]
+    pub settings: SettingsTable,
+}
+
+/// The phenotypes of a population, each as `(variable, value)` pairs in the spec's order.
+pub fn population_phenotypes(spec: &PopulationSpec) -> Result<Vec<Vec<(String, f64)>>, BatchError> {
+    let bad = |message: String| BatchError::Population(message);
+    let check = |name: &str, value: f64| -> Result<(), BatchError> {
+        if !mpfb_body::Phenotype::NAMES.contains(&name) {
+            return Err(bad(format!("unknown phenotype variable `{name}`")));
+        }
+        if !(0.0..=1.0).contains(&value) {
+            return Err(bad(format!("`{name}` value {value} is outside [0, 1]")));
+        }
+        Ok(())
+    };
+    match (&spec.grid, spec.count) {
+        (Some(grid), None) => {
+            let mut total: usize = 1;
+            for (name, values) in grid {
+                for &v in values {
+                    check(name, v)?;
+                }
+                total = total
+                    .checked_mul(values.len())
+                    .filter(|&t| t <= MAX_POPULATION)
+                    .ok_or_else(|| {
+                        bad(format!("the grid has more than {MAX_POPULATION} bodies"))
+                    })?;
+            }
+            let mut out = vec![Vec::new()];
+            for (name, values) in grid {
+                out = out
+                    .into_iter()
+                    .flat_map(|prefix| {
+                        values.iter().map(move |&v| {
+                            let mut p = prefix.clone();
+                            p.push((name.clone(), v));
+                            p
+                        })
+                    })
+                    .collect();
+            }
+            Ok(out)
+        }
+        (None, Some(count)) => {
+            use rand::{Rng, SeedableRng};
+            if count > MAX_POPULATION {
+                return Err(bad(format!("count {count} is above {MAX_POPULATION}")));
+            }
+            for (name, [low, high]) in &spec.ranges {
+                check(name, *low)?;
+                check(name, *high)?;
+                if low > high {
+                    return Err(bad(format!(
+                        "`{name}` range [{low}, {high}] runs backwards"
+                    )));
+                }
+            }
+            // ChaCha8: the same stream for the same seed on every platform and release.
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(spec.seed);
+            Ok((0..count)
+                .map(|_| {
+                    spec.ranges
+                        .iter()
+                        .map(|(name, [low, high])| {
+                            let u: f64 = rng.random();
+                            (name.clone(), low + (high - low) * u)
+                        })
+                        .collect()
+                })
+                .collect())
+        }
+        _ => Err(bad("give either `grid` or `count`".into())),
+    }
 }
 
 /// Reads a manifest (TOML when the file ends in `.toml`, JSON otherwise).
@@ -242,6 +375,8 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, BatchError> 
             &mut settings.bone_map,
             &mut settings.vertex_groups,
             &mut settings.mpfb_data,
+            &mut settings.human,
+            &mut settings.targets_dir,
         ]
         .into_iter()
         .flatten()
@@ -258,28 +393,34 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, BatchError> 
     for (k, spec) in manifest.jobs.iter().enumerate() {
         let context = || BatchError::within(format!("job {k} ({})", spec.output.display()));
         let settings = settings_of(Some(&spec.settings)).map_err(context())?;
-        let (rig, weights, mesh, groups) = match (&spec.rig, &spec.rig_name) {
-            (Some(r), None) => (
-                at(r),
-                spec.weights.as_deref().map(at),
-                spec.mesh
-                    .as_deref()
-                    .map(at)
-                    .ok_or_else(|| context()(BatchError::NoMesh))?,
-                None,
-            ),
-            (None, Some(name)) => {
-                let files = data::rig_files(&data_dir(&settings).map_err(context())?, name)
-                    .map_err(|e| context()(e.into()))?;
-                (
-                    files.rig,
-                    spec.weights.as_deref().map(at).or(files.weights),
-                    spec.mesh.as_deref().map(at).unwrap_or(files.mesh),
-                    files.vertex_groups,
-                )
-            }
-            _ => return Err(context()(BatchError::RigOrName)),
+        // A job with `human` and no rig takes the rig its description names.
+        let described_rig = match (&spec.rig, &spec.rig_name, &settings.human) {
+            (None, None, Some(human)) => Some(described_rig(human).map_err(context())?),
+            _ => None,
         };
+        let (rig, weights, mesh, groups) =
+            match (&spec.rig, spec.rig_name.as_ref().or(described_rig.as_ref())) {
+                (Some(r), None) => (
+                    at(r),
+                    spec.weights.as_deref().map(at),
+                    spec.mesh
+                        .as_deref()
+                        .map(at)
+                        .ok_or_else(|| context()(BatchError::NoMesh))?,
+                    None,
+                ),
+                (None, Some(name)) => {
+                    let files = data::rig_files(&data_dir(&settings).map_err(context())?, name)
+                        .map_err(|e| context()(e.into()))?;
+                    (
+                        files.rig,
+                        spec.weights.as_deref().map(at).or(files.weights),
+                        spec.mesh.as_deref().map(at).unwrap_or(files.mesh),
+                        files.vertex_groups,
+                    )
+                }
+                _ => return Err(context()(BatchError::RigOrName)),
+            };
         jobs.push(Job {
             index: jobs.len(),
             rig,
@@ -340,6 +481,68 @@ pub fn expand(manifest: &Manifest, base: &Path) -> Result<Vec<Job>, BatchError> 
                     });
                 }
             }
+        }
+    }
+    if let Some(population) = &manifest.population {
+        let within = BatchError::within("population");
+        let mut table = population.settings.clone();
+        let mut settings = settings_of(Some(&table)).map_err(BatchError::within("population"))?;
+        let (rig, weights, mesh, groups) = match (&population.rig, &population.rig_name) {
+            (Some(r), None) => (
+                at(r),
+                population.weights.as_deref().map(at),
+                population
+                    .mesh
+                    .as_deref()
+                    .map(at)
+                    .ok_or_else(|| BatchError::within("population")(BatchError::NoMesh))?,
+                None,
+            ),
+            (None, name) => {
+                let name = name.as_deref().unwrap_or("default");
+                let files = data::rig_files(
+                    &data_dir(&settings).map_err(BatchError::within("population"))?,
+                    name,
+                )
+                .map_err(|e| BatchError::within("population")(e.into()))?;
+                (
+                    files.rig,
+                    population.weights.as_deref().map(at).or(files.weights),
+                    population.mesh.as_deref().map(at).unwrap_or(files.mesh),
+                    files.vertex_groups,
+                )
+            }
+            _ => return Err(within(BatchError::RigOrName)),
+        };
+        let base_phenotype = settings.phenotype.clone().unwrap_or_default();
+        for phenotype in population_phenotypes(population)? {
+            let text = phenotype
+                .iter()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let mut output = population
+                .output
+                .replace("{index}", &jobs.len().to_string());
+            for (n, v) in &phenotype {
+                output = output.replace(&format!("{{{n}}}"), &format!("{v:.2}"));
+            }
+            settings.phenotype = Some(if base_phenotype.is_empty() {
+                text
+            } else {
+                format!("{base_phenotype},{text}")
+            });
+            table.clear();
+            jobs.push(Job {
+                index: jobs.len(),
+                rig: rig.clone(),
+                weights: weights.clone(),
+                mesh: mesh.clone(),
+                vertex_groups: settings.vertex_groups.clone().or(groups.clone()),
+                output: at(Path::new(&output)),
+                name: None,
+                settings: settings.clone(),
+            });
         }
     }
     let mut seen = HashMap::new();
@@ -414,6 +617,9 @@ pub struct JobRecord {
     pub mesh: PathBuf,
     /// Output.
     pub output: PathBuf,
+    /// The phenotype setting of a generated or described body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phenotype: Option<String>,
     /// How it ended.
     pub status: Status,
     /// Why it failed.
@@ -527,6 +733,7 @@ pub fn run(
         shared_map(jobs.iter().map(|j| j.mesh.clone()));
     let weights: HashMap<PathBuf, Shared<LoadedWeights>> =
         shared_map(jobs.iter().filter_map(|j| j.weights.clone()));
+    let targets = TargetCache::default();
     let stop = AtomicBool::new(false);
     let run_one = |job: &Job| -> JobRecord {
         let started = Instant::now();
@@ -536,6 +743,7 @@ pub fn run(
             weights: job.weights.clone(),
             mesh: job.mesh.clone(),
             output: job.output.clone(),
+            phenotype: job.settings.phenotype.clone(),
             status: Status::Ok,
             error: None,
             warnings: Vec::new(),
@@ -592,7 +800,18 @@ pub fn run(
                     source,
                 })?;
             }
-            Ok(convert(&rig, &mesh, w.as_deref(), &convert_options)?)
+            let body = convert_options
+                .body
+                .as_ref()
+                .map(|b| load_body_shared(b, limit, &targets))
+                .transpose()?;
+            Ok(convert_body(
+                &rig,
+                &mesh,
+                w.as_deref(),
+                body.as_ref(),
+                &convert_options,
+            )?)
         })();
         release();
         match result {
@@ -665,6 +884,49 @@ mod tests {
         }
         for bad in ["1", "2/2", "-1/3", "0/0", "a/b"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn populations_are_grids_or_seeded_random_phenotypes() {
+        let grid: PopulationSpec = toml::from_str(
+            r#"
+            output = "out/{index}-{gender}.g4b"
+            [grid]
+            gender = [0.0, 1.0]
+            height = [0.25, 0.5, 0.75]
+            "#,
+        )
+        .unwrap();
+        let bodies = population_phenotypes(&grid).unwrap();
+        assert_eq!(bodies.len(), 6);
+        assert_eq!(bodies[0], [("gender".into(), 0.0), ("height".into(), 0.25)]);
+        assert_eq!(bodies[5], [("gender".into(), 1.0), ("height".into(), 0.75)]);
+        let random = |seed: u64| {
+            let spec: PopulationSpec = toml::from_str(&format!(
+                "output = \"b{{index}}.g4b\"\ncount = 50\nseed = {seed}\n[ranges]\nage = [0.3, 0.8]\nweight = [0.0, 1.0]\n"
+            ))
+            .unwrap();
+            population_phenotypes(&spec).unwrap()
+        };
+        let (a, b, c) = (random(7), random(7), random(8));
+        assert_eq!(a, b, "the same seed gives the same bodies");
+        assert_ne!(a, c);
+        assert!(
+            a.iter()
+                .all(|p| (0.3..=0.8).contains(&p[0].1) && (0.0..=1.0).contains(&p[1].1))
+        );
+        // Every value differs: the draws are not stuck.
+        assert!(a.windows(2).all(|w| w[0] != w[1]));
+        for bad in [
+            "output = \"x\"\n[grid]\nhair = [0.5]\n",
+            "output = \"x\"\n[grid]\nage = [1.5]\n",
+            "output = \"x\"\ncount = 2\n[ranges]\nage = [0.8, 0.3]\n",
+            "output = \"x\"\n",
+            "output = \"x\"\ncount = 2000000\n",
+        ] {
+            let spec: PopulationSpec = toml::from_str(bad).unwrap();
+            assert!(population_phenotypes(&spec).is_err(), "{bad}");
         }
     }
 

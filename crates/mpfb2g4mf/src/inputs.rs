@@ -182,11 +182,91 @@ pub struct LoadedBody {
     pub source: Option<PathBuf>,
 }
 
+/// Target files and folders read once and shared: a batch of many bodies parses each target
+/// file once (bodies share most macro targets).
+#[derive(Debug, Default)]
+pub struct TargetCache {
+    folders: std::sync::Mutex<
+        std::collections::HashMap<
+            PathBuf,
+            std::sync::Arc<(mpfb_body::TargetIndex, mpfb_body::MacroSpec)>,
+        >,
+    >,
+    targets:
+        std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<mpfb_body::Target>>>,
+}
+
+impl TargetCache {
+    fn folder(
+        &self,
+        dir: &Path,
+    ) -> Result<std::sync::Arc<(mpfb_body::TargetIndex, mpfb_body::MacroSpec)>, ConvertError> {
+        let mut folders = self
+            .folders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = folders.get(dir) {
+            return Ok(found.clone());
+        }
+        let index = mpfb_body::TargetIndex::scan(dir).map_err(|source| ConvertError::Input {
+            location: location::Location::file(dir),
+            source,
+        })?;
+        let macro_json = dir.join("macrodetails/macro.json");
+        let text = std::fs::read_to_string(&macro_json).map_err(|source| ConvertError::Input {
+            location: location::Location::file(&macro_json),
+            source,
+        })?;
+        let spec = mpfb_body::MacroSpec::from_json(&text).map_err(|e| ConvertError::Syntax {
+            location: location::Location::line_column(e.line(), e.column()).in_file(&macro_json),
+            message: e.to_string(),
+        })?;
+        let entry = std::sync::Arc::new((index, spec));
+        folders.insert(dir.to_path_buf(), entry.clone());
+        Ok(entry)
+    }
+
+    fn target(&self, path: &Path) -> Result<std::sync::Arc<mpfb_body::Target>, ConvertError> {
+        if let Some(found) = self
+            .targets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(path)
+        {
+            return Ok(found.clone());
+        }
+        // Parsed outside the lock: two jobs may parse the same file once each at worst.
+        let target = std::sync::Arc::new(mpfb_body::read_target_file(path)?);
+        self.targets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(path.to_path_buf(), target.clone());
+        Ok(target)
+    }
+
+    /// Target files parsed so far.
+    pub fn parsed(&self) -> usize {
+        self.targets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
+    }
+}
+
 /// Reads a body description (the `.mhm` or preset, then the phenotype and target settings over
 /// it), resolves it against the targets folder and reads every target file.
 pub fn load_body(
     options: &crate::options::BodyOptions,
     max_input_bytes: u64,
+) -> Result<LoadedBody, ConvertError> {
+    load_body_shared(options, max_input_bytes, &TargetCache::default())
+}
+
+/// [`load_body`] with target files and folders taken from (and added to) `cache`.
+pub fn load_body_shared(
+    options: &crate::options::BodyOptions,
+    max_input_bytes: u64,
+    cache: &TargetCache,
 ) -> Result<LoadedBody, ConvertError> {
     use mpfb_body::description::{DetailTarget, parse_mhm, parse_preset};
     let mut description = match &options.human {
@@ -221,20 +301,9 @@ pub fn load_body(
             .map(|d| d.join("targets"))
             .map_err(|tried| ConvertError::NoTargets { tried })?,
     };
-    let index = mpfb_body::TargetIndex::scan(&dir).map_err(|source| ConvertError::Input {
-        location: location::Location::file(&dir),
-        source,
-    })?;
-    let macro_json = dir.join("macrodetails/macro.json");
-    let text = std::fs::read_to_string(&macro_json).map_err(|source| ConvertError::Input {
-        location: location::Location::file(&macro_json),
-        source,
-    })?;
-    let spec = mpfb_body::MacroSpec::from_json(&text).map_err(|e| ConvertError::Syntax {
-        location: location::Location::line_column(e.line(), e.column()).in_file(&macro_json),
-        message: e.to_string(),
-    })?;
-    let mut resolved = description.resolve(&index, &spec, options.model);
+    let folder = cache.folder(&dir)?;
+    let (index, spec) = (&folder.0, &folder.1);
+    let mut resolved = description.resolve(index, spec, options.model);
     if let (Err(e), Some(path)) = (&mut resolved, &options.human) {
         if e.location.file.is_none() && e.location.line_column.is_some() {
             e.location.file = Some(path.clone());
@@ -243,8 +312,8 @@ pub fn load_body(
     let targets = resolved?
         .into_iter()
         .map(|w| {
-            let target = mpfb_body::read_target_file(&w.path)?;
-            Ok((w, std::sync::Arc::new(target)))
+            let target = cache.target(&w.path)?;
+            Ok((w, target))
         })
         .collect::<Result<Vec<_>, ConvertError>>()?;
     Ok(LoadedBody {

@@ -1007,3 +1007,76 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
         assert!(!output.exists());
     }
 }
+
+#[test]
+fn a_batch_population_writes_valid_bodies_and_reports_their_phenotypes() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_batch_population_writes_valid_bodies")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("people.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"
+[defaults]
+mpfb_data = "{}"
+
+[population]
+rig_name = "game_engine"
+count = 4
+seed = 11
+output = "out/body-{{index}}-{{gender}}.g4b"
+[population.ranges]
+gender = [0.0, 1.0]
+height = [0.2, 0.9]
+"#,
+            data.display()
+        ),
+    )
+    .unwrap();
+    let report = dir.path().join("report.json");
+    let result = run(&[
+        "batch",
+        manifest.to_str().unwrap(),
+        "--jobs",
+        "2",
+        "--quiet",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let records: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let records = records.as_array().unwrap();
+    assert_eq!(records.len(), 4);
+    let mut heights = Vec::new();
+    for r in records {
+        assert_eq!(r["status"], "ok", "{r}");
+        let phenotype = r["phenotype"].as_str().unwrap();
+        assert!(
+            phenotype.starts_with("gender=") && phenotype.contains(",height="),
+            "{phenotype}"
+        );
+        let output = PathBuf::from(r["output"].as_str().unwrap());
+        assert!(
+            output
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("body-")
+        );
+        let report = g4mf_validator::validate_path(&output, &Default::default());
+        assert!(report.is_valid(), "{:?}", report.findings);
+        let file = read_path(&output, &ReadOptions::default()).unwrap();
+        heights.push(bone_frames(&file)["head"].0.y);
+    }
+    // Four different bodies.
+    heights.sort_by(f64::total_cmp);
+    assert!(
+        heights.windows(2).all(|w| w[1] - w[0] > 1e-6),
+        "{heights:?}"
+    );
+}
