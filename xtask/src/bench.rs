@@ -6,6 +6,10 @@ use std::path::Path;
 use std::process::Command;
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    // `--processes`: only the whole-process timings (batches, populations, memory).
+    if args.iter().any(|a| a == "--processes") {
+        return batch_and_memory();
+    }
     let mut command = Command::new("cargo");
     command.args(["bench", "-p", "mpfb-bench", "--bench", "pipeline", "--"]);
     command.args(args);
@@ -158,6 +162,70 @@ fn batch_and_memory() -> Result<(), String> {
         convert_kib as f64 / 1024.0,
         eight_kib as f64 / 1024.0,
         forty_kib as f64 / 1024.0
+    );
+
+    // Bodies from phenotypes: random populations against the plain batch above, same run.
+    let population = |n: usize| -> Result<std::path::PathBuf, String> {
+        let path = work.join(format!("population{n}.json"));
+        let json = serde_json::json!({
+            "defaults": {"mpfb_data": data},
+            "population": {
+                "rig_name": "default", "count": n, "seed": 42,
+                "output": format!("people{n}/{{index}}.g4b"),
+                "ranges": {"gender": [0.0, 1.0], "age": [0.3, 0.9], "muscle": [0.0, 1.0],
+                           "weight": [0.0, 1.0], "height": [0.0, 1.0]}
+            }
+        });
+        std::fs::write(&path, json.to_string()).map_err(|e| e.to_string())?;
+        Ok(path)
+    };
+    let hundred = population(100)?;
+    let twenty = population(20)?;
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        let ok = Command::new(&bin)
+            .args([
+                "batch",
+                hundred.to_str().unwrap_or_default(),
+                "--quiet",
+                "--jobs",
+                "2",
+            ])
+            .status()
+            .map_err(|e| e.to_string())?
+            .success();
+        if !ok {
+            return Err("the population batch failed".into());
+        }
+        best = best.min(started.elapsed().as_secs_f64());
+    }
+    let per_body = best / 100.0;
+    let per_plain = two / 40.0;
+    println!(
+        "100 random bodies (--jobs 2), best of 3: {best:.2} s, {:.1} ms a body vs {:.1} ms a plain convert in the 40-job batch: {:.2}x (target <= 2x)",
+        per_body * 1e3,
+        per_plain * 1e3,
+        per_body / per_plain
+    );
+    let twenty_kib = peak(&[
+        "batch",
+        twenty.to_str().unwrap_or_default(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ])?;
+    let hundred_kib = peak(&[
+        "batch",
+        hundred.to_str().unwrap_or_default(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ])?;
+    println!(
+        "peak memory of populations: 20 bodies {:.1} MiB, 100 bodies {:.1} MiB (--jobs 2; flat in the number of bodies)",
+        twenty_kib as f64 / 1024.0,
+        hundred_kib as f64 / 1024.0
     );
     let _ = std::fs::remove_dir_all(&work);
     Ok(())

@@ -12,7 +12,9 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   bench [CRITERION ARGS]          run the pipeline benchmarks on the real data and print a table
-                                  of medians with ratios to the serde_json/read-bytes baseline
+                                  of medians with ratios to the serde_json/read-bytes baseline,
+                                  then batches, populations and peak memory
+  bench --processes               only the whole-process part (batches, populations, memory)
   fuzz --seconds N [--target T]   fuzz every target (or T) for N seconds each with cargo-fuzz
   fuzz --smoke                    build the fuzz targets and replay seeds and regression inputs (CI)
   roundtrip                       the round-trip conformance suite over every shipped rig, as a table
