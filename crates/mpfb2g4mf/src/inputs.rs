@@ -183,9 +183,12 @@ pub struct LoadedBody {
 }
 
 /// Target files and folders read once and shared: a batch of many bodies parses each target
-/// file once (bodies share most macro targets).
+/// file once (bodies share most macro targets). The cache keeps at most
+/// [`TargetCache::MAX_CACHED_DELTAS`] displacements; targets beyond that are parsed per job
+/// and freed with it, so a batch's memory stays flat however many bodies it makes.
 #[derive(Debug, Default)]
 pub struct TargetCache {
+    cached_deltas: std::sync::atomic::AtomicUsize,
     folders: std::sync::Mutex<
         std::collections::HashMap<
             PathBuf,
@@ -226,6 +229,11 @@ impl TargetCache {
         Ok(entry)
     }
 
+    /// Displacements kept at most (16 bytes each: 4 Mi of them are 64 MiB, about two hundred
+    /// full-body targets, the macro targets a varied population uses; at 2 Mi a 100-body
+    /// population re-parsed enough to cost 2.0-2.25x a plain convert a body, measured).
+    pub const MAX_CACHED_DELTAS: usize = 4 << 20;
+
     fn target(&self, path: &Path) -> Result<std::sync::Arc<mpfb_body::Target>, ConvertError> {
         if let Some(found) = self
             .targets
@@ -237,10 +245,21 @@ impl TargetCache {
         }
         // Parsed outside the lock: two jobs may parse the same file once each at worst.
         let target = std::sync::Arc::new(mpfb_body::read_target_file(path)?);
-        self.targets
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(path.to_path_buf(), target.clone());
+        let size = target.deltas.len();
+        let admitted = self
+            .cached_deltas
+            .fetch_update(
+                std::sync::atomic::Ordering::AcqRel,
+                std::sync::atomic::Ordering::Acquire,
+                |n| (n + size <= Self::MAX_CACHED_DELTAS).then_some(n + size),
+            )
+            .is_ok();
+        if admitted {
+            self.targets
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(path.to_path_buf(), target.clone());
+        }
         Ok(target)
     }
 
