@@ -51,6 +51,7 @@ fuzz_target!(|input: Input| {
                 material: None,
                 faces,
             }],
+            normals: None,
         }),
         influences: Some(influences.clone()),
         generator: "fuzz".into(),

@@ -53,6 +53,7 @@ fn base() -> (Value, Vec<u8>) {
                     texcoords: Some(vec![0, 1, 2, 3]),
                 }],
             }],
+            normals: None,
         }),
         influences: Some(vec![
             Influence {

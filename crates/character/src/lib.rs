@@ -9,9 +9,11 @@
 //!
 //! Space: Y up, metres, facing +Z (G4MF's), positions in the skeleton's space.
 
+mod normals;
 mod select;
 
 use glam::{DMat3, DVec3};
+pub use normals::smooth_normals;
 pub use select::Selection;
 
 /// A skinned character.
@@ -66,6 +68,8 @@ pub struct Mesh {
     pub polygons: Polygons,
     /// Where each vertex came from.
     pub numbering: Numbering,
+    /// Unit per-vertex normals (smooth shading), one per position; empty for flat shading.
+    pub normals: Vec<DVec3>,
 }
 
 /// Polygons stored flat: polygon `p` owns corners `offsets[p]..offsets[p + 1]`.

@@ -69,10 +69,18 @@ pub(crate) fn apply(mut character: Character, selection: &Selection) -> Characte
     let mesh = &character.mesh;
     let mut positions = Vec::with_capacity(selection.kept);
     let mut source = Vec::with_capacity(selection.kept);
+    let mut normals = Vec::with_capacity(if mesh.normals.is_empty() {
+        0
+    } else {
+        selection.kept
+    });
     for (v, n) in selection.new_index.iter().enumerate() {
         if n.is_some() {
             positions.push(mesh.positions[v]);
             source.push(mesh.numbering.source[v]);
+            if let Some(normal) = mesh.normals.get(v) {
+                normals.push(*normal);
+            }
         }
     }
     let old = &mesh.polygons;
@@ -102,6 +110,7 @@ pub(crate) fn apply(mut character: Character, selection: &Selection) -> Characte
             source_count,
             source,
         },
+        normals,
     };
     if let Some(skin) = &mut character.skin {
         // The renumbering keeps order, so the skin stays sorted.
@@ -154,6 +163,7 @@ mod tests {
                     source_count: 7,
                     source: vec![0, 1, 2, 5, 6],
                 },
+                normals: Vec::new(),
             },
             skin: Some(Skin {
                 influences: vec![

@@ -33,6 +33,7 @@ fn character() -> g4mf_writer::BuiltCharacter {
                     texcoords: None,
                 }],
             }],
+            normals: None,
         }),
         influences: Some(vec![
             Influence {

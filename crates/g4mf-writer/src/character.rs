@@ -64,6 +64,9 @@ pub struct MeshSpec {
     pub texcoords: Vec<[f64; 2]>,
     /// Surfaces.
     pub surfaces: Vec<SurfaceSpec>,
+    /// Unit per-vertex normals, one per position; written as every surface's `normals`
+    /// binding (its per-corner indices are the surface's own simplexes). `None`: flat shading.
+    pub normals: Option<Vec<DVec3>>,
 }
 
 /// One skin influence: `bone` moves `vertex` with `weight`.
@@ -460,6 +463,28 @@ fn build_mesh(
         flat.extend(p.to_array().map(|c| c as f32));
     }
     let vertices = buffer.add_f32(doc, &flat, 3)?;
+    let normal_values = match &mesh.normals {
+        None => None,
+        Some(normals) => {
+            if normals.len() != mesh.positions.len() {
+                return Err(WriteError::BadFace {
+                    surface: 0,
+                    face: 0,
+                    problem: format!(
+                        "{} normals for {} vertices",
+                        normals.len(),
+                        mesh.positions.len()
+                    ),
+                });
+            }
+            let mut values = Vec::with_capacity(normals.len() * 3);
+            for (i, n) in normals.iter().enumerate() {
+                finite(|| format!("normal {i}"), &n.to_array())?;
+                values.extend(n.to_array().map(|c| c as f32));
+            }
+            Some(buffer.add_f32(doc, &values, 3)?)
+        }
+    };
 
     let uses_texcoords = mesh
         .surfaces
@@ -572,6 +597,14 @@ fn build_mesh(
             polytope_simplexes: polytopes_flat,
             material,
             texture_map,
+            // Normals are per vertex, so a corner's normal index is its vertex index: the
+            // surface's simplexes serve as the binding's per-corner indices.
+            normals: normal_values.map(|values| Binding {
+                values,
+                simplexes: Some(simplex_accessor),
+                per_simplex: None,
+                other: Default::default(),
+            }),
             ..Surface::default()
         });
     }

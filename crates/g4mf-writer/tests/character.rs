@@ -74,6 +74,7 @@ fn tiny_spec() -> CharacterSpec {
                 },
             ],
         }],
+        normals: None,
     };
     let influences = vec![
         Influence {

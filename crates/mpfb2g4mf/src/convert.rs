@@ -157,6 +157,8 @@ pub struct ConvertOptions {
     pub pretty: bool,
     /// Keep helper geometry (everything, not only the `body` group).
     pub keep_helpers: bool,
+    /// Write no normals (flat shading).
+    pub flat: bool,
     /// List every bone as a joint.
     pub all_joints: bool,
     /// Write `groupNames`.
@@ -186,6 +188,7 @@ impl ConvertOptions {
             compression: Compression::None,
             pretty: false,
             keep_helpers: false,
+            flat: false,
             all_joints: false,
             group_names: true,
             frame: ObjFrame::MAKEHUMAN,
@@ -316,6 +319,11 @@ pub fn convert_body(
     let character =
         transforms::extract_helpers(character, options.keep_helpers, &mesh_name, &mut warnings);
     let character = transforms::stand(character, options.origin, body.ground_height());
+    let character = if options.flat {
+        character
+    } else {
+        transforms::smooth_normals(character)
+    };
     let written = stages::write::write(&character, extras, options, format)?;
 
     // What happened, in the order the stages noticed it.

@@ -66,6 +66,10 @@ pub struct Settings {
     /// Pretty-print the JSON.
     #[cfg_attr(feature = "cli", arg(long))]
     pub pretty: bool,
+    /// Flat shading: write no normals (by default every surface gets smooth, angle-weighted
+    /// per-vertex normals of the final geometry).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub flat: bool,
     /// Keep helper geometry (joint cubes, eyes, teeth, ...), not only the `body` group.
     #[cfg_attr(feature = "cli", arg(long))]
     pub keep_helpers: bool,
@@ -126,6 +130,7 @@ impl Default for Settings {
             compress: Compress::None,
             compress_level: 19,
             pretty: false,
+            flat: false,
             keep_helpers: false,
             all_joints: false,
             group_names: true,
@@ -256,6 +261,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
             Compress::Zstd => Compression::Zstd(s.compress_level),
         };
         options.keep_helpers = s.keep_helpers;
+        options.flat = s.flat;
         options.all_joints = s.all_joints;
         options.group_names = s.group_names;
         options.frame = ObjFrame {

@@ -1080,3 +1080,85 @@ height = [0.2, 0.9]
         "{heights:?}"
     );
 }
+
+#[test]
+fn smooth_normals_are_unit_agree_with_the_winding_and_follow_the_morph() {
+    let Some(data) = test_support::mpfb_data_or_skip("smooth_normals_are_unit") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    for (name, extra) in [
+        ("plain.g4b", vec![]),
+        (
+            "morphed.g4b",
+            vec!["--phenotype", "weight=1,muscle=1,height=0"],
+        ),
+        ("flat.g4b", vec!["--flat"]),
+    ] {
+        let output = out.path().join(name);
+        let mut args = vec![
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--quiet",
+            "-o",
+            output.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let result = run(&args);
+        assert!(result.status.success(), "{}", stderr(&result));
+        let file = read_path(&output, &ReadOptions::default()).unwrap();
+        let mesh = &file.document.meshes[0];
+        let surface = &mesh.surfaces[0];
+        let Some(normals) = &surface.normals else {
+            assert_eq!(name, "flat.g4b", "only --flat writes no normals");
+            continue;
+        };
+        assert_ne!(name, "flat.g4b");
+        assert_eq!(
+            normals.simplexes, surface.simplexes,
+            "per-vertex: the surface's own corners"
+        );
+        let p = file.read_f64(mesh.vertices).unwrap();
+        let n = file.read_f64(normals.values).unwrap();
+        assert_eq!(p.len(), n.len());
+        let at = |v: &[f64], i: u64| {
+            DVec3::new(
+                v[3 * i as usize],
+                v[3 * i as usize + 1],
+                v[3 * i as usize + 2],
+            )
+        };
+        for i in 0..(n.len() / 3) as u64 {
+            assert!(
+                (at(&n, i).length() - 1.0).abs() < 1e-6,
+                "{name}: normal {i} not unit"
+            );
+        }
+        let simplexes = file.read_u64(surface.simplexes.unwrap()).unwrap();
+        let (mut agree, mut total) = (0, 0);
+        for t in simplexes.chunks_exact(3) {
+            let face = (at(&p, t[1]) - at(&p, t[0])).cross(at(&p, t[2]) - at(&p, t[0]));
+            if face.length() < 1e-12 {
+                continue;
+            }
+            total += 1;
+            if t.iter().all(|&v| face.dot(at(&n, v)) > 0.0) {
+                agree += 1;
+            }
+        }
+        // Smooth normals of a closed, consistently wound body point the way its faces do
+        // (a few corners at sharp creases, such as fingertips and lips, may not).
+        assert!(
+            agree as f64 > 0.99 * total as f64,
+            "{name}: {agree} of {total} triangles"
+        );
+        // The body faces outward: the normal of the vertex highest on the head points up.
+        let top = (0..(p.len() / 3) as u64)
+            .max_by(|&a, &b| at(&p, a).y.total_cmp(&at(&p, b).y))
+            .unwrap();
+        assert!(at(&n, top).y > 0.9, "{name}: top normal {}", at(&n, top));
+    }
+}

@@ -1,7 +1,9 @@
 //! The exact bytes `convert` writes, for every shipped rig in every container form, pinned by
 //! SHA-256 in `fixtures/golden-bytes.json`. Refactors must not change a single byte; a change
 //! on purpose is recorded with `UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test golden_bytes`
-//! and explained in its commit.
+//! and explained in its commit. `--flat` output is pinned too, in
+//! `fixtures/golden-bytes-flat.json`: those are the bytes from before normals were written, so
+//! `--flat` keeps that behaviour exactly (never regenerated).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
@@ -30,11 +32,8 @@ fn sha256(path: &Path) -> String {
         .collect()
 }
 
-#[test]
-fn convert_writes_the_recorded_bytes() {
-    let Some(data) = test_support::mpfb_data_or_skip("convert_writes_the_recorded_bytes") else {
-        return;
-    };
+/// SHA-256 of every rig in every form, with `extra` flags.
+fn hashes(data: &Path, extra: &[&str]) -> BTreeMap<String, String> {
     let work = tempfile::tempdir().unwrap();
     let mut got: BTreeMap<String, String> = BTreeMap::new();
     for rig in test_support::json_files_with_prefix(&data.join("rigs"), "rig.") {
@@ -50,7 +49,8 @@ fn convert_writes_the_recorded_bytes() {
                 .arg(data.join("3dobjs/base.obj"))
                 .arg("-o")
                 .arg(&out)
-                .args(flags);
+                .args(flags)
+                .args(extra);
             if weights.is_file() {
                 command.arg("--weights").arg(&weights);
             }
@@ -69,6 +69,27 @@ fn convert_writes_the_recorded_bytes() {
         }
     }
     assert_eq!(got.len(), 6 * FORMS.len() + 6, "every rig in every form");
+    got
+}
+
+#[test]
+fn flat_convert_writes_the_bytes_from_before_normals() {
+    let Some(data) = test_support::mpfb_data_or_skip("flat_convert_writes_the_bytes") else {
+        return;
+    };
+    let got = hashes(&data, &["--flat"]);
+    let path = test_support::workspace_root().join("fixtures/golden-bytes-flat.json");
+    let expected: BTreeMap<String, String> =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn convert_writes_the_recorded_bytes() {
+    let Some(data) = test_support::mpfb_data_or_skip("convert_writes_the_recorded_bytes") else {
+        return;
+    };
+    let got = hashes(&data, &[]);
     let path = test_support::workspace_root().join("fixtures/golden-bytes.json");
     let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

@@ -149,6 +149,7 @@ fn mesh_of(mesh: &LoadedMesh, body: &Body) -> Mesh {
             part_sets: obj.group_sets.clone(),
         },
         numbering: Numbering::identity(obj.positions.len()),
+        normals: Vec::new(),
     }
 }
 

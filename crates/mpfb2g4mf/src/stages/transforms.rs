@@ -50,3 +50,10 @@ pub fn stand(mut character: Character, origin: Origin, ground_cube: Option<f64>)
     character.skeleton.position.y = ground.map_or(0.0, |y| -y);
     character
 }
+
+/// Smooth shading: angle-weighted unit normals of the final geometry, one per vertex
+/// ([`character::smooth_normals`]); last, so every earlier change of positions is in them.
+pub fn smooth_normals(mut character: Character) -> Character {
+    character.mesh.normals = character::smooth_normals(&character.mesh);
+    character
+}

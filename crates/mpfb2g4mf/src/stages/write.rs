@@ -115,6 +115,7 @@ pub fn write(
             positions: character.mesh.positions.clone(),
             texcoords,
             surfaces,
+            normals: (!character.mesh.normals.is_empty()).then(|| character.mesh.normals.clone()),
         }),
         influences: character.skin.as_ref().map(|skin| {
             skin.influences
