@@ -79,7 +79,11 @@ pub struct Settings {
     /// Write groupNames (off with --no-group-names: readers infer them from the joints).
     #[cfg_attr(
         feature = "cli",
-        arg(long = "no-group-names", action = clap::ArgAction::SetFalse)
+        arg(
+            long = "no-group-names",
+            action = clap::ArgAction::SetFalse,
+            help = "Omit groupNames (readers infer them from the joint bones' names)"
+        )
     )]
     pub group_names: bool,
     /// Mesh units to metres (0.1 for MakeHuman's decimetres, 1 for a Blender export).
