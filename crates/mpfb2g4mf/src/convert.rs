@@ -155,8 +155,8 @@ pub struct ConvertOptions {
     pub compression: Compression,
     /// Pretty-print the JSON.
     pub pretty: bool,
-    /// Keep helper geometry (everything, not only the `body` group).
-    pub keep_helpers: bool,
+    /// Helper geometry kept besides the body.
+    pub helpers: crate::options::Helpers,
     /// Write no normals (flat shading).
     pub flat: bool,
     /// List every bone as a joint.
@@ -187,7 +187,7 @@ impl ConvertOptions {
             external_bin: false,
             compression: Compression::None,
             pretty: false,
-            keep_helpers: false,
+            helpers: crate::options::Helpers::Face,
             flat: false,
             all_joints: false,
             group_names: true,
@@ -317,7 +317,7 @@ pub fn convert_body(
         }
     }
     let character =
-        transforms::extract_helpers(character, options.keep_helpers, &mesh_name, &mut warnings);
+        transforms::extract_helpers(character, options.helpers, &mesh_name, &mut warnings);
     let character = transforms::stand(character, options.origin, body.ground_height());
     let character = if options.flat {
         character

@@ -33,6 +33,20 @@ pub enum Up {
     Z,
 }
 
+/// Which helper geometry of MakeHuman's base mesh a character keeps besides the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum Helpers {
+    /// The body only.
+    None,
+    /// The body, the eyes, the teeth and the tongue, each its own surface.
+    #[default]
+    Face,
+    /// Everything (joint cubes, eyelashes, hair, tights, skirt, genitals too).
+    All,
+}
+
 /// Which rule weights the macro targets of a phenotype.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -70,7 +84,10 @@ pub struct Settings {
     /// per-vertex normals of the final geometry).
     #[cfg_attr(feature = "cli", arg(long))]
     pub flat: bool,
-    /// Keep helper geometry (joint cubes, eyes, teeth, ...), not only the `body` group.
+    /// Helper geometry kept besides the body: none, face (eyes, teeth, tongue) or all.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Helpers::Face))]
+    pub helpers: Helpers,
+    /// Keep all helper geometry (the same as --helpers all).
     #[cfg_attr(feature = "cli", arg(long))]
     pub keep_helpers: bool,
     /// List every bone as a joint, not only bones carrying weights.
@@ -135,6 +152,7 @@ impl Default for Settings {
             compress_level: 19,
             pretty: false,
             flat: false,
+            helpers: Helpers::Face,
             keep_helpers: false,
             all_joints: false,
             group_names: true,
@@ -264,7 +282,11 @@ impl TryFrom<Request<'_>> for ConvertOptions {
             Compress::None => Compression::None,
             Compress::Zstd => Compression::Zstd(s.compress_level),
         };
-        options.keep_helpers = s.keep_helpers;
+        options.helpers = if s.keep_helpers {
+            Helpers::All
+        } else {
+            s.helpers
+        };
         options.flat = s.flat;
         options.all_joints = s.all_joints;
         options.group_names = s.group_names;
@@ -324,7 +346,7 @@ mod tests {
         };
         let options = ConvertOptions::try_from(request).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(options.frame, ObjFrame::MAKEHUMAN);
-        assert!(options.group_names && !options.keep_helpers);
+        assert!(options.group_names && options.helpers == Helpers::Face);
         assert_eq!(options.compression, Compression::None);
         let bad = |edit: fn(&mut Settings)| {
             let mut s = Settings::default();

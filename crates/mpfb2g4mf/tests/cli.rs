@@ -289,6 +289,8 @@ fn every_shipped_rig_converts_in_every_container() {
                     .join(format!("{stem}-{compress}-{}.{extension}", extra.is_some()));
                 let mut args = vec![
                     "convert",
+                    "--helpers",
+                    "none",
                     "--rig",
                     rig.to_str().unwrap(),
                     "--mesh",
@@ -385,6 +387,8 @@ fn a_morphed_body_moves_the_skeleton() {
         let output = out.path().join(name);
         let result = run(&[
             "convert",
+            "--helpers",
+            "none",
             "--rig",
             rig.to_str().unwrap(),
             "--weights",
@@ -501,6 +505,8 @@ fn rig_name_shortcut_json_summary_and_no_weights() {
     let output = out.path().join("cmu.g4b");
     let result = run(&[
         "convert",
+        "--helpers",
+        "none",
         "--mpfb-data",
         data.to_str().unwrap(),
         "--rig-name",
@@ -956,6 +962,59 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
         "{text}"
     );
     let ada = read_path(&output, &ReadOptions::default()).unwrap();
+    // Its body is base.obj plus the targets the file names, vertex by vertex (in G4MF metres,
+    // at float32 precision): the macro targets of its phenotype, head-age-decr at 0.4 and
+    // l-upperarm-scale-depth-incr at 0.6. Every kept vertex (body and face helpers) is checked
+    // through the recorded source numbering.
+    let targets_dir = data.join("targets");
+    let index = mpfb_body::TargetIndex::scan(&targets_dir).unwrap();
+    let spec = mpfb_body::MacroSpec::from_json(
+        &std::fs::read_to_string(targets_dir.join("macrodetails/macro.json")).unwrap(),
+    )
+    .unwrap();
+    let description = mpfb_body::parse_mhm(&std::fs::read_to_string(&mhm).unwrap()).unwrap();
+    let mut expected: Vec<[f64; 3]> = std::fs::read_to_string(data.join("3dobjs/base.obj"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|r| {
+            let c: Vec<f64> = r.split_whitespace().map(|t| t.parse().unwrap()).collect();
+            [c[0], c[1], c[2]]
+        })
+        .collect();
+    let resolved = description
+        .resolve(&index, &spec, mpfb_body::MacroModel::Mpfb)
+        .unwrap();
+    assert_eq!(
+        resolved[resolved.len() - 2..]
+            .iter()
+            .map(|w| (w.name.as_str(), w.weight))
+            .collect::<Vec<_>>(),
+        [("head-age-decr", 0.4), ("l-upperarm-scale-depth-incr", 0.6)]
+    );
+    for w in &resolved {
+        for (v, d) in mpfb_body::read_target_file(&w.path).unwrap().deltas {
+            for k in 0..3 {
+                expected[v as usize][k] += w.weight * f64::from(d[k]);
+            }
+        }
+    }
+    let mesh = &ada.document.meshes[0];
+    let written = ada.read_f64(mesh.vertices).unwrap();
+    let source: Vec<usize> = mesh.other["extras"]["mpfb"]["source_vertices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r[0].as_u64().unwrap() as usize..=r[1].as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(written.len(), source.len() * 3);
+    assert!(source.len() > 13380, "face helpers kept");
+    for (kept, &v) in source.iter().enumerate() {
+        for k in 0..3 {
+            let want = (expected[v][k] * 0.1) as f32;
+            assert_eq!(written[3 * kept + k] as f32, want, "vertex {v} axis {k}");
+        }
+    }
     let skeleton = ada
         .document
         .nodes
@@ -1160,5 +1219,74 @@ fn smooth_normals_are_unit_agree_with_the_winding_and_follow_the_morph() {
             .max_by(|&a, &b| at(&p, a).y.total_cmp(&at(&p, b).y))
             .unwrap();
         assert!(at(&n, top).y > 0.9, "{name}: top normal {}", at(&n, top));
+    }
+}
+
+#[test]
+fn face_helpers_are_surfaces_of_their_own_and_weighted() {
+    let Some(data) = test_support::mpfb_data_or_skip("face_helpers_are_surfaces") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    for (helpers, surfaces, kept) in [
+        ("face", 6, 13886),
+        ("none", 1, 13380),
+        ("all", 1 + 5, 19158),
+    ] {
+        let output = out.path().join(format!("{helpers}.g4b"));
+        let result = run(&[
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--helpers",
+            helpers,
+            "--validate",
+            "--json",
+            "--quiet",
+            "-o",
+            output.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{helpers}: {}", stderr(&result));
+        let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+        assert_eq!(summary["kept_vertices"], kept, "{helpers}");
+        let file = read_path(&output, &ReadOptions::default()).unwrap();
+        let mesh = &file.document.meshes[0];
+        assert_eq!(mesh.surfaces.len(), surfaces, "{helpers}");
+        if helpers == "none" {
+            continue;
+        }
+        // Every kept vertex is moved by a bone: the eyes, teeth and tongue follow their bones.
+        assert_eq!(summary["unweighted_vertices"], 0, "{helpers}");
+        // The bones moving them are joints (they carry weights).
+        let skeleton = file
+            .document
+            .nodes
+            .iter()
+            .find(|n| n.skeleton.is_some())
+            .unwrap();
+        let joints: Vec<String> = skeleton
+            .skeleton
+            .as_ref()
+            .unwrap()
+            .joints
+            .iter()
+            .filter_map(|j| match j {
+                JointRef::Node(n) => file.document.nodes[n.get()].name.clone(),
+                JointRef::Uncontrolled => None,
+            })
+            .collect();
+        for bone in ["eye_L", "eye_R", "jaw", "tongue01"] {
+            assert!(
+                joints.iter().any(|j| j == bone),
+                "{helpers}: {bone} in {joints:?}"
+            );
+        }
+        // Each face helper surface is small and closed over its own vertices.
+        for surface in &mesh.surfaces[1..] {
+            let simplexes = file.read_u64(surface.simplexes.unwrap()).unwrap();
+            assert!(!simplexes.is_empty() && simplexes.len() < 2000 * 3);
+        }
     }
 }

@@ -2,21 +2,33 @@
 //! input formats; new capabilities (rest poses, normals, influence limits) join this list.
 
 use crate::convert::Origin;
+use crate::options::Helpers;
 use character::{Character, Selection};
 
 /// The part of MakeHuman's base mesh that is the body proper; the rest are helpers (joint
 /// cubes, eyes, teeth, tongue, tights, skirt, hair, eyelashes).
 pub const BODY_PART: &str = "body";
 
-/// Helper extraction: keeps the polygons of the `body` part and the vertices they use,
-/// unless `keep_helpers`. A mesh without a `body` part is kept whole, with a warning.
+/// The helpers [`Helpers::Face`] keeps: eyes, teeth and tongue (every shipped weights file
+/// weights them to eye, jaw and tongue bones).
+pub const FACE_PARTS: [&str; 5] = [
+    "helper-l-eye",
+    "helper-r-eye",
+    "helper-upper-teeth",
+    "helper-lower-teeth",
+    "helper-tongue",
+];
+
+/// Helper extraction: keeps the polygons of the `body` part (and of the face helpers with
+/// [`Helpers::Face`]) and the vertices they use; [`Helpers::All`] keeps everything. A mesh
+/// without a `body` part is kept whole, with a warning.
 pub fn extract_helpers(
     character: Character,
-    keep_helpers: bool,
+    helpers: Helpers,
     mesh_name: &str,
     warnings: &mut Vec<String>,
 ) -> Character {
-    if keep_helpers {
+    if helpers == Helpers::All {
         return character;
     }
     let polygons = &character.mesh.polygons;
@@ -26,8 +38,10 @@ pub fn extract_helpers(
         ));
         return character;
     }
+    let keep =
+        |name: &str| name == BODY_PART || (helpers == Helpers::Face && FACE_PARTS.contains(&name));
     let selection = Selection::polygons_where(&character.mesh, |p| {
-        polygons.part_names(p).iter().any(|n| n == BODY_PART)
+        polygons.part_names(p).iter().any(|n| keep(n))
     });
     character.select(&selection)
 }

@@ -6,6 +6,7 @@ use super::assemble::MpfbExtras;
 use crate::atomic::write_atomic;
 use crate::convert::{ConvertError, ConvertOptions, GENERATOR, OutputFormat};
 use crate::extras::{MeshExtras, UnskinnedWeights, ranges};
+use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use g4mf_writer::{
     BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression, ContainerOptions,
@@ -39,18 +40,30 @@ fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
     serde_json::to_value(value).ok()
 }
 
-/// Surfaces (one per material, in first-use order) of the character's polygons, and the
-/// texture coordinates they use, renumbered in first-use order.
+/// What puts polygons in the same surface: their material and which face helper they are.
+type SurfaceKey = (Option<u32>, Option<usize>);
+
+/// Surfaces (one per material, in first-use order, where each eye, each set of teeth and the
+/// tongue is a surface of its own) of the character's polygons, and the texture coordinates
+/// they use, renumbered in first-use order.
 fn surfaces_of(character: &Character) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
     let mesh = &character.mesh;
     let polygons = &mesh.polygons;
     let mut texcoord_new: Vec<Option<u32>> = vec![None; mesh.texcoords.len()];
     let mut texcoords: Vec<[f64; 2]> = Vec::new();
     let mut surfaces: Vec<SurfaceSpec> = Vec::new();
-    let mut surface_of_material: Vec<(Option<u32>, usize)> = Vec::new();
+    // (material, face helper) -> surface index, in first-use order.
+    let mut surface_of_material: Vec<(SurfaceKey, usize)> = Vec::new();
+    // Which face helper (eye, teeth, tongue) each part set is, if any.
+    let face_part: Vec<Option<usize>> = polygons
+        .part_sets
+        .iter()
+        .map(|set| FACE_PARTS.iter().position(|f| set.iter().any(|n| n == f)))
+        .collect();
     for p in 0..polygons.len() {
         let material = polygons.materials[p];
-        let s = match surface_of_material.iter().find(|(m, _)| *m == material) {
+        let key = (material, face_part[polygons.parts[p] as usize]);
+        let s = match surface_of_material.iter().find(|(k, _)| *k == key) {
             Some(&(_, s)) => s,
             None => {
                 surfaces.push(SurfaceSpec {
@@ -58,7 +71,7 @@ fn surfaces_of(character: &Character) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
                         .and_then(|m| character.materials.get(m as usize).map(|m| m.name.clone())),
                     faces: Vec::new(),
                 });
-                surface_of_material.push((material, surfaces.len() - 1));
+                surface_of_material.push((key, surfaces.len() - 1));
                 surfaces.len() - 1
             }
         };
