@@ -401,9 +401,7 @@ pub fn decode_measured(
                     format!("{what}: invalid Zstandard data: {e}"),
                 )
             };
-            let decoder = zstd::stream::read::Decoder::with_buffer(data).map_err(invalid)?;
-            let mut out = Vec::new();
-            decoder.take(cap).read_to_end(&mut out).map_err(invalid)?;
+            let mut out = zstd_at_most(data, cap).map_err(invalid)?;
             let found = out.len() as u64;
             if found < expected {
                 return Err(short(found));
@@ -416,6 +414,16 @@ pub fn decode_measured(
             format!("{what} uses the unsupported encoding `{other}`"),
         )),
     }
+}
+
+/// Decodes a Zstandard stream, stopping after `cap` bytes: a decompression bomb costs no more
+/// memory than the caller allows.
+fn zstd_at_most(data: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    zstd::stream::read::Decoder::with_buffer(data)?
+        .take(cap)
+        .read_to_end(&mut out)?;
+    Ok(out)
 }
 
 /// Zstandard's frame magic number, which `binary_file_format.md` requires at the start of
@@ -444,12 +452,7 @@ pub fn decode_json_chunk(
                     format!("invalid Zstandard JSON chunk: {e}"),
                 )
             };
-            let decoder = zstd::stream::read::Decoder::with_buffer(data).map_err(invalid)?;
-            let mut out = Vec::new();
-            decoder
-                .take(limit.saturating_add(1))
-                .read_to_end(&mut out)
-                .map_err(invalid)?;
+            let out = zstd_at_most(data, limit.saturating_add(1)).map_err(invalid)?;
             if out.len() as u64 > limit {
                 return Err((
                     Code::ChunkDecodeFailed,

@@ -73,6 +73,9 @@ pub enum DescriptionErrorKind {
     /// A target that is not in the targets folder, or is there more than once.
     #[error(transparent)]
     Target(#[from] LookupError),
+    /// The file cannot be read.
+    #[error("cannot read the description: {0}")]
+    Io(#[source] std::io::Error),
 }
 
 impl DescriptionError {
@@ -343,6 +346,24 @@ pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
         }
     }
     description.not_converted = summarize(skipped);
+    Ok(description)
+}
+
+/// Reads a description file: an MPFB preset when it ends in `.json`, a MakeHuman `.mhm`
+/// otherwise. Every location it holds (errors, and each detail target's line or pointer)
+/// names the file, so later lookups of its targets report it too.
+pub fn read_description(path: &std::path::Path) -> Result<Description, DescriptionError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| DescriptionError::new(Location::file(path), DescriptionErrorKind::Io(e)))?;
+    let parsed = if path.extension().is_some_and(|e| e == "json") {
+        parse_preset(&text)
+    } else {
+        parse_mhm(&text)
+    };
+    let mut description = parsed.map_err(|e| e.with_file(path))?;
+    for target in &mut description.targets {
+        target.location.file = Some(path.to_path_buf());
+    }
     Ok(description)
 }
 

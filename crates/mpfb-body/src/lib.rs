@@ -20,7 +20,7 @@ pub mod macros;
 pub mod morph;
 pub mod target;
 
-pub use description::{Description, parse_mhm, parse_preset};
+pub use description::{Description, parse_mhm, parse_preset, read_description};
 pub use index::TargetIndex;
 pub use macros::{MacroModel, MacroSpec, Phenotype, Race};
 pub use morph::morph;

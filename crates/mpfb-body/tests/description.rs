@@ -48,15 +48,9 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     assert!(resolved.iter().any(|w| w.name.starts_with("breast/")));
 
     // base.obj's positions, morphed, against base + sum w * delta computed here.
-    let obj = std::fs::read_to_string(data.join("3dobjs/base.obj")).unwrap();
-    let base: Vec<[f64; 3]> = obj
-        .lines()
-        .filter_map(|l| l.strip_prefix("v "))
-        .map(|r| {
-            let c: Vec<f64> = r.split_whitespace().map(|t| t.parse().unwrap()).collect();
-            [c[0], c[1], c[2]]
-        })
-        .collect();
+    let base = mpfb_mesh::read_obj_file(&data.join("3dobjs/base.obj"))
+        .unwrap()
+        .positions;
     assert_eq!(base.len(), 19158);
     let loaded: Vec<(String, mpfb_body::Target, f64)> = resolved
         .iter()
@@ -79,4 +73,33 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     let (v, d) = head.deltas[0];
     assert!(d.iter().any(|x| *x != 0.0));
     assert_ne!(body[v as usize], base[v as usize]);
+}
+
+#[test]
+fn a_target_the_folder_lacks_is_reported_at_its_file_and_line() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_target_the_folder_lacks") else {
+        return;
+    };
+    let targets = data.join("targets");
+    let index = TargetIndex::scan(&targets).unwrap();
+    let spec = MacroSpec::from_json(
+        &std::fs::read_to_string(targets.join("macrodetails/macro.json")).unwrap(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typo.mhm");
+    std::fs::write(
+        &path,
+        "version v1.1.1\nmodifier nose/nose-humpp-decr|incr 0.5\n",
+    )
+    .unwrap();
+    let description = mpfb_body::read_description(&path).unwrap();
+    let err = description
+        .resolve(&index, &spec, MacroModel::Mpfb)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with("typo.mhm:2:1: no target named `nose-humpp-incr`"),
+        "{err}"
+    );
 }

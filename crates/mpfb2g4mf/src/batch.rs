@@ -118,18 +118,9 @@ fn push_generated(
 
 /// The rig a `.mhm` or preset names (`default` when it names none).
 fn described_rig(human: &Path) -> Result<String, BatchError> {
-    let text = std::fs::read_to_string(human).map_err(|source| BatchError::Io {
-        location: Location::file(human),
-        source,
-    })?;
-    let parsed = if human.extension().is_some_and(|e| e == "json") {
-        mpfb_body::parse_preset(&text)
-    } else {
-        mpfb_body::parse_mhm(&text)
-    };
-    let description = parsed.map_err(|e| BatchError::Syntax {
+    let description = mpfb_body::read_description(human).map_err(|e| BatchError::Syntax {
         message: e.kind.to_string(),
-        location: (*e.location).clone().in_file(human),
+        location: *e.location,
     })?;
     Ok(description.rig.unwrap_or_else(|| "default".to_owned()))
 }

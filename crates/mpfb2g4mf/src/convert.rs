@@ -280,18 +280,17 @@ pub fn convert(
     convert_body(rig, mesh, weights, None, options)
 }
 
-/// [`convert`], with the mesh morphed into `body` first when one is given.
+/// [`convert`], with the mesh morphed into the `described` body first when one is given.
 pub fn convert_body(
     rig: &LoadedRig,
     mesh: &LoadedMesh,
     weights: Option<&LoadedWeights>,
-    body: Option<&LoadedBody>,
+    described: Option<&LoadedBody>,
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
     let started = Instant::now();
     let format = options.format()?;
     let mesh_name = file_name(&mesh.path);
-    let described = body;
 
     let body = match described {
         None => Body::from_mesh(mesh, options.frame),

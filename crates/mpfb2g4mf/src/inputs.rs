@@ -287,21 +287,12 @@ pub fn load_body_shared(
     max_input_bytes: u64,
     cache: &TargetCache,
 ) -> Result<LoadedBody, ConvertError> {
-    use mpfb_body::description::{DetailTarget, parse_mhm, parse_preset};
+    use mpfb_body::description::DetailTarget;
     let mut description = match &options.human {
         None => mpfb_body::Description::default(),
         Some(path) => {
             check_input_size(path, max_input_bytes)?;
-            let text = std::fs::read_to_string(path).map_err(|source| ConvertError::Input {
-                location: location::Location::file(path),
-                source,
-            })?;
-            let parsed = if path.extension().is_some_and(|e| e == "json") {
-                parse_preset(&text)
-            } else {
-                parse_mhm(&text)
-            };
-            parsed.map_err(|e| e.with_file(path))?
+            mpfb_body::read_description(path)?
         }
     };
     for (name, value) in &options.phenotype {
@@ -322,13 +313,8 @@ pub fn load_body_shared(
     };
     let folder = cache.folder(&dir)?;
     let (index, spec) = (&folder.0, &folder.1);
-    let mut resolved = description.resolve(index, spec, options.model);
-    if let (Err(e), Some(path)) = (&mut resolved, &options.human) {
-        if e.location.file.is_none() && e.location.line_column.is_some() {
-            e.location.file = Some(path.clone());
-        }
-    }
-    let targets = resolved?
+    let targets = description
+        .resolve(index, spec, options.model)?
         .into_iter()
         .map(|w| {
             let target = cache.target(&w.path)?;

@@ -274,14 +274,7 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
     let rig_name = match (&args.rig_name, &args.rig, &settings.human) {
         (Some(name), _, _) => Some(name.clone()),
         (None, None, Some(human)) => {
-            let text = std::fs::read_to_string(human)
-                .with_context(|| format!("cannot read {}", human.display()))?;
-            let description = if human.extension().is_some_and(|e| e == "json") {
-                mpfb_body::parse_preset(&text)
-            } else {
-                mpfb_body::parse_mhm(&text)
-            }
-            .map_err(|e| e.with_file(human))?;
+            let description = mpfb_body::read_description(human)?;
             Some(description.rig.unwrap_or_else(|| "default".to_owned()))
         }
         _ => None,

@@ -973,15 +973,9 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
     )
     .unwrap();
     let description = mpfb_body::parse_mhm(&std::fs::read_to_string(&mhm).unwrap()).unwrap();
-    let mut expected: Vec<[f64; 3]> = std::fs::read_to_string(data.join("3dobjs/base.obj"))
+    let mut expected: Vec<[f64; 3]> = mpfb_mesh::read_obj_file(&data.join("3dobjs/base.obj"))
         .unwrap()
-        .lines()
-        .filter_map(|l| l.strip_prefix("v "))
-        .map(|r| {
-            let c: Vec<f64> = r.split_whitespace().map(|t| t.parse().unwrap()).collect();
-            [c[0], c[1], c[2]]
-        })
-        .collect();
+        .positions;
     let resolved = description
         .resolve(&index, &spec, mpfb_body::MacroModel::Mpfb)
         .unwrap();
