@@ -47,6 +47,7 @@ fn base() -> (Value, Vec<u8>) {
             ],
             texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]],
             surfaces: vec![SurfaceSpec {
+                name: None,
                 material: Some("Skin".into()),
                 faces: vec![FaceSpec {
                     vertices: vec![0, 1, 2, 3],
@@ -54,6 +55,7 @@ fn base() -> (Value, Vec<u8>) {
                 }],
             }],
             normals: None,
+            materials: Vec::new(),
         }),
         influences: Some(vec![
             Influence {

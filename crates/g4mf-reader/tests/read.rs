@@ -27,6 +27,7 @@ fn character() -> g4mf_writer::BuiltCharacter {
             positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
             texcoords: vec![],
             surfaces: vec![SurfaceSpec {
+                name: None,
                 material: None,
                 faces: vec![FaceSpec {
                     vertices: vec![0, 1, 2],
@@ -34,6 +35,7 @@ fn character() -> g4mf_writer::BuiltCharacter {
                 }],
             }],
             normals: None,
+            materials: Vec::new(),
         }),
         influences: Some(vec![
             Influence {

@@ -49,7 +49,9 @@ pub struct FaceSpec {
 /// A surface: faces sharing a material.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SurfaceSpec {
-    /// Material name, if any.
+    /// Wanted surface name (sanitized and made unique when written), if any.
+    pub name: Option<String>,
+    /// Material name, if any: one of [`MeshSpec::materials`], or a bare material of that name.
     pub material: Option<String>,
     /// Faces (polygons).
     pub faces: Vec<FaceSpec>,
@@ -67,6 +69,18 @@ pub struct MeshSpec {
     /// Unit per-vertex normals, one per position; written as every surface's `normals`
     /// binding (its per-corner indices are the surface's own simplexes). `None`: flat shading.
     pub normals: Option<Vec<DVec3>>,
+    /// Materials the surfaces name, with their properties; written in first-use order, and
+    /// only when a surface uses them.
+    pub materials: Vec<MaterialSpec>,
+}
+
+/// A material's properties.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MaterialSpec {
+    /// Wanted name (sanitized and made unique when written).
+    pub name: String,
+    /// Linear RGBA base colour (`baseColor.factor`; alpha 1 is written as RGB).
+    pub base_color: Option<[f64; 4]>,
 }
 
 /// One skin influence: `bone` moves `vertex` with `weight`.
@@ -584,15 +598,27 @@ fn build_mesh(
                 let next = material_of_name.len();
                 let index = *material_of_name.entry(name.clone()).or_insert(next);
                 if index == doc.materials.len() {
+                    let spec = mesh.materials.iter().find(|m| &m.name == name);
+                    let mut other = serde_json::Map::new();
+                    if let Some(color) = spec.and_then(|m| m.base_color) {
+                        finite(|| format!("material {name}'s base colour"), &color)?;
+                        let factor = if color[3] == 1.0 {
+                            &color[..3]
+                        } else {
+                            &color[..]
+                        };
+                        other.insert("baseColor".into(), serde_json::json!({ "factor": factor }));
+                    }
                     doc.materials.push(Material {
                         name: Some(names.claim(name)),
-                        other: Default::default(),
+                        other,
                     });
                 }
                 Some(index_of(index, "materials")?)
             }
         };
         surfaces.push(Surface {
+            name: surface.name.as_deref().map(|n| names.claim(n)),
             simplexes: Some(simplex_accessor),
             polytope_simplexes: polytopes_flat,
             material,

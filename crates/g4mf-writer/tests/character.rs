@@ -61,6 +61,7 @@ fn tiny_spec() -> CharacterSpec {
         ],
         texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0], [0.5, 0.0]],
         surfaces: vec![SurfaceSpec {
+            name: None,
             material: Some("Skin.001".into()),
             faces: vec![
                 FaceSpec {
@@ -75,6 +76,7 @@ fn tiny_spec() -> CharacterSpec {
             ],
         }],
         normals: None,
+        materials: Vec::new(),
     };
     let influences = vec![
         Influence {

@@ -159,6 +159,8 @@ pub struct ConvertOptions {
     pub helpers: crate::options::Helpers,
     /// Write no normals (flat shading).
     pub flat: bool,
+    /// Dress the character: name its surfaces and give each a material.
+    pub materials: bool,
     /// List every bone as a joint.
     pub all_joints: bool,
     /// Write `groupNames`.
@@ -189,6 +191,7 @@ impl ConvertOptions {
             pretty: false,
             helpers: crate::options::Helpers::Face,
             flat: false,
+            materials: true,
             all_joints: false,
             group_names: true,
             frame: ObjFrame::MAKEHUMAN,
@@ -322,6 +325,15 @@ pub fn convert_body(
         character
     } else {
         transforms::smooth_normals(character)
+    };
+    let character = if options.materials {
+        let race = described.map_or_else(
+            || mpfb_body::Phenotype::default().race,
+            |d| d.description.phenotype.race,
+        );
+        stages::dress::dress(character, race)
+    } else {
+        character
     };
     let written = stages::write::write(&character, extras, options, format)?;
 

@@ -84,6 +84,10 @@ pub struct Settings {
     /// per-vertex normals of the final geometry).
     #[cfg_attr(feature = "cli", arg(long))]
     pub flat: bool,
+    /// Write no materials and leave surfaces unnamed (by default the body's skin is coloured
+    /// from the phenotype's race mix, and eyes, teeth and tongue have materials of their own).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub no_materials: bool,
     /// Helper geometry kept besides the body: none, face (eyes, teeth, tongue) or all.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Helpers::Face))]
     pub helpers: Helpers,
@@ -152,6 +156,7 @@ impl Default for Settings {
             compress_level: 19,
             pretty: false,
             flat: false,
+            no_materials: false,
             helpers: Helpers::Face,
             keep_helpers: false,
             all_joints: false,
@@ -288,6 +293,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
             s.helpers
         };
         options.flat = s.flat;
+        options.materials = !s.no_materials;
         options.all_joints = s.all_joints;
         options.group_names = s.group_names;
         options.frame = ObjFrame {

@@ -1225,7 +1225,8 @@ fn face_helpers_are_surfaces_of_their_own_and_weighted() {
     for (helpers, surfaces, kept) in [
         ("face", 6, 13886),
         ("none", 1, 13380),
-        ("all", 1 + 5, 19158),
+        // Body, five face helpers, eyelashes, other helpers.
+        ("all", 1 + 5 + 2, 19158),
     ] {
         let output = out.path().join(format!("{helpers}.g4b"));
         let result = run(&[
@@ -1248,8 +1249,38 @@ fn face_helpers_are_surfaces_of_their_own_and_weighted() {
         let file = read_path(&output, &ReadOptions::default()).unwrap();
         let mesh = &file.document.meshes[0];
         assert_eq!(mesh.surfaces.len(), surfaces, "{helpers}");
+        // One material per surface, each with a base colour.
+        for (k, surface) in mesh.surfaces.iter().enumerate() {
+            let material = &file.document.materials[surface.material.unwrap().get()];
+            let factor = material.other["baseColor"]["factor"].as_array().unwrap();
+            assert_eq!(factor.len(), 3, "{helpers}: surface {k}");
+        }
         if helpers == "none" {
             continue;
+        }
+        let named: Vec<(&str, &str)> = mesh
+            .surfaces
+            .iter()
+            .map(|s| {
+                let material = &file.document.materials[s.material.unwrap().get()];
+                (
+                    s.name.as_deref().unwrap(),
+                    material.name.as_deref().unwrap(),
+                )
+            })
+            .collect();
+        for pair in [
+            ("Body", "SkinMaterial"),
+            ("LeftEye", "EyeMaterial"),
+            ("RightEye", "EyeMaterial"),
+            ("UpperTeeth", "TeethMaterial"),
+            ("LowerTeeth", "TeethMaterial"),
+            ("Tongue", "TongueMaterial"),
+        ] {
+            assert!(named.contains(&pair), "{helpers}: {pair:?} in {named:?}");
+        }
+        if helpers == "face" {
+            assert_eq!(named.len(), 6);
         }
         // Every kept vertex is moved by a bone: the eyes, teeth and tongue follow their bones.
         assert_eq!(summary["unweighted_vertices"], 0, "{helpers}");
@@ -1277,10 +1308,69 @@ fn face_helpers_are_surfaces_of_their_own_and_weighted() {
                 "{helpers}: {bone} in {joints:?}"
             );
         }
-        // Each face helper surface is small and closed over its own vertices.
-        for surface in &mesh.surfaces[1..] {
+        // Each face helper surface is small.
+        for surface in mesh.surfaces.iter().filter(|s| {
+            !matches!(s.name.as_deref(), Some("Body" | "Helpers" | "Eyelashes"))
+        }) {
             let simplexes = file.read_u64(surface.simplexes.unwrap()).unwrap();
             assert!(!simplexes.is_empty() && simplexes.len() < 2000 * 3);
         }
     }
+}
+
+/// The skin's base colour follows the phenotype's race mix as MakeHuman blends it (sRGB blend,
+/// written linear); `--no-materials` writes none.
+#[test]
+fn skin_colour_follows_the_race_mix() {
+    let Some(data) = test_support::mpfb_data_or_skip("skin_colour_follows_the_race_mix") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let skin = |extra: &[&str]| -> Option<Vec<f64>> {
+        let output = out.path().join("skin.g4tf");
+        let mut args = vec![
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--quiet",
+            "-o",
+            output.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let result = run(&args);
+        assert!(result.status.success(), "{extra:?}: {}", stderr(&result));
+        let file = read_path(&output, &ReadOptions::default()).unwrap();
+        let body = &file.document.meshes[0].surfaces[0];
+        body.material.map(|m| {
+            file.document.materials[m.get()].other["baseColor"]["factor"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        })
+    };
+    let linear = |srgb: f64| ((srgb + 0.055) / 1.055).powf(2.4);
+    // MakeHuman's colours (lib/skinblender.py), sRGB.
+    let african = [0.207, 0.113, 0.066];
+    let caucasian = [0.843, 0.639, 0.517];
+    for (phenotype, srgb) in [
+        ("african=1,asian=0,caucasian=0", african),
+        ("african=0,asian=0,caucasian=1", caucasian),
+        (
+            "african=0.5,asian=0,caucasian=0.5,age=1",
+            std::array::from_fn(|i| 0.5 * african[i] + 0.5 * caucasian[i]),
+        ),
+    ] {
+        let got = skin(&["--phenotype", phenotype]).unwrap();
+        for i in 0..3 {
+            assert!(
+                (got[i] - linear(srgb[i])).abs() < 1e-9,
+                "{phenotype}: {got:?} vs sRGB {srgb:?}"
+            );
+        }
+    }
+    assert_eq!(skin(&["--no-materials"]), None);
 }

@@ -1,9 +1,9 @@
 //! The exact bytes `convert` writes, for every shipped rig in every container form, pinned by
 //! SHA-256 in `fixtures/golden-bytes.json`. Refactors must not change a single byte; a change
 //! on purpose is recorded with `UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test golden_bytes`
-//! and explained in its commit. `--flat --helpers none` output is pinned too, in
-//! `fixtures/golden-bytes-flat.json`: those are the bytes from before normals and face helpers
-//! were written, so those flags keep that behaviour exactly (never regenerated).
+//! and explained in its commit. `--flat --helpers none --no-materials` output is pinned too, in
+//! `fixtures/golden-bytes-flat.json`: those are the bytes from before normals, face helpers and
+//! materials were written, so those flags keep that behaviour exactly (never regenerated).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
@@ -77,8 +77,8 @@ fn flat_convert_writes_the_bytes_from_before_normals() {
     let Some(data) = test_support::mpfb_data_or_skip("flat_convert_writes_the_bytes") else {
         return;
     };
-    // Flat shading and the body alone: exactly what convert wrote before normals and helpers.
-    let got = hashes(&data, &["--flat", "--helpers", "none"]);
+    // Flat, bare, the body alone: exactly what convert wrote before normals, helpers, materials.
+    let got = hashes(&data, &["--flat", "--helpers", "none", "--no-materials"]);
     let path = test_support::workspace_root().join("fixtures/golden-bytes-flat.json");
     let expected: BTreeMap<String, String> =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

@@ -5,11 +5,13 @@
 //! 3. [`fit`]: the rig fitted to the body, MPFB's way;
 //! 4. [`assemble`]: one [`character::Character`] (skeleton, whole mesh, skin) and the MPFB
 //!    extras the way back needs;
-//! 5. [`transforms`]: character to character (helper extraction, standing on the ground);
+//! 5. [`transforms`]: character to character (helper extraction, standing on the ground,
+//!    normals), then [`dress`]: a material for every surface;
 //! 6. [`write`]: the character as a G4MF document, encoded and written atomically.
 
 pub mod assemble;
 pub mod body;
+pub mod dress;
 pub mod fit;
 pub mod transforms;
 pub mod write;

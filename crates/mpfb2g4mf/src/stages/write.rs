@@ -6,12 +6,13 @@ use super::assemble::MpfbExtras;
 use crate::atomic::write_atomic;
 use crate::convert::{ConvertError, ConvertOptions, GENERATOR, OutputFormat};
 use crate::extras::{MeshExtras, UnskinnedWeights, ranges};
+use crate::stages::dress;
 use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use g4mf_writer::{
     BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression, ContainerOptions,
-    FaceSpec, IndexWidth, Influence, MeshSpec, SurfaceSpec, TextBufferStorage, build_character,
-    write_g4b, write_g4tf,
+    FaceSpec, IndexWidth, Influence, MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage,
+    build_character, write_g4b, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -43,10 +44,26 @@ fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
 /// What puts polygons in the same surface: their material and which face helper they are.
 type SurfaceKey = (Option<u32>, Option<usize>);
 
+/// The names of the face helpers' surfaces, per [`FACE_PARTS`] entry.
+pub const FACE_SURFACES: [&str; 5] = ["LeftEye", "RightEye", "UpperTeeth", "LowerTeeth", "Tongue"];
+
+/// A surface's name: the face helper it is, else what its material dresses.
+fn surface_name(material: &str, face: Option<usize>) -> String {
+    match face {
+        Some(f) => FACE_SURFACES[f].to_owned(),
+        None => match material {
+            dress::SKIN => "Body".to_owned(),
+            "EyelashMaterial" => "Eyelashes".to_owned(),
+            "HelperMaterial" => "Helpers".to_owned(),
+            other => other.to_owned(),
+        },
+    }
+}
+
 /// Surfaces (one per material, in first-use order, where each eye, each set of teeth and the
 /// tongue is a surface of its own) of the character's polygons, and the texture coordinates
-/// they use, renumbered in first-use order.
-fn surfaces_of(character: &Character) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
+/// they use, renumbered in first-use order. With `named`, a surface with a material is named.
+fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
     let mesh = &character.mesh;
     let polygons = &mesh.polygons;
     let mut texcoord_new: Vec<Option<u32>> = vec![None; mesh.texcoords.len()];
@@ -66,9 +83,11 @@ fn surfaces_of(character: &Character) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
         let s = match surface_of_material.iter().find(|(k, _)| *k == key) {
             Some(&(_, s)) => s,
             None => {
+                let material =
+                    material.and_then(|m| character.materials.get(m as usize).map(|m| &m.name));
                 surfaces.push(SurfaceSpec {
-                    material: material
-                        .and_then(|m| character.materials.get(m as usize).map(|m| m.name.clone())),
+                    name: material.filter(|_| named).map(|m| surface_name(m, key.1)),
+                    material: material.cloned(),
                     faces: Vec::new(),
                 });
                 surface_of_material.push((key, surfaces.len() - 1));
@@ -103,7 +122,7 @@ pub fn write(
     options: &ConvertOptions,
     format: OutputFormat,
 ) -> Result<Written, ConvertError> {
-    let (surfaces, texcoords) = surfaces_of(character);
+    let (surfaces, texcoords) = surfaces_of(character, options.materials);
     let faces = character.mesh.polygons.len();
     let bones = character
         .skeleton
@@ -129,6 +148,14 @@ pub fn write(
             texcoords,
             surfaces,
             normals: (!character.mesh.normals.is_empty()).then(|| character.mesh.normals.clone()),
+            materials: character
+                .materials
+                .iter()
+                .map(|m| MaterialSpec {
+                    name: m.name.clone(),
+                    base_color: m.base_color,
+                })
+                .collect(),
         }),
         influences: character.skin.as_ref().map(|skin| {
             skin.influences
