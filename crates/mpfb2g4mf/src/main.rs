@@ -34,6 +34,58 @@ enum Command {
     ToMpfb(ToMpfbArgs),
     /// Run many conversions from a manifest (JSON or TOML), in parallel.
     Batch(BatchArgs),
+    /// Render a G4MF 3D mesh (any file, ours or not) to a PNG picture.
+    Preview(PreviewArgs),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ViewArg {
+    /// From the front.
+    Front,
+    /// From the character's left.
+    Side,
+    /// Halfway between front and side.
+    ThreeQuarter,
+    /// Front, three-quarter and side, side by side.
+    All,
+}
+
+#[derive(Args)]
+struct PreviewArgs {
+    /// The G4MF file (.g4b or .g4tf).
+    file: PathBuf,
+    /// The picture to write (PNG).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Which view(s).
+    #[arg(long, value_enum, default_value_t = ViewArg::Front)]
+    view: ViewArg,
+    /// Size of each view in pixels: N (square) or WxH.
+    #[arg(long, default_value = "512", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Draw the skeleton's bones over the mesh.
+    #[arg(long)]
+    bones: bool,
+    /// Largest decoded buffer accepted, in MiB.
+    #[arg(long, default_value_t = 2048)]
+    max_buffer_mib: u64,
+}
+
+/// `N` or `WxH`, each 1 to the preview's largest side.
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let parse = |t: &str| -> std::result::Result<u32, String> {
+        match t.trim().parse::<u32>() {
+            Ok(n) if (1..=g4mf_preview::MAX_SIDE).contains(&n) => Ok(n),
+            _ => Err(format!(
+                "`{t}` is not a size from 1 to {} pixels",
+                g4mf_preview::MAX_SIDE
+            )),
+        }
+    };
+    match text.split_once(['x', 'X']) {
+        Some((w, h)) => Ok((parse(w)?, parse(h)?)),
+        None => parse(text).map(|n| (n, n)),
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -242,6 +294,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => run_inspect(args),
         Command::ToMpfb(args) => run_to_mpfb(args),
         Command::Batch(args) => run_batch(args),
+        Command::Preview(args) => run_preview(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -394,6 +447,35 @@ fn run_inspect(args: InspectArgs) -> Result<()> {
     let file = g4mf_reader::read_path(&args.file, &options)?;
     let size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
     print!("{}", mpfb2g4mf::inspect::inspect(&file, size));
+    Ok(())
+}
+
+fn run_preview(args: PreviewArgs) -> Result<()> {
+    let read = g4mf_reader::ReadOptions {
+        max_buffer_bytes: args.max_buffer_mib.saturating_mul(1 << 20),
+        ..Default::default()
+    };
+    let file = g4mf_reader::read_path(&args.file, &read)?;
+    let scene = g4mf_preview::Scene::from_file(&file)
+        .with_context(|| format!("cannot picture {}", args.file.display()))?;
+    let views = match args.view {
+        ViewArg::Front => vec![g4mf_preview::View::Front],
+        ViewArg::Side => vec![g4mf_preview::View::Side],
+        ViewArg::ThreeQuarter => vec![g4mf_preview::View::ThreeQuarter],
+        ViewArg::All => g4mf_preview::View::ALL.to_vec(),
+    };
+    let image = g4mf_preview::render(
+        &scene,
+        &g4mf_preview::RenderOptions {
+            views,
+            width: args.size.0,
+            height: args.size.1,
+            bones: args.bones,
+            ..Default::default()
+        },
+    );
+    mpfb2g4mf::atomic::write_atomic(&args.output, &g4mf_preview::png_bytes(&image))
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
     Ok(())
 }
 

@@ -1309,9 +1309,11 @@ fn face_helpers_are_surfaces_of_their_own_and_weighted() {
             );
         }
         // Each face helper surface is small.
-        for surface in mesh.surfaces.iter().filter(|s| {
-            !matches!(s.name.as_deref(), Some("Body" | "Helpers" | "Eyelashes"))
-        }) {
+        for surface in mesh
+            .surfaces
+            .iter()
+            .filter(|s| !matches!(s.name.as_deref(), Some("Body" | "Helpers" | "Eyelashes")))
+        {
             let simplexes = file.read_u64(surface.simplexes.unwrap()).unwrap();
             assert!(!simplexes.is_empty() && simplexes.len() < 2000 * 3);
         }
@@ -1373,4 +1375,71 @@ fn skin_colour_follows_the_race_mix() {
         }
     }
     assert_eq!(skin(&["--no-materials"]), None);
+}
+
+/// `preview` of the default character: the figure's height and width in pixels are the body's
+/// own proportions, front and side, at the scale the picture promises (90% of the panel for
+/// the larger side).
+#[test]
+fn preview_draws_the_character_in_its_proportions() {
+    let Some(data) = test_support::mpfb_data_or_skip("preview_draws_the_character") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let model = out.path().join("d.g4b");
+    let result = run(&[
+        "convert",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--quiet",
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let file = read_path(&model, &ReadOptions::default()).unwrap();
+    let positions = file.read_f64(file.document.meshes[0].vertices).unwrap();
+    let extent = |axis: usize| {
+        let values = positions.iter().skip(axis).step_by(3);
+        let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+        hi - lo
+    };
+    let (width, height) = (300.0, 600.0);
+    for (view, across) in [("front", extent(0)), ("side", extent(2))] {
+        let png = out.path().join(format!("{view}.png"));
+        let result = run(&[
+            "preview",
+            model.to_str().unwrap(),
+            "--view",
+            view,
+            "--size",
+            "300x600",
+            "-o",
+            png.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{view}: {}", stderr(&result));
+        let image = image::open(&png).unwrap().to_rgba8();
+        assert_eq!(image.dimensions(), (300, 600));
+        let background = *image.get_pixel(0, 0);
+        let (mut lo, mut hi) = ((u32::MAX, u32::MAX), (0, 0));
+        for (x, y, p) in image.enumerate_pixels() {
+            if *p != background {
+                lo = (lo.0.min(x), lo.1.min(y));
+                hi = (hi.0.max(x), hi.1.max(y));
+            }
+        }
+        let scale = (0.9 * width / across).min(0.9 * height / extent(1));
+        let figure = ((hi.0 - lo.0 + 1) as f64, (hi.1 - lo.1 + 1) as f64);
+        let expected = (across * scale, extent(1) * scale);
+        assert!(
+            (figure.0 - expected.0).abs() <= 2.0 && (figure.1 - expected.1).abs() <= 2.0,
+            "{view}: figure {figure:?} px, body {expected:?} px"
+        );
+        // The figure is centred.
+        let centre = ((lo.0 + hi.0) as f64 / 2.0, (lo.1 + hi.1) as f64 / 2.0);
+        assert!((centre.0 - width / 2.0).abs() <= 2.0 && (centre.1 - height / 2.0).abs() <= 2.0);
+    }
 }

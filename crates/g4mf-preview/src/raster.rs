@@ -1,0 +1,307 @@
+//! The rasterizer: orthographic views of a [`Scene`] with a depth buffer, per-pixel shading
+//! from interpolated normals, 2x2 supersampling, and a bone overlay drawn on top.
+
+use crate::scene::Scene;
+use glam::{Vec2, Vec3};
+use image::{Rgba, RgbaImage};
+
+/// Where the camera looks from. The character faces +Z (G4MF's forward), Y up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum View {
+    /// From +Z: the character's front.
+    Front,
+    /// From +X: the character's left side; the face looks left in the picture.
+    Side,
+    /// From +X+Z, halfway between front and side.
+    ThreeQuarter,
+}
+
+impl View {
+    /// Every view, in the order a sheet of all shows them.
+    pub const ALL: [View; 3] = [View::Front, View::ThreeQuarter, View::Side];
+
+    /// Camera axes: right, up, and forward (into the picture).
+    pub fn axes(self) -> (Vec3, Vec3, Vec3) {
+        let forward = match self {
+            View::Front => Vec3::new(0.0, 0.0, -1.0),
+            View::Side => Vec3::new(-1.0, 0.0, 0.0),
+            View::ThreeQuarter => Vec3::new(-1.0, 0.0, -1.0).normalize(),
+        };
+        let up = Vec3::Y;
+        (forward.cross(up), up, forward)
+    }
+}
+
+/// How to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderOptions {
+    /// The views, side by side, each a `width` x `height` panel.
+    pub views: Vec<View>,
+    /// Panel width in pixels.
+    pub width: u32,
+    /// Panel height in pixels.
+    pub height: u32,
+    /// Draw the bones over the mesh.
+    pub bones: bool,
+    /// Background, sRGB.
+    pub background: [u8; 3],
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        Self {
+            views: vec![View::Front],
+            width: 512,
+            height: 512,
+            bones: false,
+            background: BACKGROUND,
+        }
+    }
+}
+
+/// The default background: a light grey, sRGB.
+pub const BACKGROUND: [u8; 3] = [236, 236, 238];
+/// Largest panel side: a bound on memory.
+pub const MAX_SIDE: u32 = 8192;
+/// Bone colour, sRGB.
+const BONE: [f32; 3] = [1.0, 0.45, 0.0];
+/// Samples per pixel side.
+const SS: u32 = 2;
+/// Fraction of the panel left empty around the figure, per side.
+const MARGIN: f32 = 0.05;
+
+/// One sRGB-encoded component of a linear value.
+fn linear_to_srgb(c: f32) -> f32 {
+    let c = c.clamp(0.0, 1.0);
+    if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.040_45 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// A linear-light frame with depth, at supersampled resolution.
+struct Frame {
+    width: usize,
+    height: usize,
+    color: Vec<Vec3>,
+    depth: Vec<f32>,
+}
+
+/// The world-to-panel mapping shared by all views of one picture, so the figure has the same
+/// size in each.
+#[derive(Debug, Clone, Copy)]
+struct Framing {
+    scale: f32,
+}
+
+fn projected_bounds(scene: &Scene, view: View, bones: bool) -> Option<(Vec2, Vec2)> {
+    let (right, up, _) = view.axes();
+    let mut lo = Vec2::splat(f32::INFINITY);
+    let mut hi = Vec2::splat(f32::NEG_INFINITY);
+    let points = scene.triangles.iter().flat_map(|t| t.corners);
+    let bone_points = scene
+        .bones
+        .iter()
+        .filter(|_| bones)
+        .flat_map(|b| [b.head, b.tail]);
+    for p in points.chain(bone_points).filter(|p| p.is_finite()) {
+        let q = Vec2::new(p.dot(right), p.dot(up));
+        lo = lo.min(q);
+        hi = hi.max(q);
+    }
+    (lo.x <= hi.x).then_some((lo, hi))
+}
+
+/// Renders `scene` as `options` ask: one panel per view, side by side.
+pub fn render(scene: &Scene, options: &RenderOptions) -> RgbaImage {
+    let width = options.width.clamp(1, MAX_SIDE);
+    let height = options.height.clamp(1, MAX_SIDE);
+    let views = if options.views.is_empty() {
+        vec![View::Front]
+    } else {
+        options.views.clone()
+    };
+    let panels = views.len().min(16) as u32;
+    let mut image = RgbaImage::new(width * panels, height);
+    // One scale for all panels: the largest figure that fits every view.
+    let usable = |side: u32| side as f32 * (1.0 - 2.0 * MARGIN);
+    let scale = views
+        .iter()
+        .filter_map(|&v| projected_bounds(scene, v, options.bones))
+        .map(|(lo, hi)| {
+            let size = (hi - lo).max(Vec2::splat(1e-6));
+            (usable(width) / size.x).min(usable(height) / size.y)
+        })
+        .fold(f32::INFINITY, f32::min);
+    let framing = Framing {
+        scale: if scale.is_finite() { scale } else { 1.0 },
+    };
+    for (i, &view) in views.iter().take(panels as usize).enumerate() {
+        let panel = render_panel(scene, view, width, height, framing, options);
+        image::imageops::replace(&mut image, &panel, i64::from(width) * i as i64, 0);
+    }
+    image
+}
+
+fn render_panel(
+    scene: &Scene,
+    view: View,
+    width: u32,
+    height: u32,
+    framing: Framing,
+    options: &RenderOptions,
+) -> RgbaImage {
+    let (right, up, forward) = view.axes();
+    let (w, h) = ((width * SS) as usize, (height * SS) as usize);
+    let background = Vec3::from_array(
+        options
+            .background
+            .map(|c| srgb_to_linear(f32::from(c) / 255.0)),
+    );
+    let mut frame = Frame {
+        width: w,
+        height: h,
+        color: vec![background; w * h],
+        depth: vec![f32::INFINITY; w * h],
+    };
+    let centre =
+        projected_bounds(scene, view, options.bones).map_or(Vec2::ZERO, |(lo, hi)| (lo + hi) / 2.0);
+    let pixels_per_metre = framing.scale * SS as f32;
+    // World point to supersampled pixel coordinates (x right, y down) and depth.
+    let project = |p: Vec3| -> Vec3 {
+        let q = Vec2::new(p.dot(right), p.dot(up)) - centre;
+        Vec3::new(
+            w as f32 / 2.0 + q.x * pixels_per_metre,
+            h as f32 / 2.0 - q.y * pixels_per_metre,
+            p.dot(forward),
+        )
+    };
+    // Lights in camera terms: a key from upper left front, a fill from the right.
+    let key = (-forward * 0.8 + up * 0.55 - right * 0.35).normalize();
+    let fill = (-forward * 0.5 + right * 0.7 - up * 0.1).normalize();
+    for triangle in &scene.triangles {
+        let [a, b, c] = triangle.corners.map(project);
+        if !(a.is_finite() && b.is_finite() && c.is_finite()) {
+            continue;
+        }
+        let face = (triangle.corners[1] - triangle.corners[0])
+            .cross(triangle.corners[2] - triangle.corners[0])
+            .normalize_or_zero();
+        let normals = triangle.normals.unwrap_or([face; 3]);
+        let base = Vec3::from_array(triangle.color);
+        rasterize(&mut frame, [a, b, c], |l0, l1, l2| {
+            let mut n = (normals[0] * l0 + normals[1] * l1 + normals[2] * l2).normalize_or_zero();
+            // Two-sided: a normal facing away from the camera is turned toward it.
+            if n.dot(forward) > 0.0 {
+                n = -n;
+            }
+            let light = 0.22 + 0.72 * n.dot(key).max(0.0) + 0.22 * n.dot(fill).max(0.0);
+            base * light
+        });
+    }
+    if options.bones {
+        let radius = (h as f32 / 500.0).max(1.5);
+        for bone in &scene.bones {
+            let (a, b) = (project(bone.head), project(bone.tail));
+            if a.is_finite() && b.is_finite() {
+                segment(&mut frame, a.truncate(), b.truncate(), radius, BONE);
+                disc(&mut frame, a.truncate(), radius * 1.8, BONE);
+            }
+        }
+    }
+    downsample(&frame, width, height)
+}
+
+/// Fills a triangle, shading each covered sample nearer than what is there.
+fn rasterize(frame: &mut Frame, [a, b, c]: [Vec3; 3], shade: impl Fn(f32, f32, f32) -> Vec3) {
+    let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+    if area.abs() < 1e-12 {
+        return;
+    }
+    let min_x = a.x.min(b.x).min(c.x).floor().max(0.0) as usize;
+    let max_x = (a.x.max(b.x).max(c.x).ceil() as usize).min(frame.width);
+    let min_y = a.y.min(b.y).min(c.y).floor().max(0.0) as usize;
+    let max_y = (a.y.max(b.y).max(c.y).ceil() as usize).min(frame.height);
+    for y in min_y..max_y {
+        let py = y as f32 + 0.5;
+        for x in min_x..max_x {
+            let px = x as f32 + 0.5;
+            let w0 = ((b.x - px) * (c.y - py) - (b.y - py) * (c.x - px)) / area;
+            let w1 = ((c.x - px) * (a.y - py) - (c.y - py) * (a.x - px)) / area;
+            let w2 = 1.0 - w0 - w1;
+            if w0 < 0.0 || w1 < 0.0 || w2 < 0.0 {
+                continue;
+            }
+            let depth = w0 * a.z + w1 * b.z + w2 * c.z;
+            let i = y * frame.width + x;
+            if depth < frame.depth[i] {
+                frame.depth[i] = depth;
+                frame.color[i] = shade(w0, w1, w2);
+            }
+        }
+    }
+}
+
+fn disc(frame: &mut Frame, centre: Vec2, radius: f32, srgb: [f32; 3]) {
+    let color = Vec3::from_array(srgb.map(srgb_to_linear));
+    let min_x = (centre.x - radius).floor().max(0.0) as usize;
+    let max_x = ((centre.x + radius).ceil().max(0.0) as usize).min(frame.width);
+    let min_y = (centre.y - radius).floor().max(0.0) as usize;
+    let max_y = ((centre.y + radius).ceil().max(0.0) as usize).min(frame.height);
+    for y in min_y..max_y {
+        for x in min_x..max_x {
+            let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+            if p.distance(centre) <= radius {
+                frame.color[y * frame.width + x] = color;
+            }
+        }
+    }
+}
+
+fn segment(frame: &mut Frame, a: Vec2, b: Vec2, radius: f32, srgb: [f32; 3]) {
+    let color = Vec3::from_array(srgb.map(srgb_to_linear));
+    let lo = a.min(b) - Vec2::splat(radius);
+    let hi = a.max(b) + Vec2::splat(radius);
+    let min_x = lo.x.floor().max(0.0) as usize;
+    let max_x = (hi.x.ceil().max(0.0) as usize).min(frame.width);
+    let min_y = lo.y.floor().max(0.0) as usize;
+    let max_y = (hi.y.ceil().max(0.0) as usize).min(frame.height);
+    let d = b - a;
+    let length_squared = d.length_squared().max(1e-12);
+    for y in min_y..max_y {
+        for x in min_x..max_x {
+            let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+            let t = ((p - a).dot(d) / length_squared).clamp(0.0, 1.0);
+            if p.distance(a + d * t) <= radius {
+                frame.color[y * frame.width + x] = color;
+            }
+        }
+    }
+}
+
+/// Averages each 2x2 block in linear light, then encodes sRGB.
+fn downsample(frame: &Frame, width: u32, height: u32) -> RgbaImage {
+    let ss = SS as usize;
+    RgbaImage::from_fn(width, height, |x, y| {
+        let mut sum = Vec3::ZERO;
+        for dy in 0..ss {
+            for dx in 0..ss {
+                sum += frame.color[(y as usize * ss + dy) * frame.width + x as usize * ss + dx];
+            }
+        }
+        let c = sum / (ss * ss) as f32;
+        let [r, g, b] = c
+            .to_array()
+            .map(|v| (linear_to_srgb(v) * 255.0).round() as u8);
+        Rgba([r, g, b, 255])
+    })
+}

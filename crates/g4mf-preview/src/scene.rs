@@ -1,0 +1,281 @@
+//! What a picture shows, independent of where it came from: triangles in world space with
+//! corner normals and a base colour, and bone segments. Built from any G4MF 3D file (node tree,
+//! mesh instances, surfaces, normals bindings, materials), or by a caller from its own data.
+
+use crate::PreviewError;
+use g4mf_model::{AccessorIndex, Binding, Document, Node};
+use g4mf_reader::G4mfFile;
+use glam::{DMat3, DQuat, DVec3, Vec3};
+use serde_json::Value;
+
+/// One triangle: world-space corners, optional corner normals (unit), linear RGB colour.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Triangle {
+    /// Corner positions, metres.
+    pub corners: [Vec3; 3],
+    /// Corner normals; `None`: the face's own normal (flat shading).
+    pub normals: Option<[Vec3; 3]>,
+    /// Linear RGB base colour.
+    pub color: [f32; 3],
+}
+
+/// A bone as a segment from head to tail, world space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoneSegment {
+    /// Head.
+    pub head: Vec3,
+    /// Tail (head + length along the bone's +Y).
+    pub tail: Vec3,
+}
+
+/// Everything a picture shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scene {
+    /// Triangles.
+    pub triangles: Vec<Triangle>,
+    /// Bones.
+    pub bones: Vec<BoneSegment>,
+}
+
+/// Most triangles a scene takes from a file: a bound on memory (a scene holds ~64 bytes per
+/// triangle) however large the file claims to be.
+pub const MAX_TRIANGLES: usize = 16 << 20;
+
+/// Local transform of a node: basis (columns) and position.
+fn local_transform(node: &Node) -> (DMat3, DVec3) {
+    let position = node
+        .position
+        .as_deref()
+        .filter(|p| p.len() == 3)
+        .map_or(DVec3::ZERO, DVec3::from_slice);
+    let basis = if let Some(b) = node.basis.as_deref().filter(|b| b.len() == 9) {
+        DMat3::from_cols_slice(b)
+    } else {
+        let rotation = node
+            .rotor
+            .as_deref()
+            .filter(|r| r.len() >= 4)
+            .map_or(DMat3::IDENTITY, |r| DMat3::from_quat(rotor_to_quat(r)));
+        let scale = match node.scale.as_deref() {
+            Some([s]) => DVec3::splat(*s),
+            Some([x, y, z]) => DVec3::new(*x, *y, *z),
+            _ => DVec3::ONE,
+        };
+        rotation * DMat3::from_diagonal(scale)
+    };
+    (basis, position)
+}
+
+/// A 3D G4MF rotor `[scalar, xy, xz, yz]` as a quaternion. The rotor `cos(θ/2) - sin(θ/2) e_ab`
+/// turns axis a toward axis b by θ (sandwich `R v R~`); the quaternion turning x toward y is
+/// `cos(θ/2) + sin(θ/2) k`, so k = -xy, likewise i = -yz and j = xz (as e_zx = -e_xz).
+pub fn rotor_to_quat(rotor: &[f64]) -> DQuat {
+    let q = DQuat::from_xyzw(-rotor[3], rotor[2], -rotor[1], rotor[0]);
+    if q.length_squared() > 0.0 && q.is_finite() {
+        q.normalize()
+    } else {
+        DQuat::IDENTITY
+    }
+}
+
+/// Base colour factor of a material (linear RGB), white when absent.
+fn material_color(doc: &Document, material: Option<usize>) -> [f32; 3] {
+    let factor = material
+        .and_then(|m| doc.materials.get(m))
+        .and_then(|m| m.other.get("baseColor"))
+        .and_then(|c| c.get("factor"))
+        .and_then(Value::as_array);
+    match factor {
+        Some(f) if f.len() >= 3 => {
+            let c = |i: usize| f[i].as_f64().unwrap_or(1.0).clamp(0.0, 16.0) as f32;
+            [c(0), c(1), c(2)]
+        }
+        _ => [1.0; 3],
+    }
+}
+
+fn vectors(
+    file: &G4mfFile,
+    accessor: AccessorIndex,
+    what: &str,
+) -> Result<Vec<DVec3>, PreviewError> {
+    let size = file
+        .document
+        .accessors
+        .get(accessor.get())
+        .map_or(0, |a| a.vector_size());
+    if size != 3 {
+        return Err(PreviewError::Data(format!(
+            "{what} (accessor {accessor}) have vector size {size}, not 3"
+        )));
+    }
+    Ok(file
+        .read_f64(accessor)?
+        .chunks_exact(3)
+        .map(DVec3::from_slice)
+        .collect())
+}
+
+fn indices(file: &G4mfFile, accessor: AccessorIndex) -> Result<Vec<u64>, PreviewError> {
+    Ok(file.read_u64(accessor)?)
+}
+
+/// The normal of each corner of each simplex, through a normals binding.
+fn corner_normals(
+    file: &G4mfFile,
+    binding: &Binding,
+    simplexes: &[u64],
+) -> Result<Vec<DVec3>, PreviewError> {
+    let values = vectors(file, binding.values, "normals")?;
+    let value = |i: u64| {
+        values.get(i as usize).copied().ok_or_else(|| {
+            PreviewError::Data(format!(
+                "normal index {i} is past the {} values",
+                values.len()
+            ))
+        })
+    };
+    if let Some(corners) = binding.simplexes {
+        let corners = indices(file, corners)?;
+        if corners.len() != simplexes.len() {
+            return Err(PreviewError::Data(format!(
+                "{} normal indices for {} simplex corners",
+                corners.len(),
+                simplexes.len()
+            )));
+        }
+        corners.into_iter().map(value).collect()
+    } else if let Some(per) = binding.per_simplex {
+        let per = indices(file, per)?;
+        if per.len() * 3 != simplexes.len() {
+            return Err(PreviewError::Data(format!(
+                "{} per-simplex normals for {} simplexes",
+                per.len(),
+                simplexes.len() / 3
+            )));
+        }
+        per.iter().flat_map(|&i| [i; 3]).map(value).collect()
+    } else {
+        // No indices: one value per vertex.
+        simplexes.iter().map(|&v| value(v)).collect()
+    }
+}
+
+impl Scene {
+    /// The scene of a 3D G4MF file in its rest pose: every mesh instance reachable from node 0
+    /// placed by its node's global transform, and every bone reachable from node 0.
+    pub fn from_file(file: &G4mfFile) -> Result<Scene, PreviewError> {
+        let doc = &file.document;
+        if doc.asset.dimension != 3 {
+            return Err(PreviewError::Dimension(doc.asset.dimension));
+        }
+        let mut scene = Scene::default();
+        if doc.nodes.is_empty() {
+            return Ok(scene);
+        }
+        // Depth-first from the root; `seen` guards against cycles in invalid files.
+        let mut seen = vec![false; doc.nodes.len()];
+        let mut stack = vec![(0usize, DMat3::IDENTITY, DVec3::ZERO)];
+        while let Some((n, parent_basis, parent_position)) = stack.pop() {
+            if std::mem::replace(&mut seen[n], true) {
+                continue;
+            }
+            let node = &doc.nodes[n];
+            let (basis, position) = local_transform(node);
+            let global_basis = parent_basis * basis;
+            let global_position = parent_position + parent_basis * position;
+            if let Some(bone) = &node.bone {
+                let length = bone.length.unwrap_or(0.0);
+                scene.bones.push(BoneSegment {
+                    head: global_position.as_vec3(),
+                    tail: (global_position + global_basis.y_axis * length).as_vec3(),
+                });
+            }
+            if let Some(instance) = &node.mesh_instance {
+                scene.add_mesh_instance(file, instance, global_basis, global_position)?;
+            }
+            for child in node.children.iter().rev() {
+                if child.get() < doc.nodes.len() {
+                    stack.push((child.get(), global_basis, global_position));
+                }
+            }
+        }
+        Ok(scene)
+    }
+
+    fn add_mesh_instance(
+        &mut self,
+        file: &G4mfFile,
+        instance: &g4mf_model::MeshInstance,
+        basis: DMat3,
+        position: DVec3,
+    ) -> Result<(), PreviewError> {
+        let doc = &file.document;
+        let Some(mesh) = doc.meshes.get(instance.mesh.get()) else {
+            return Err(PreviewError::Data(format!(
+                "mesh {} does not exist",
+                instance.mesh
+            )));
+        };
+        let vertices = vectors(file, mesh.vertices, "vertices")?;
+        // Normals turn with the inverse transpose (a basis may scale unevenly).
+        let normal_matrix = basis.inverse().transpose();
+        let overrides: Vec<Option<usize>> = instance
+            .other
+            .get("materials")
+            .and_then(Value::as_array)
+            .map(|m| m.iter().map(|i| i.as_u64().map(|i| i as usize)).collect())
+            .unwrap_or_default();
+        for (s, surface) in mesh.surfaces.iter().enumerate() {
+            let Some(simplexes) = surface.simplexes else {
+                continue;
+            };
+            let simplexes = indices(file, simplexes)?;
+            if simplexes.len() % 3 != 0 {
+                return Err(PreviewError::Data(format!(
+                    "surface {s} has {} simplex indices, not whole triangles",
+                    simplexes.len()
+                )));
+            }
+            if self.triangles.len() + simplexes.len() / 3 > MAX_TRIANGLES {
+                return Err(PreviewError::Data(format!(
+                    "more than {MAX_TRIANGLES} triangles"
+                )));
+            }
+            let material = match overrides.len() {
+                0 => surface.material.map(|m| m.get()),
+                1 => overrides[0],
+                _ => overrides.get(s).copied().flatten(),
+            };
+            let color = material_color(doc, material);
+            let normals = match &surface.normals {
+                Some(binding) => Some(corner_normals(file, binding, &simplexes)?),
+                None => None,
+            };
+            for (t, corner) in simplexes.chunks_exact(3).enumerate() {
+                let mut corners = [Vec3::ZERO; 3];
+                for k in 0..3 {
+                    let v = vertices.get(corner[k] as usize).ok_or_else(|| {
+                        PreviewError::Data(format!(
+                            "surface {s} uses vertex {} of {}",
+                            corner[k],
+                            vertices.len()
+                        ))
+                    })?;
+                    corners[k] = (position + basis * *v).as_vec3();
+                }
+                let normals = normals.as_ref().map(|n| {
+                    std::array::from_fn(|k| {
+                        (normal_matrix * n[t * 3 + k]).normalize_or_zero().as_vec3()
+                    })
+                });
+                self.triangles.push(Triangle {
+                    corners,
+                    normals,
+                    color,
+                });
+            }
+        }
+        Ok(())
+    }
+}
