@@ -148,6 +148,35 @@ fn binary(buffer: &[u8]) -> Vec<u8> {
     .expect("g4b")
 }
 
+/// A `width` x `height` grey PNG.
+fn tiny_png(width: u32, height: u32) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let pixels = vec![128u8; (width * height * 3) as usize];
+    encoder
+        .write_header()
+        .and_then(|mut w| w.write_image_data(&pixels))
+        .expect("a tiny PNG encodes");
+    bytes
+}
+
+/// Adds `image` to the buffer as file 0 of texture 0 (`size`), the file's thumbnail: what
+/// `convert --thumbnail` writes, for the thumbnail cases to break.
+fn add_thumbnail(d: &mut Value, b: &mut Vec<u8>, image: &[u8], size: &[u32]) {
+    b.resize(b.len().div_ceil(16) * 16, 0);
+    let offset = b.len();
+    b.extend_from_slice(image);
+    let views = d["bufferViews"].as_array_mut().expect("views");
+    views.push(json!({ "byteOffset": offset, "byteLength": image.len() }));
+    let view = views.len() - 1;
+    d["buffers"][0]["byteLength"] = json!(b.len());
+    d["files"] = json!([{ "mimeType": "image/png", "bufferView": view }]);
+    d["textures"] = json!([{ "files": [0], "size": size, "placeholder": [0.5, 0.5, 0.5] }]);
+    d["asset"]["thumbnail"] = json!(0);
+}
+
 type Json = fn(&mut Value, &mut Vec<u8>);
 
 fn json_cases() -> Vec<(&'static str, Json)> {
@@ -454,6 +483,53 @@ fn json_cases() -> Vec<(&'static str, Json)> {
             d["bufferViews"][1]["byteOffset"] = json!(-16)
         }),
         ("MATERIAL_NOT_OBJECT", |d, _| d["materials"] = json!([5])),
+        ("MATERIAL_FACTOR_INVALID", |d, _| {
+            d["materials"][0]["baseColor"] = json!({ "factor": ["red"] })
+        }),
+        ("ASSET_THUMBNAIL_INVALID", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["asset"]["thumbnail"] = json!(3);
+        }),
+        ("ASSET_THUMBNAIL_NOT_2D", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 2, 2]);
+        }),
+        ("FILE_BUFFER_VIEW_INVALID", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["files"][0]["bufferView"] = json!(99);
+        }),
+        ("FILE_DATA_BOTH", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["files"][0]["uri"] = json!("thumbnail.png");
+        }),
+        ("FILE_DATA_MISSING", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["files"][0]
+                .as_object_mut()
+                .map(|o| o.remove("bufferView"));
+        }),
+        ("FILE_MIME_TYPE_MISSING", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["files"][0].as_object_mut().map(|o| o.remove("mimeType"));
+        }),
+        ("FILE_NOT_PNG", |d, b| {
+            add_thumbnail(d, b, b"GIF89a not a png at all", &[4, 4]);
+        }),
+        ("TEXTURE_FILE_INVALID", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["textures"][0]["files"] = json!([5]);
+        }),
+        ("TEXTURE_IMAGE_SIZE_MISMATCH", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 6), &[4, 4]);
+        }),
+        ("TEXTURE_PLACEHOLDER_MISSING", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["textures"][0]
+                .as_object_mut()
+                .map(|o| o.remove("placeholder"));
+        }),
+        ("TEXTURE_SIZE_INVALID", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 0]);
+        }),
         ("MESH_INSTANCE_MATERIAL_INVALID", |d, _| {
             d["nodes"][4]["meshInstance"]["materials"] = json!([7])
         }),

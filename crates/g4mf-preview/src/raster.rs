@@ -80,7 +80,8 @@ fn linear_to_srgb(c: f32) -> f32 {
     }
 }
 
-fn srgb_to_linear(c: f32) -> f32 {
+/// One linear component of an sRGB-encoded value.
+pub fn srgb_to_linear(c: f32) -> f32 {
     if c <= 0.040_45 {
         c / 12.92
     } else {

@@ -32,6 +32,8 @@ pub enum Code {
     AssetExtensionNotDeclared,
     AssetExtensionRequiredNotUsed,
     AssetMissing,
+    AssetThumbnailInvalid,
+    AssetThumbnailNot2d,
     AssetVersionFormat,
     BindingIndexOutOfRange,
     BindingIndicesNotInteger,
@@ -88,6 +90,11 @@ pub enum Code {
     ContainerSizeMismatch,
     ContainerSizeReservedBit,
     ContainerTooShort,
+    FileBufferViewInvalid,
+    FileDataBoth,
+    FileDataMissing,
+    FileMimeTypeMissing,
+    FileNotPng,
     IoError,
     JsonBom,
     JsonControlCharacter,
@@ -95,6 +102,7 @@ pub enum Code {
     JsonNotObject,
     JsonNotUtf8,
     JsonSyntax,
+    MaterialFactorInvalid,
     MaterialNotObject,
     MeshInstanceMaterialsLength,
     MeshInstanceMaterialInvalid,
@@ -170,11 +178,15 @@ pub enum Code {
     SurfaceSimplexesNotInteger,
     SurfaceSimplexesVectorSize,
     SurfaceSimplexIndexOutOfRange,
+    TextureFileInvalid,
+    TextureImageSizeMismatch,
+    TexturePlaceholderMissing,
+    TextureSizeInvalid,
 }
 
 impl Code {
     /// Every code, in name order.
-    pub const ALL: [Code; 149] = [
+    pub const ALL: [Code; 161] = [
         Code::AccessorBufferViewInvalid,
         Code::AccessorComponentTypeMissing,
         Code::AccessorComponentTypeUnknown,
@@ -186,6 +198,8 @@ impl Code {
         Code::AssetExtensionNotDeclared,
         Code::AssetExtensionRequiredNotUsed,
         Code::AssetMissing,
+        Code::AssetThumbnailInvalid,
+        Code::AssetThumbnailNot2d,
         Code::AssetVersionFormat,
         Code::BindingIndexOutOfRange,
         Code::BindingIndicesNotInteger,
@@ -242,6 +256,11 @@ impl Code {
         Code::ContainerSizeMismatch,
         Code::ContainerSizeReservedBit,
         Code::ContainerTooShort,
+        Code::FileBufferViewInvalid,
+        Code::FileDataBoth,
+        Code::FileDataMissing,
+        Code::FileMimeTypeMissing,
+        Code::FileNotPng,
         Code::IoError,
         Code::JsonBom,
         Code::JsonControlCharacter,
@@ -249,6 +268,7 @@ impl Code {
         Code::JsonNotObject,
         Code::JsonNotUtf8,
         Code::JsonSyntax,
+        Code::MaterialFactorInvalid,
         Code::MaterialNotObject,
         Code::MeshInstanceMaterialsLength,
         Code::MeshInstanceMaterialInvalid,
@@ -324,6 +344,10 @@ impl Code {
         Code::SurfaceSimplexesNotInteger,
         Code::SurfaceSimplexesVectorSize,
         Code::SurfaceSimplexIndexOutOfRange,
+        Code::TextureFileInvalid,
+        Code::TextureImageSizeMismatch,
+        Code::TexturePlaceholderMissing,
+        Code::TextureSizeInvalid,
     ];
 
     /// The code as written in reports, e.g. `BUFFER_TOO_LARGE`.
@@ -340,6 +364,8 @@ impl Code {
             Code::AssetExtensionNotDeclared => "ASSET_EXTENSION_NOT_DECLARED",
             Code::AssetExtensionRequiredNotUsed => "ASSET_EXTENSION_REQUIRED_NOT_USED",
             Code::AssetMissing => "ASSET_MISSING",
+            Code::AssetThumbnailInvalid => "ASSET_THUMBNAIL_INVALID",
+            Code::AssetThumbnailNot2d => "ASSET_THUMBNAIL_NOT_2D",
             Code::AssetVersionFormat => "ASSET_VERSION_FORMAT",
             Code::BindingIndexOutOfRange => "BINDING_INDEX_OUT_OF_RANGE",
             Code::BindingIndicesNotInteger => "BINDING_INDICES_NOT_INTEGER",
@@ -398,6 +424,11 @@ impl Code {
             Code::ContainerSizeMismatch => "CONTAINER_SIZE_MISMATCH",
             Code::ContainerSizeReservedBit => "CONTAINER_SIZE_RESERVED_BIT",
             Code::ContainerTooShort => "CONTAINER_TOO_SHORT",
+            Code::FileBufferViewInvalid => "FILE_BUFFER_VIEW_INVALID",
+            Code::FileDataBoth => "FILE_DATA_BOTH",
+            Code::FileDataMissing => "FILE_DATA_MISSING",
+            Code::FileMimeTypeMissing => "FILE_MIME_TYPE_MISSING",
+            Code::FileNotPng => "FILE_NOT_PNG",
             Code::IoError => "IO_ERROR",
             Code::JsonBom => "JSON_BOM",
             Code::JsonControlCharacter => "JSON_CONTROL_CHARACTER",
@@ -405,6 +436,7 @@ impl Code {
             Code::JsonNotObject => "JSON_NOT_OBJECT",
             Code::JsonNotUtf8 => "JSON_NOT_UTF8",
             Code::JsonSyntax => "JSON_SYNTAX",
+            Code::MaterialFactorInvalid => "MATERIAL_FACTOR_INVALID",
             Code::MaterialNotObject => "MATERIAL_NOT_OBJECT",
             Code::MeshInstanceMaterialsLength => "MESH_INSTANCE_MATERIALS_LENGTH",
             Code::MeshInstanceMaterialInvalid => "MESH_INSTANCE_MATERIAL_INVALID",
@@ -480,6 +512,10 @@ impl Code {
             Code::SurfaceSimplexesNotInteger => "SURFACE_SIMPLEXES_NOT_INTEGER",
             Code::SurfaceSimplexesVectorSize => "SURFACE_SIMPLEXES_VECTOR_SIZE",
             Code::SurfaceSimplexIndexOutOfRange => "SURFACE_SIMPLEX_INDEX_OUT_OF_RANGE",
+            Code::TextureFileInvalid => "TEXTURE_FILE_INVALID",
+            Code::TextureImageSizeMismatch => "TEXTURE_IMAGE_SIZE_MISMATCH",
+            Code::TexturePlaceholderMissing => "TEXTURE_PLACEHOLDER_MISSING",
+            Code::TextureSizeInvalid => "TEXTURE_SIZE_INVALID",
         }
     }
 
@@ -491,6 +527,7 @@ impl Code {
             | Code::BufferDataLonger
             | Code::BufferDataUriInBinary
             | Code::BufferUriNotRead
+            | Code::FileDataBoth
             | Code::ChunkJsonPadding
             | Code::ChunkUnknownEncoding
             | Code::JsonDuplicateKey
@@ -538,6 +575,17 @@ impl Code {
             | Code::BufferViewByteOffsetInvalid
             | Code::BufferViewOutOfBounds
             | Code::BufferZstdNoMagic => "parts/data.md",
+            Code::AssetThumbnailInvalid | Code::AssetThumbnailNot2d => "parts/asset.md",
+            Code::FileBufferViewInvalid
+            | Code::FileDataBoth
+            | Code::FileDataMissing
+            | Code::FileMimeTypeMissing
+            | Code::FileNotPng => "parts/core.md",
+            Code::MaterialFactorInvalid => "parts/mesh/material.md",
+            Code::TextureImageSizeMismatch
+            | Code::TexturePlaceholderMissing
+            | Code::TextureSizeInvalid => "parts/texture.md",
+            Code::TextureFileInvalid => "parts/texture.md",
             Code::AssetDimensionMissing
             | Code::AssetDimensionNotInteger
             | Code::AssetExtensionNotDeclared

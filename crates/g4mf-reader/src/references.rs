@@ -195,7 +195,8 @@ impl Checker<'_> {
         }
     }
 
-    /// Materials' channel textures and textures' files (both unmodelled, kept as JSON).
+    /// Materials' channel textures, the thumbnail, textures' files and files' buffer views
+    /// (all unmodelled, kept as JSON).
     fn materials_and_textures(&mut self) {
         let doc = self.doc;
         let textures = doc.other.get("textures").and_then(Value::as_array);
@@ -218,6 +219,27 @@ impl Checker<'_> {
             .get("files")
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
+        if let Some(thumbnail) = doc.asset.other.get("thumbnail") {
+            self.check_value(
+                "/asset/thumbnail".into(),
+                thumbnail,
+                texture_count,
+                "textures",
+            );
+        }
+        let views = doc.buffer_views.len();
+        for (f, file) in doc
+            .other
+            .get("files")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if let Some(view) = file.get("bufferView").filter(|v| v.as_i64() != Some(-1)) {
+                self.check_value(format!("/files/{f}/bufferView"), view, views, "bufferViews");
+            }
+        }
         for (t, texture) in textures.into_iter().flatten().enumerate() {
             let Some(images) = texture.get("files").and_then(Value::as_array) else {
                 continue;

@@ -54,6 +54,15 @@ impl BufferBuilder {
         self.data
     }
 
+    /// A buffer view of raw bytes (an embedded file such as a PNG image).
+    pub fn add_bytes(
+        &mut self,
+        doc: &mut Document,
+        bytes: &[u8],
+    ) -> Result<Index<BufferView>, WriteError> {
+        self.push_view(doc, bytes)
+    }
+
     fn push_view(
         &mut self,
         doc: &mut Document,

@@ -7,6 +7,7 @@ pub mod character;
 pub mod container;
 pub mod error;
 pub mod names;
+pub mod thumbnail;
 
 pub use buffer::{BufferBuilder, IndexWidth, VIEW_ALIGNMENT};
 pub use character::{
@@ -19,3 +20,4 @@ pub use container::{
 pub use error::WriteError;
 pub use g4mf_model as model;
 pub use names::{NameRegistry, is_valid_name, sanitize};
+pub use thumbnail::embed_thumbnail;

@@ -161,6 +161,8 @@ pub struct ConvertOptions {
     pub flat: bool,
     /// Dress the character: name its surfaces and give each a material.
     pub materials: bool,
+    /// Embed a PNG thumbnail (`asset.thumbnail`).
+    pub thumbnail: bool,
     /// List every bone as a joint.
     pub all_joints: bool,
     /// Write `groupNames`.
@@ -192,6 +194,7 @@ impl ConvertOptions {
             helpers: crate::options::Helpers::Face,
             flat: false,
             materials: true,
+            thumbnail: false,
             all_joints: false,
             group_names: true,
             frame: ObjFrame::MAKEHUMAN,

@@ -11,6 +11,7 @@ pub mod extras;
 pub mod inputs;
 pub mod inspect;
 pub mod options;
+pub mod picture;
 pub mod stages;
 pub mod to_mpfb;
 

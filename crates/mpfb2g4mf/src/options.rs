@@ -88,6 +88,9 @@ pub struct Settings {
     /// from the phenotype's race mix, and eyes, teeth and tongue have materials of their own).
     #[cfg_attr(feature = "cli", arg(long))]
     pub no_materials: bool,
+    /// Embed a 256x256 PNG front view as the file's `asset.thumbnail`.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub thumbnail: bool,
     /// Helper geometry kept besides the body: none, face (eyes, teeth, tongue) or all.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Helpers::Face))]
     pub helpers: Helpers,
@@ -157,6 +160,7 @@ impl Default for Settings {
             pretty: false,
             flat: false,
             no_materials: false,
+            thumbnail: false,
             helpers: Helpers::Face,
             keep_helpers: false,
             all_joints: false,
@@ -294,6 +298,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         };
         options.flat = s.flat;
         options.materials = !s.no_materials;
+        options.thumbnail = s.thumbnail;
         options.all_joints = s.all_joints;
         options.group_names = s.group_names;
         options.frame = ObjFrame {

@@ -1443,3 +1443,56 @@ fn preview_draws_the_character_in_its_proportions() {
         assert!((centre.0 - width / 2.0).abs() <= 2.0 && (centre.1 - height / 2.0).abs() <= 2.0);
     }
 }
+
+/// `convert --thumbnail` embeds a PNG front view as `asset.thumbnail` (a 2D texture whose one
+/// file lives in a buffer view) and the validator accepts it.
+#[test]
+fn thumbnails_are_embedded_pngs_the_validator_accepts() {
+    let Some(data) = test_support::mpfb_data_or_skip("thumbnails_are_embedded") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let model = out.path().join("t.g4b");
+    let result = run(&[
+        "convert",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--thumbnail",
+        "--validate",
+        "--quiet",
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let file = read_path(&model, &ReadOptions::default()).unwrap();
+    let doc = &file.document;
+    let texture = &doc.other["textures"][doc.asset.other["thumbnail"].as_u64().unwrap() as usize];
+    assert_eq!(texture["size"], serde_json::json!([256, 256]));
+    let reference = &doc.other["files"][texture["files"][0].as_u64().unwrap() as usize];
+    assert_eq!(reference["mimeType"], "image/png");
+    let view = &doc.buffer_views[reference["bufferView"].as_u64().unwrap() as usize];
+    let start = view.byte_offset() as usize;
+    let png = &file.buffers[0][start..start + view.byte_length as usize];
+    let image = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+        .unwrap()
+        .to_rgba8();
+    assert_eq!(image.dimensions(), (256, 256));
+    // The figure fills the picture's height (90%, the preview's framing), head to feet.
+    let background = *image.get_pixel(0, 0);
+    let rows: Vec<u32> = (0..256)
+        .filter(|&y| (0..256).any(|x| *image.get_pixel(x, y) != background))
+        .collect();
+    let height = rows.last().unwrap() - rows.first().unwrap() + 1;
+    assert!((228..=232).contains(&height), "figure {height} px high");
+    // The file still goes back to MPFB.
+    let back = out.path().join("back");
+    let result = run(&[
+        "to-mpfb",
+        model.to_str().unwrap(),
+        "--out-dir",
+        back.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+}

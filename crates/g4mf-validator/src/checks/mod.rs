@@ -3,7 +3,8 @@
 //!
 //! One module per area of the specification: [`asset`] (asset, names, extensions), [`data`]
 //! (buffer views, accessors), [`nodes`] (tree, transforms, components), [`skeleton`],
-//! [`mesh`] (meshes, surfaces, bindings, materials), [`skin`]. This module holds the shared
+//! [`mesh`] (meshes, surfaces, bindings, materials), [`skin`], [`textures`] (files, textures,
+//! the thumbnail, material factors). This module holds the shared
 //! walker and accessor reading.
 
 mod asset;
@@ -12,6 +13,7 @@ mod mesh;
 mod nodes;
 mod skeleton;
 mod skin;
+mod textures;
 
 use crate::report::{Code, Findings};
 use g4mf_model::{DefinedComponentType, rules};
@@ -215,6 +217,8 @@ impl<'a> Checker<'a> {
         self.meshes(&parents);
         self.shared_group_names(&parents);
         self.materials();
+        self.material_factors();
+        self.textures();
     }
 
     pub(crate) fn accessor_ref(

@@ -12,7 +12,7 @@ use character::Character;
 use g4mf_writer::{
     BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression, ContainerOptions,
     FaceSpec, IndexWidth, Influence, MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage,
-    build_character, write_g4b, write_g4tf,
+    build_character, embed_thumbnail, write_g4b, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -208,6 +208,20 @@ pub fn write(
                 weights,
             });
         }
+    }
+    if options.thumbnail {
+        let (png, placeholder) = crate::picture::thumbnail(character);
+        let mut buffer =
+            BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
+        let side = crate::picture::THUMBNAIL_SIDE;
+        embed_thumbnail(
+            &mut built.document,
+            &mut buffer,
+            &png,
+            [side, side],
+            placeholder,
+        )?;
+        built.buffer = buffer.into_bytes();
     }
     if let Some(mesh) = built.document.meshes.first_mut() {
         if let Some(value) = to_value(&MeshExtras { mpfb: extras.mesh }) {

@@ -1,0 +1,187 @@
+//! Files, textures and the thumbnail (core.md file references, texture.md, asset.md), and
+//! material channel factors (material.md). Embedded PNG images are opened far enough to read
+//! their size, which must be a whole multiple of their texture's.
+
+use super::*;
+
+/// The PNG signature.
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+impl<'a> Checker<'a> {
+    /// The bytes of buffer view `i`, when it and its buffer are valid.
+    fn view_bytes(&self, i: usize) -> Option<&'a [u8]> {
+        let view = array(self.doc, "bufferViews").get(i)?;
+        let buffer = self
+            .buffers
+            .get(view.get("buffer").map_or(Some(0), index_of)?)?
+            .as_deref()?;
+        let offset = view.get("byteOffset").map_or(Some(0), index_of)?;
+        let length = index_of(view.get("byteLength")?)?;
+        buffer.get(offset..offset.checked_add(length)?)
+    }
+
+    /// Checks every file reference; returns the pixel size of each embedded PNG image.
+    fn files(&mut self) -> Vec<Option<(u32, u32)>> {
+        let files = array(self.doc, "files");
+        let mut sizes = vec![None; files.len()];
+        for (f, file) in files.iter().enumerate() {
+            let p = format!("/files/{f}");
+            let mime = file.get("mimeType").and_then(Value::as_str);
+            if mime.is_none() {
+                self.f.at(
+                    Code::FileMimeTypeMissing,
+                    p.clone(),
+                    "a file reference must have a `mimeType` string",
+                );
+            }
+            let view = file.get("bufferView").filter(|v| v.as_i64() != Some(-1));
+            let uri = file
+                .get("uri")
+                .and_then(Value::as_str)
+                .filter(|u| !u.is_empty());
+            match (view, uri) {
+                (None, None) => self.f.at(
+                    Code::FileDataMissing,
+                    p.clone(),
+                    "a file reference must have a `bufferView` or a `uri`",
+                ),
+                (Some(_), Some(_)) => self.f.at(
+                    Code::FileDataBoth,
+                    p.clone(),
+                    "a file reference should not have both `bufferView` and `uri`",
+                ),
+                _ => {}
+            }
+            let Some(view) = view else { continue };
+            let Some(v) = self.index(
+                view,
+                &format!("{p}/bufferView"),
+                "bufferViews",
+                Code::FileBufferViewInvalid,
+            ) else {
+                continue;
+            };
+            if mime != Some("image/png") || uri.is_some() {
+                continue;
+            }
+            let Some(bytes) = self.view_bytes(v) else {
+                continue;
+            };
+            let header = bytes.starts_with(PNG_SIGNATURE).then(|| {
+                png::Decoder::new(std::io::Cursor::new(bytes))
+                    .read_info()
+                    .ok()
+                    .map(|r| (r.info().width, r.info().height))
+            });
+            match header.flatten() {
+                Some(size) => sizes[f] = Some(size),
+                None => self.f.at(
+                    Code::FileNotPng,
+                    format!("{p}/bufferView"),
+                    "the file says `image/png` but its bytes do not start a PNG image",
+                ),
+            }
+        }
+        sizes
+    }
+
+    pub(crate) fn textures(&mut self) {
+        let image_sizes = self.files();
+        let textures = array(self.doc, "textures");
+        for (t, texture) in textures.iter().enumerate() {
+            let p = format!("/textures/{t}");
+            let size: Option<Vec<u64>> = texture
+                .get("size")
+                .and_then(Value::as_array)
+                .filter(|s| !s.is_empty())
+                .and_then(|s| s.iter().map(|n| n.as_u64().filter(|&n| n > 0)).collect());
+            if size.is_none() {
+                self.f.at(
+                    Code::TextureSizeInvalid,
+                    format!("{p}/size"),
+                    "`size` is required: one or more positive integers",
+                );
+            }
+            let placeholder_ok = texture
+                .get("placeholder")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_number));
+            if !placeholder_ok {
+                self.f.at(
+                    Code::TexturePlaceholderMissing,
+                    format!("{p}/placeholder"),
+                    "`placeholder` is required: an array of numbers",
+                );
+            }
+            let files = texture
+                .get("files")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            for (k, file) in files.iter().enumerate() {
+                let pointer = format!("{p}/files/{k}");
+                let Some(f) = self.index(file, &pointer, "files", Code::TextureFileInvalid) else {
+                    continue;
+                };
+                if let (Some(size), Some((w, h))) = (&size, image_sizes[f]) {
+                    let (sw, sh) = (size[0], size.get(1).copied().unwrap_or(1));
+                    if u64::from(w) % sw != 0 || u64::from(h) % sh != 0 {
+                        self.f.at(
+                            Code::TextureImageSizeMismatch,
+                            pointer,
+                            format!(
+                                "the image is {w}x{h} pixels, not a whole multiple of the texture's {sw}x{sh}"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        let Some(thumbnail) = self.doc.get("asset").and_then(|a| a.get("thumbnail")) else {
+            return;
+        };
+        if let Some(t) = self.index(
+            thumbnail,
+            "/asset/thumbnail",
+            "textures",
+            Code::AssetThumbnailInvalid,
+        ) {
+            let dimensions = textures[t]
+                .get("size")
+                .and_then(Value::as_array)
+                .map(Vec::len);
+            if dimensions.is_some_and(|d| d != 2) {
+                self.f.at(
+                    Code::AssetThumbnailNot2d,
+                    "/asset/thumbnail",
+                    format!(
+                        "the thumbnail must be a 2D texture; texture {t} has {} dimensions",
+                        dimensions.unwrap_or(0)
+                    ),
+                );
+            }
+        }
+    }
+
+    pub(crate) fn material_factors(&mut self) {
+        for (m, material) in array(self.doc, "materials").iter().enumerate() {
+            let Some(material) = material.as_object() else {
+                continue;
+            };
+            for (channel, value) in material {
+                let Some(factor) = value.as_object().and_then(|c| c.get("factor")) else {
+                    continue;
+                };
+                let ok = factor.as_array().is_some_and(|f| {
+                    !f.is_empty() && f.iter().all(|v| v.as_f64().is_some_and(f64::is_finite))
+                });
+                if !ok {
+                    self.f.at(
+                        Code::MaterialFactorInvalid,
+                        format!("/materials/{m}/{}/factor", escape(channel)),
+                        format!("`factor` must be an array of numbers, found {factor}"),
+                    );
+                }
+            }
+        }
+    }
+}
