@@ -45,6 +45,9 @@ pub struct RenderOptions {
     pub bones: bool,
     /// Background, sRGB.
     pub background: [u8; 3],
+    /// A fixed scale, pixels per metre, with the figure standing on the bottom margin (so
+    /// pictures of different bodies compare in size); `None`: each picture is framed to fit.
+    pub pixels_per_metre: Option<f32>,
 }
 
 impl Default for RenderOptions {
@@ -55,6 +58,7 @@ impl Default for RenderOptions {
             height: 512,
             bones: false,
             background: BACKGROUND,
+            pixels_per_metre: None,
         }
     }
 }
@@ -102,6 +106,8 @@ struct Frame {
 #[derive(Debug, Clone, Copy)]
 struct Framing {
     scale: f32,
+    /// The lowest point sits on the bottom margin (else the figure is centred).
+    standing: bool,
 }
 
 fn projected_bounds(scene: &Scene, view: View, bones: bool) -> Option<(Vec2, Vec2)> {
@@ -143,8 +149,18 @@ pub fn render(scene: &Scene, options: &RenderOptions) -> RgbaImage {
             (usable(width) / size.x).min(usable(height) / size.y)
         })
         .fold(f32::INFINITY, f32::min);
-    let framing = Framing {
-        scale: if scale.is_finite() { scale } else { 1.0 },
+    let framing = match options
+        .pixels_per_metre
+        .filter(|s| s.is_finite() && *s > 0.0)
+    {
+        Some(scale) => Framing {
+            scale,
+            standing: true,
+        },
+        None => Framing {
+            scale: if scale.is_finite() { scale } else { 1.0 },
+            standing: false,
+        },
     };
     for (i, &view) in views.iter().take(panels as usize).enumerate() {
         let panel = render_panel(scene, view, width, height, framing, options);
@@ -174,9 +190,15 @@ fn render_panel(
         color: vec![background; w * h],
         depth: vec![f32::INFINITY; w * h],
     };
-    let centre =
-        projected_bounds(scene, view, options.bones).map_or(Vec2::ZERO, |(lo, hi)| (lo + hi) / 2.0);
     let pixels_per_metre = framing.scale * SS as f32;
+    let centre = projected_bounds(scene, view, options.bones).map_or(Vec2::ZERO, |(lo, hi)| {
+        let mut centre = (lo + hi) / 2.0;
+        if framing.standing {
+            // The point at the panel's middle height lies this far above the lowest point.
+            centre.y = lo.y + (0.5 - MARGIN) * h as f32 / pixels_per_metre;
+        }
+        centre
+    });
     // World point to supersampled pixel coordinates (x right, y down) and depth.
     let project = |p: Vec3| -> Vec3 {
         let q = Vec2::new(p.dot(right), p.dot(up)) - centre;

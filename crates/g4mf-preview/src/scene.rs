@@ -162,6 +162,22 @@ fn corner_normals(
 }
 
 impl Scene {
+    /// The size of the triangles' bounding box (zero when empty).
+    pub fn extent(&self) -> Vec3 {
+        let mut lo = Vec3::splat(f32::INFINITY);
+        let mut hi = Vec3::splat(f32::NEG_INFINITY);
+        for p in self
+            .triangles
+            .iter()
+            .flat_map(|t| t.corners)
+            .filter(|p| p.is_finite())
+        {
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        (hi - lo).max(Vec3::ZERO)
+    }
+
     /// The scene of a 3D G4MF file in its rest pose: every mesh instance reachable from node 0
     /// placed by its node's global transform, and every bone reachable from node 0.
     pub fn from_file(file: &G4mfFile) -> Result<Scene, PreviewError> {

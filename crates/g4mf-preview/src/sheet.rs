@@ -11,9 +11,14 @@ pub struct Tile {
     pub label: String,
 }
 
-/// Label strip height in pixels (8-pixel glyphs, scaled 2x where tiles are wide enough).
-fn label_scale(tile_width: u32) -> u32 {
-    if tile_width >= 160 { 2 } else { 1 }
+/// Glyph scale of the labels: 2x where every label fits the tile at 2x, else 1x.
+fn label_scale(tiles: &[Tile], tile_width: u32) -> u32 {
+    let longest = tiles
+        .iter()
+        .map(|t| t.label.chars().count())
+        .max()
+        .unwrap_or(0) as u32;
+    if longest * 16 + 6 <= tile_width { 2 } else { 1 }
 }
 
 /// Tiles `tiles` (all the size of the first) in rows of `columns`, each with its label under
@@ -27,7 +32,7 @@ pub fn contact_sheet(tiles: &[Tile], columns: u32, background: [u8; 3]) -> RgbaI
         );
     };
     let (tw, th) = first.image.dimensions();
-    let scale = label_scale(tw);
+    let scale = label_scale(tiles, tw);
     let strip = 8 * scale + 6;
     let columns = columns.clamp(1, tiles.len() as u32);
     let rows = (tiles.len() as u32).div_ceil(columns);

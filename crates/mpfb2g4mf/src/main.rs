@@ -252,6 +252,12 @@ struct BatchArgs {
     /// Write a JSON record per job (inputs, output, status, warnings, timings) to FILE.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Write a PNG contact sheet of every output (front views, labelled by file name) to FILE.
+    #[arg(long)]
+    contact_sheet: Option<PathBuf>,
+    /// Side of each contact-sheet picture, in pixels.
+    #[arg(long, default_value_t = 160, value_parser = clap::value_parser!(u32).range(16..=2048))]
+    tile_size: u32,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -638,6 +644,27 @@ fn run_batch(args: BatchArgs) -> Result<()> {
     if let Some(path) = &args.report {
         let json = serde_json::to_vec_pretty(&records)?;
         mpfb2g4mf::atomic::write_atomic(path, &json)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.contact_sheet {
+        let outputs: Vec<PathBuf> = records
+            .iter()
+            .filter(|r| matches!(r.status, Status::Ok | Status::Skipped))
+            .map(|r| r.output.clone())
+            .collect();
+        let (sheet, unpictured) = mpfb2g4mf::picture::contact_sheet(
+            &outputs,
+            args.tile_size,
+            &g4mf_reader::ReadOptions::default(),
+        );
+        for u in &unpictured {
+            eprintln!(
+                "mpfb2g4mf: not on the contact sheet: {}: {}",
+                u.path.display(),
+                u.reason
+            );
+        }
+        mpfb2g4mf::atomic::write_atomic(path, &g4mf_preview::png_bytes(&sheet))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let count = |s: Status| records.iter().filter(|r| r.status == s).count();

@@ -61,3 +61,75 @@ pub fn thumbnail(character: &Character) -> (Vec<u8>, [f64; 3]) {
     let mean = sum.map(|s| (s / count * 1000.0).round() / 1000.0);
     (g4mf_preview::png_bytes(&image), mean)
 }
+
+/// A file a contact sheet could not show, and why.
+#[derive(Debug)]
+pub struct Unpictured {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// Why (read or data error).
+    pub reason: String,
+}
+
+/// A contact sheet of G4MF files: each read back and drawn from the front in a `tile` x `tile`
+/// square labelled with its file stem, in rows of about the square root of their count
+/// (10 for 100), in parallel. Files that cannot be read or pictured are listed, not drawn.
+pub fn contact_sheet(
+    paths: &[std::path::PathBuf],
+    tile: u32,
+    read: &g4mf_reader::ReadOptions,
+) -> (image::RgbaImage, Vec<Unpictured>) {
+    use rayon::prelude::*;
+    // Read and build every scene first: one scale for all (the tallest figure fills its
+    // tile), so bodies compare in size.
+    let scenes: Vec<Result<(Scene, String), Unpictured>> = paths
+        .par_iter()
+        .map(|path| {
+            let fail = |reason: String| Unpictured {
+                path: path.clone(),
+                reason,
+            };
+            let file = g4mf_reader::read_path(path, read).map_err(|e| fail(e.to_string()))?;
+            let scene = Scene::from_file(&file).map_err(|e| fail(e.to_string()))?;
+            let label = path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            Ok((scene, label))
+        })
+        .collect();
+    let tallest = scenes
+        .iter()
+        .flatten()
+        .map(|(scene, _)| scene.extent())
+        .fold(0.0f32, |a, e| a.max(e.x).max(e.y));
+    let pixels_per_metre = (tallest > 0.0).then(|| 0.9 * tile as f32 / tallest);
+    let drawn: Vec<Result<g4mf_preview::Tile, Unpictured>> = scenes
+        .into_par_iter()
+        .map(|scene| {
+            let (scene, label) = scene?;
+            let image = g4mf_preview::render(
+                &scene,
+                &RenderOptions {
+                    views: vec![View::Front],
+                    width: tile,
+                    height: tile,
+                    pixels_per_metre,
+                    ..Default::default()
+                },
+            );
+            Ok(g4mf_preview::Tile { image, label })
+        })
+        .collect();
+    let (mut tiles, mut failed) = (Vec::new(), Vec::new());
+    for d in drawn {
+        match d {
+            Ok(t) => tiles.push(t),
+            Err(f) => failed.push(f),
+        }
+    }
+    let columns = (tiles.len() as f64).sqrt().ceil() as u32;
+    (
+        g4mf_preview::contact_sheet(&tiles, columns, g4mf_preview::BACKGROUND),
+        failed,
+    )
+}

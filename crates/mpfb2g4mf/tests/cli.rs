@@ -1090,6 +1090,7 @@ height = [0.2, 0.9]
     )
     .unwrap();
     let report = dir.path().join("report.json");
+    let sheet = dir.path().join("sheet.png");
     let result = run(&[
         "batch",
         manifest.to_str().unwrap(),
@@ -1098,6 +1099,10 @@ height = [0.2, 0.9]
         "--quiet",
         "--report",
         report.to_str().unwrap(),
+        "--contact-sheet",
+        sheet.to_str().unwrap(),
+        "--tile-size",
+        "200",
     ]);
     assert!(result.status.success(), "{}", stderr(&result));
     let records: serde_json::Value =
@@ -1126,6 +1131,28 @@ height = [0.2, 0.9]
         let file = read_path(&output, &ReadOptions::default()).unwrap();
         heights.push(bone_frames(&file)["head"].0.y);
     }
+    // The contact sheet: 2 x 2 tiles of 200 px, labelled below, in job order, at one scale:
+    // the tallest body's figure is the tallest, 90% of its tile.
+    let sheet = image::open(&sheet).unwrap().to_rgba8();
+    assert_eq!(sheet.width(), 400);
+    let row_height = sheet.height() / 2;
+    assert!((200 + 14..=200 + 22).contains(&row_height), "{}", sheet.height());
+    let background = *sheet.get_pixel(0, 0);
+    let figure_heights: Vec<u32> = (0..4)
+        .map(|i| {
+            let (x0, y0) = ((i % 2) * 200, (i / 2) * row_height);
+            let rows: Vec<u32> = (y0..y0 + 200)
+                .filter(|&y| (x0..x0 + 200).any(|x| *sheet.get_pixel(x, y) != background))
+                .collect();
+            rows.last().unwrap() - rows.first().unwrap() + 1
+        })
+        .collect();
+    let tallest = (0..4).max_by(|&a, &b| heights[a].total_cmp(&heights[b])).unwrap();
+    assert!(
+        (178..=182).contains(&figure_heights[tallest])
+            && figure_heights.iter().all(|&h| h <= figure_heights[tallest]),
+        "{figure_heights:?} for heads at {heights:?}"
+    );
     // Four different bodies.
     heights.sort_by(f64::total_cmp);
     assert!(
