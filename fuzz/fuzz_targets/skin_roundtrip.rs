@@ -48,10 +48,12 @@ fuzz_target!(|input: Input| {
             positions,
             texcoords: vec![],
             surfaces: vec![g4mf_writer::SurfaceSpec {
+                name: None,
                 material: None,
                 faces,
             }],
             normals: None,
+            materials: Vec::new(),
         }),
         influences: Some(influences.clone()),
         generator: "fuzz".into(),

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 8] = [
+const TARGETS: [&str; 9] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -16,6 +16,7 @@ const TARGETS: [&str; 8] = [
     "inspect",
     "to_mpfb",
     "validate",
+    "preview",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

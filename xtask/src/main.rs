@@ -5,6 +5,7 @@ use std::process::ExitCode;
 mod bench;
 mod blender_check;
 mod fuzz;
+mod pictures;
 mod roundtrip;
 mod validator_fixtures;
 
@@ -17,6 +18,8 @@ commands:
   bench --processes               only the whole-process part (batches, populations, memory)
   fuzz --seconds N [--target T]   fuzz every target (or T) for N seconds each with cargo-fuzz
   fuzz --smoke                    build the fuzz targets and replay seeds and regression inputs (CI)
+  pictures                        render the README's pictures into docs/ (convert, preview,
+                                  batch --contact-sheet on the real data)
   roundtrip                       the round-trip conformance suite over every shipped rig, as a table
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
         Some("validator-fixtures") => validator_fixtures::run(&args[1..]),
         Some("roundtrip") => roundtrip::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("pictures") => pictures::run_all(&args[1..]),
         Some("-h" | "--help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

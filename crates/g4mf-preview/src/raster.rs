@@ -65,8 +65,8 @@ impl Default for RenderOptions {
 
 /// The default background: a light grey, sRGB.
 pub const BACKGROUND: [u8; 3] = [236, 236, 238];
-/// Largest panel side: a bound on memory.
-pub const MAX_SIDE: u32 = 8192;
+/// Largest panel side: a bound on memory (a 2048 panel draws 4096x4096 samples, 256 MiB).
+pub const MAX_SIDE: u32 = 2048;
 /// Bone colour, sRGB.
 const BONE: [f32; 3] = [1.0, 0.45, 0.0];
 /// Samples per pixel side.

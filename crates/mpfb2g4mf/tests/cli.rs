@@ -1136,7 +1136,11 @@ height = [0.2, 0.9]
     let sheet = image::open(&sheet).unwrap().to_rgba8();
     assert_eq!(sheet.width(), 400);
     let row_height = sheet.height() / 2;
-    assert!((200 + 14..=200 + 22).contains(&row_height), "{}", sheet.height());
+    assert!(
+        (200 + 14..=200 + 22).contains(&row_height),
+        "{}",
+        sheet.height()
+    );
     let background = *sheet.get_pixel(0, 0);
     let figure_heights: Vec<u32> = (0..4)
         .map(|i| {
@@ -1147,7 +1151,9 @@ height = [0.2, 0.9]
             rows.last().unwrap() - rows.first().unwrap() + 1
         })
         .collect();
-    let tallest = (0..4).max_by(|&a, &b| heights[a].total_cmp(&heights[b])).unwrap();
+    let tallest = (0..4)
+        .max_by(|&a, &b| heights[a].total_cmp(&heights[b]))
+        .unwrap();
     assert!(
         (178..=182).contains(&figure_heights[tallest])
             && figure_heights.iter().all(|&h| h <= figure_heights[tallest]),

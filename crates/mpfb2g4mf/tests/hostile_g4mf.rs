@@ -1,6 +1,6 @@
 //! Hostile G4MF files (`fixtures/bad/hostile_*`, written by `cargo xtask validator-fixtures`)
 //! through every subcommand that reads G4MF: `validate` (which `convert --validate` runs),
-//! `inspect` and `to-mpfb`. None may panic (exit 101): each answers with findings that carry a
+//! `inspect`, `to-mpfb` and `preview`. None may panic (exit 101): each answers with findings that carry a
 //! pointer, or with exactly one error line naming the file and the position, and leaves no
 //! output behind.
 
@@ -130,6 +130,33 @@ fn every_hostile_file_gets_findings_or_one_clear_line_never_a_panic() {
                 assert_eq!(left, 0, "{name}: to-mpfb left files after failing");
             }
             other => panic!("{name}: to-mpfb exited {other:?}: {}", text(&output).1),
+        }
+
+        // preview: draws or refuses with one line, and leaves no picture after refusing.
+        let picture = out.path().join("p.png");
+        let output = bin()
+            .arg("preview")
+            .arg(file)
+            .args(["--size", "64", "-o"])
+            .arg(&picture)
+            .output()
+            .unwrap();
+        match output.status.code() {
+            Some(0) => assert!(
+                picture.exists(),
+                "{name}: preview succeeded without a picture"
+            ),
+            Some(1) => {
+                let line = one_error_line(&format!("{name} preview"), file, &output);
+                if let Some(expected) = expected_refusal(&name) {
+                    assert!(line.contains(expected), "{name}: `{expected}` in {line}");
+                }
+                assert!(
+                    !picture.exists(),
+                    "{name}: preview left a picture after failing"
+                );
+            }
+            other => panic!("{name}: preview exited {other:?}: {}", text(&output).1),
         }
     }
 }

@@ -1,0 +1,135 @@
+//! `cargo xtask pictures`: renders the README's pictures into `docs/` with the real CLI
+//! (`convert`, `preview`, `batch --contact-sheet`), so every picture there has a command.
+
+use std::path::Path;
+use std::process::Command;
+
+fn run(bin: &Path, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(bin)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "mpfb2g4mf {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+pub fn run_all(_args: &[String]) -> Result<(), String> {
+    let status = Command::new("cargo")
+        .args(["build", "--release", "--quiet", "-p", "mpfb2g4mf"])
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("cannot build the release binary".into());
+    }
+    let root = test_support::workspace_root();
+    let bin = root.join("target/release/mpfb2g4mf");
+    let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+    let data = std::fs::canonicalize(&data).map_err(|e| format!("{}: {e}", data.display()))?;
+    let data = data.to_str().ok_or("the data path is not UTF-8")?;
+    let docs = root.join("docs");
+    std::fs::create_dir_all(&docs).map_err(|e| e.to_string())?;
+    let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let path = |p: &Path| p.to_str().unwrap_or_default().to_owned();
+
+    // The default character: all three views, then front and side with bones.
+    let model = work.path().join("default.g4b");
+    run(
+        &bin,
+        &[
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data,
+            "-q",
+            "-o",
+            &path(&model),
+        ],
+    )?;
+    let views = docs.join("default-views.png");
+    run(
+        &bin,
+        &[
+            "preview",
+            &path(&model),
+            "--view",
+            "all",
+            "--size",
+            "320x560",
+            "-o",
+            &path(&views),
+        ],
+    )?;
+    for view in ["front", "side"] {
+        let out = docs.join(format!("default-{view}-bones.png"));
+        run(
+            &bin,
+            &[
+                "preview",
+                &path(&model),
+                "--view",
+                view,
+                "--size",
+                "360x560",
+                "--bones",
+                "-o",
+                &path(&out),
+            ],
+        )?;
+    }
+
+    // A small population's contact sheet.
+    let manifest = work.path().join("people.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"[defaults]
+mpfb_data = "{data}"
+
+[population]
+rig_name = "game_engine"
+count = 12
+seed = 42
+output = "people/{{index}}-g{{gender}}-h{{height}}.g4b"
+[population.ranges]
+gender = [0.0, 1.0]
+age = [0.4, 0.9]
+weight = [0.2, 0.8]
+height = [0.1, 0.9]
+african = [0.0, 1.0]
+asian = [0.0, 1.0]
+caucasian = [0.0, 1.0]
+"#
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    let sheet = docs.join("population-sheet.png");
+    run(
+        &bin,
+        &[
+            "batch",
+            &path(&manifest),
+            "-q",
+            "--contact-sheet",
+            &path(&sheet),
+            "--tile-size",
+            "180",
+        ],
+    )?;
+    for name in [
+        "default-views.png",
+        "default-front-bones.png",
+        "default-side-bones.png",
+        "population-sheet.png",
+    ] {
+        println!("wrote docs/{name}");
+    }
+    Ok(())
+}
