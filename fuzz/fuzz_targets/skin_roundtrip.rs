@@ -53,6 +53,7 @@ fuzz_target!(|input: Input| {
                 faces,
             }],
             normals: None,
+            blend_shapes: Vec::new(),
             materials: Vec::new(),
         }),
         influences: Some(influences.clone()),

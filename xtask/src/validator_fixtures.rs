@@ -55,6 +55,7 @@ fn base() -> (Value, Vec<u8>) {
                 }],
             }],
             normals: None,
+            blend_shapes: Vec::new(),
             materials: Vec::new(),
         }),
         influences: Some(vec![
@@ -175,6 +176,43 @@ fn add_thumbnail(d: &mut Value, b: &mut Vec<u8>, image: &[u8], size: &[u32]) {
     d["files"] = json!([{ "mimeType": "image/png", "bufferView": view }]);
     d["textures"] = json!([{ "files": [0], "size": size, "placeholder": [0.5, 0.5, 0.5] }]);
     d["asset"]["thumbnail"] = json!(0);
+}
+
+/// Adds a valid blend shape to mesh 0: `Smile` moving vertices 0 and 1 (indices: uint8
+/// accessor, returned; offsets: float32 vec3 accessor, returned + 1).
+fn add_blend(d: &mut Value, b: &mut Vec<u8>) -> usize {
+    let mut push = |d: &mut Value, bytes: &[u8], component: &str, vector: u32| -> usize {
+        b.resize(b.len().div_ceil(16) * 16, 0);
+        let offset = b.len();
+        b.extend_from_slice(bytes);
+        let views = d["bufferViews"].as_array_mut().expect("views");
+        views.push(json!({ "byteOffset": offset, "byteLength": bytes.len() }));
+        let view = views.len() - 1;
+        let accessors = d["accessors"].as_array_mut().expect("accessors");
+        let mut accessor = json!({ "bufferView": view, "componentType": component });
+        if vector != 1 {
+            accessor["vectorSize"] = json!(vector);
+        }
+        accessors.push(accessor);
+        accessors.len() - 1
+    };
+    let indices = push(d, &[0, 1], "uint8", 1);
+    let offsets: Vec<u8> = [0.0f32, 0.01, 0.0, 0.0, 0.02, 0.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    push(d, &offsets, "float32", 3);
+    d["buffers"][0]["byteLength"] = json!(b.len());
+    d["meshes"][0]["blend"] = json!({
+        "amounts": [0.5],
+        "shapes": [{ "name": "Smile", "position": { "indices": indices, "offsets": indices + 1 } }]
+    });
+    indices
+}
+
+/// A copy of the valid target of [`add_blend`] for per-surface entries.
+fn blend_target(d: &Value) -> Value {
+    d["meshes"][0]["blend"]["shapes"][0]["position"].clone()
 }
 
 type Json = fn(&mut Value, &mut Vec<u8>);
@@ -481,6 +519,89 @@ fn json_cases() -> Vec<(&'static str, Json)> {
         }),
         ("BUFFER_VIEW_BYTE_OFFSET_INVALID", |d, _| {
             d["bufferViews"][1]["byteOffset"] = json!(-16)
+        }),
+        ("BLEND_SHAPES_MISSING", |d, b| {
+            add_blend(d, b);
+            d["meshes"][0]["blend"] = json!({ "amounts": [] });
+        }),
+        ("BLEND_AMOUNTS_INVALID", |d, b| {
+            add_blend(d, b);
+            d["meshes"][0]["blend"]["amounts"] = json!(["half"]);
+        }),
+        ("BLEND_AMOUNTS_LENGTH", |d, b| {
+            add_blend(d, b);
+            d["meshes"][0]["blend"]["amounts"] = json!([0.5, 0.5]);
+        }),
+        ("BLEND_TARGET_INVALID", |d, b| {
+            add_blend(d, b);
+            d["meshes"][0]["blend"]["shapes"][0]["position"]
+                .as_object_mut()
+                .map(|o| o.remove("offsets"));
+        }),
+        ("BLEND_INDICES_NOT_UNSIGNED", |d, b| {
+            let i = add_blend(d, b);
+            d["meshes"][0]["blend"]["shapes"][0]["position"]["indices"] = json!(i + 1);
+        }),
+        ("BLEND_INDICES_VECTOR_SIZE", |d, b| {
+            add_blend(d, b);
+            // The simplexes: uint8, vector size 3, two elements like the offsets.
+            d["meshes"][0]["blend"]["shapes"][0]["position"]["indices"] = json!(2);
+        }),
+        ("BLEND_INDEX_OUT_OF_RANGE", |d, b| {
+            let i = add_blend(d, b);
+            let at = element_offset(d, i, 1);
+            b[at] = 9;
+        }),
+        ("BLEND_OFFSETS_VECTOR_SIZE", |d, b| {
+            add_blend(d, b);
+            // The texture coordinates: float32, vector size 2.
+            d["meshes"][0]["blend"]["shapes"][0]["position"]["offsets"] = json!(1);
+        }),
+        ("BLEND_OFFSETS_COUNT", |d, b| {
+            add_blend(d, b);
+            // The skin's vertices: uint8, five of them, for two offsets.
+            d["meshes"][0]["blend"]["shapes"][0]["position"]["indices"] = json!(5);
+        }),
+        ("BLEND_SHAPE_UNNAMED", |d, b| {
+            add_blend(d, b);
+            d["meshes"][0]["blend"]["shapes"][0]
+                .as_object_mut()
+                .map(|o| o.remove("name"));
+        }),
+        ("BLEND_SURFACES_EMPTY", |d, b| {
+            add_blend(d, b);
+            d["meshes"][0]["blend"]["shapes"][0]["surfaces"] = json!([]);
+        }),
+        ("BLEND_SURFACE_INVALID", |d, b| {
+            add_blend(d, b);
+            let t = blend_target(d);
+            d["meshes"][0]["blend"]["shapes"][0]["surfaces"] =
+                json!([{ "surface": 4, "normal": t }]);
+        }),
+        ("BLEND_SURFACE_DUPLICATE", |d, b| {
+            add_blend(d, b);
+            let t = blend_target(d);
+            // A second surface, so two entries are not too many.
+            let surface = d["meshes"][0]["surfaces"][0].clone();
+            d["meshes"][0]["surfaces"]
+                .as_array_mut()
+                .map(|s| s.push(surface));
+            d["meshes"][0]["blend"]["shapes"][0]["surfaces"] = json!([
+                { "surface": 0, "normal": t.clone() },
+                { "surface": 0, "normal": t }
+            ]);
+        }),
+        ("BLEND_SURFACE_EMPTY", |d, b| {
+            add_blend(d, b);
+            d["meshes"][0]["blend"]["shapes"][0]["surfaces"] = json!([{ "surface": 0 }]);
+        }),
+        ("BLEND_SURFACES_TOO_MANY", |d, b| {
+            add_blend(d, b);
+            let t = blend_target(d);
+            d["meshes"][0]["blend"]["shapes"][0]["surfaces"] = json!([
+                { "surface": 0, "normal": t.clone() },
+                { "surface": 0, "normal": t }
+            ]);
         }),
         ("MATERIAL_NOT_OBJECT", |d, _| d["materials"] = json!([5])),
         ("MATERIAL_FACTOR_INVALID", |d, _| {

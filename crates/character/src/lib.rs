@@ -13,7 +13,7 @@ mod normals;
 mod select;
 
 use glam::{DMat3, DVec3};
-pub use normals::smooth_normals;
+pub use normals::{NORMAL_OFFSET_EPSILON, NormalOffsets, smooth_normals};
 pub use select::Selection;
 
 /// A skinned character.
@@ -216,13 +216,18 @@ impl AuthoredWeights {
     }
 }
 
-/// A blend shape: sparse displacements of vertices, metres.
+/// A blend shape: sparse displacements of vertices (metres) and of their normals.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlendShape {
     /// Its name.
     pub name: String,
+    /// How much of it the character shows (the file's `amounts` entry).
+    pub amount: f64,
     /// `(vertex, offset)`, vertices ascending.
     pub offsets: Vec<(u32, DVec3)>,
+    /// `(vertex, normal offset)`, vertices ascending: the shape's smooth normals minus the
+    /// base's, where they differ (empty until normals are computed).
+    pub normal_offsets: Vec<(u32, DVec3)>,
 }
 
 /// A material.

@@ -17,39 +17,141 @@ pub fn smooth_normals(mesh: &Mesh) -> Vec<DVec3> {
     let mut sums = vec![DVec3::ZERO; positions.len()];
     let mut first = vec![None; positions.len()];
     for p in 0..polygons.len() {
-        let corners = &polygons.vertices[polygons.corners(p)];
-        let n = corners.len();
-        if n < 3 {
-            continue;
-        }
-        let at = |k: usize| positions[corners[k % n] as usize];
-        // Newell's normal: exact for planar polygons, the best-fitting plane's otherwise.
-        let mut normal = DVec3::ZERO;
-        for k in 0..n {
-            let (a, b) = (at(k), at(k + 1));
-            normal += DVec3::new(
-                (a.y - b.y) * (a.z + b.z),
-                (a.z - b.z) * (a.x + b.x),
-                (a.x - b.x) * (a.y + b.y),
-            );
-        }
-        let Some(normal) = normal.try_normalize() else {
-            continue; // a degenerate polygon has no direction
-        };
-        for (k, &v) in corners.iter().enumerate() {
-            let v = v as usize;
-            let (prev, here, next) = (at(k + n - 1), at(k), at(k + 1));
-            let angle = (prev - here).angle_between(next - here);
-            if angle.is_finite() {
-                sums[v] += normal * angle;
-            }
-            first[v].get_or_insert(normal);
-        }
+        add_polygon(
+            positions,
+            &polygons.vertices[polygons.corners(p)],
+            |v, weighted, normal| {
+                sums[v] += weighted;
+                first[v].get_or_insert(normal);
+            },
+        );
     }
     sums.into_iter()
         .zip(first)
         .map(|(sum, first)| sum.try_normalize().or(first).unwrap_or(DVec3::Y))
         .collect()
+}
+
+/// Calls `add(vertex, angle-weighted normal, normal)` for each corner of one polygon.
+fn add_polygon(positions: &[DVec3], corners: &[u32], mut add: impl FnMut(usize, DVec3, DVec3)) {
+    let n = corners.len();
+    if n < 3 {
+        return;
+    }
+    let at = |k: usize| positions[corners[k % n] as usize];
+    // Newell's normal: exact for planar polygons, the best-fitting plane's otherwise.
+    let mut normal = DVec3::ZERO;
+    for k in 0..n {
+        let (a, b) = (at(k), at(k + 1));
+        normal += DVec3::new(
+            (a.y - b.y) * (a.z + b.z),
+            (a.z - b.z) * (a.x + b.x),
+            (a.x - b.x) * (a.y + b.y),
+        );
+    }
+    let Some(normal) = normal.try_normalize() else {
+        return; // a degenerate polygon has no direction
+    };
+    for (k, &v) in corners.iter().enumerate() {
+        let (prev, here, next) = (at(k + n - 1), at(k), at(k + 1));
+        let angle = (prev - here).angle_between(next - here);
+        let weighted = if angle.is_finite() {
+            normal * angle
+        } else {
+            DVec3::ZERO
+        };
+        add(v as usize, weighted, normal);
+    }
+}
+
+/// Which polygons use each vertex: built once, then [`NormalOffsets::of`] recomputes only the
+/// normals a sparse displacement can change.
+#[derive(Debug, Clone)]
+pub struct NormalOffsets<'a> {
+    mesh: &'a Mesh,
+    base: &'a [DVec3],
+    /// CSR: polygons of vertex v are `polygons[starts[v]..starts[v + 1]]`.
+    starts: Vec<u32>,
+    polygons: Vec<u32>,
+}
+
+/// Normal offsets smaller than this are left out (below float32's resolution of a unit vector).
+pub const NORMAL_OFFSET_EPSILON: f64 = 1e-7;
+
+impl<'a> NormalOffsets<'a> {
+    /// Adjacency of `mesh`, whose smooth normals are `base`.
+    pub fn new(mesh: &'a Mesh, base: &'a [DVec3]) -> Self {
+        let polygons = &mesh.polygons;
+        let mut counts = vec![0u32; mesh.positions.len() + 1];
+        for &v in &polygons.vertices {
+            counts[v as usize + 1] += 1;
+        }
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        let starts = counts.clone();
+        let mut next = counts;
+        let mut of_vertex = vec![0u32; polygons.vertices.len()];
+        for p in 0..polygons.len() {
+            for &v in &polygons.vertices[polygons.corners(p)] {
+                of_vertex[next[v as usize] as usize] = p as u32;
+                next[v as usize] += 1;
+            }
+        }
+        Self {
+            mesh,
+            base,
+            starts,
+            polygons: of_vertex,
+        }
+    }
+
+    fn polygons_of(&self, v: u32) -> &[u32] {
+        &self.polygons[self.starts[v as usize] as usize..self.starts[v as usize + 1] as usize]
+    }
+
+    /// The smooth normals of the mesh displaced by `offsets` (vertex ascending) minus the base
+    /// normals, for every vertex where they differ by more than [`NORMAL_OFFSET_EPSILON`]:
+    /// exactly what [`smooth_normals`] of the displaced mesh gives, computed only around the
+    /// displaced vertices.
+    pub fn of(&self, offsets: &[(u32, DVec3)]) -> Vec<(u32, DVec3)> {
+        let polygons = &self.mesh.polygons;
+        let mut positions = std::borrow::Cow::Borrowed(&self.mesh.positions[..]);
+        for &(v, o) in offsets {
+            positions.to_mut()[v as usize] += o;
+        }
+        // Vertices whose normal can change: those sharing a polygon with a moved vertex.
+        let mut affected: Vec<u32> = offsets
+            .iter()
+            .flat_map(|&(v, _)| self.polygons_of(v))
+            .flat_map(|&p| {
+                polygons.vertices[polygons.corners(p as usize)]
+                    .iter()
+                    .copied()
+            })
+            .collect();
+        affected.sort_unstable();
+        affected.dedup();
+        let mut out = Vec::new();
+        for v in affected {
+            let (mut sum, mut first) = (DVec3::ZERO, None);
+            for &p in self.polygons_of(v) {
+                let corners = &polygons.vertices[polygons.corners(p as usize)];
+                add_polygon(&positions, corners, |u, weighted, normal| {
+                    if u == v as usize {
+                        sum += weighted;
+                        first.get_or_insert(normal);
+                    }
+                });
+            }
+            let normal = sum.try_normalize().or(first).unwrap_or(DVec3::Y);
+            let offset = normal - self.base[v as usize];
+            if offset.length() > NORMAL_OFFSET_EPSILON {
+                out.push((v, offset));
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -114,5 +216,50 @@ mod tests {
             assert!((*a - *b).length() < 1e-12, "{a} vs {b}");
         }
         assert!(normals.iter().all(|n| (n.length() - 1.0).abs() < 1e-12));
+    }
+
+    #[test]
+    fn normal_offsets_equal_the_displaced_meshs_normals_minus_the_base() {
+        // A 4x4 grid of quads, one inner vertex lifted.
+        let mut positions = Vec::new();
+        for y in 0..5 {
+            for x in 0..5 {
+                positions.push(DVec3::new(x as f64, y as f64, 0.0));
+            }
+        }
+        let faces: Vec<Vec<u32>> = (0..4)
+            .flat_map(|y| {
+                (0..4).map(move |x| {
+                    let v = y * 5 + x;
+                    vec![v, v + 1, v + 6, v + 5]
+                })
+            })
+            .collect();
+        let refs: Vec<&[u32]> = faces.iter().map(Vec::as_slice).collect();
+        let grid = mesh(positions, &refs);
+        let base = smooth_normals(&grid);
+        let offsets = vec![
+            (12, DVec3::new(0.0, 0.0, 0.7)),
+            (18, DVec3::new(0.1, 0.0, -0.2)),
+        ];
+        let got = NormalOffsets::new(&grid, &base).of(&offsets);
+        let mut displaced = grid.clone();
+        for &(v, o) in &offsets {
+            displaced.positions[v as usize] += o;
+        }
+        let expected: Vec<(u32, DVec3)> = smooth_normals(&displaced)
+            .into_iter()
+            .zip(&base)
+            .enumerate()
+            .filter_map(|(v, (n, b))| {
+                ((n - *b).length() > NORMAL_OFFSET_EPSILON).then_some((v as u32, n - *b))
+            })
+            .collect();
+        assert!(!expected.is_empty());
+        assert_eq!(got.len(), expected.len());
+        for ((v, a), (u, b)) in got.iter().zip(&expected) {
+            assert_eq!(v, u);
+            assert!((*a - *b).length() < 1e-12);
+        }
     }
 }

@@ -129,8 +129,14 @@ pub(crate) fn apply(mut character: Character, selection: &Selection) -> Characte
     for shape in &mut character.blend_shapes {
         *shape = BlendShape {
             name: std::mem::take(&mut shape.name),
+            amount: shape.amount,
             offsets: shape
                 .offsets
+                .iter()
+                .filter_map(|&(v, o)| Some((new(v)?, o)))
+                .collect(),
+            normal_offsets: shape
+                .normal_offsets
                 .iter()
                 .filter_map(|&(v, o)| Some((new(v)?, o)))
                 .collect(),
@@ -211,6 +217,7 @@ mod tests {
             blend_shapes: vec![BlendShape {
                 name: "s".into(),
                 offsets: vec![(0, DVec3::X), (4, DVec3::Y)],
+                ..BlendShape::default()
             }],
             ..Character::default()
         }

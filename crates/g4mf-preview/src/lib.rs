@@ -11,8 +11,8 @@ pub mod raster;
 pub mod scene;
 pub mod sheet;
 
-pub use raster::{BACKGROUND, MAX_SIDE, RenderOptions, View, render};
-pub use scene::{BoneSegment, Scene, Triangle};
+pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render};
+pub use scene::{BoneSegment, Scene, SceneOptions, Triangle};
 pub use sheet::{Tile, contact_sheet};
 
 use image::RgbaImage;

@@ -48,6 +48,17 @@ pub struct RenderOptions {
     /// A fixed scale, pixels per metre, with the figure standing on the bottom margin (so
     /// pictures of different bodies compare in size); `None`: each picture is framed to fit.
     pub pixels_per_metre: Option<f32>,
+    /// Frame this region instead of the whole scene (a close-up).
+    pub region: Option<Region>,
+}
+
+/// A region to frame: a sphere, seen as its square in every view.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Region {
+    /// Centre, world space.
+    pub centre: Vec3,
+    /// Radius, metres.
+    pub radius: f32,
 }
 
 impl Default for RenderOptions {
@@ -59,6 +70,7 @@ impl Default for RenderOptions {
             bones: false,
             background: BACKGROUND,
             pixels_per_metre: None,
+            region: None,
         }
     }
 }
@@ -110,8 +122,14 @@ struct Framing {
     standing: bool,
 }
 
-fn projected_bounds(scene: &Scene, view: View, bones: bool) -> Option<(Vec2, Vec2)> {
+fn projected_bounds(scene: &Scene, view: View, options: &RenderOptions) -> Option<(Vec2, Vec2)> {
     let (right, up, _) = view.axes();
+    let bones = options.bones;
+    if let Some(region) = options.region {
+        let c = Vec2::new(region.centre.dot(right), region.centre.dot(up));
+        let r = Vec2::splat(region.radius.max(1e-6));
+        return Some((c - r, c + r));
+    }
     let mut lo = Vec2::splat(f32::INFINITY);
     let mut hi = Vec2::splat(f32::NEG_INFINITY);
     let points = scene.triangles.iter().flat_map(|t| t.corners);
@@ -143,7 +161,7 @@ pub fn render(scene: &Scene, options: &RenderOptions) -> RgbaImage {
     let usable = |side: u32| side as f32 * (1.0 - 2.0 * MARGIN);
     let scale = views
         .iter()
-        .filter_map(|&v| projected_bounds(scene, v, options.bones))
+        .filter_map(|&v| projected_bounds(scene, v, options))
         .map(|(lo, hi)| {
             let size = (hi - lo).max(Vec2::splat(1e-6));
             (usable(width) / size.x).min(usable(height) / size.y)
@@ -191,7 +209,7 @@ fn render_panel(
         depth: vec![f32::INFINITY; w * h],
     };
     let pixels_per_metre = framing.scale * SS as f32;
-    let centre = projected_bounds(scene, view, options.bones).map_or(Vec2::ZERO, |(lo, hi)| {
+    let centre = projected_bounds(scene, view, options).map_or(Vec2::ZERO, |(lo, hi)| {
         let mut centre = (lo + hi) / 2.0;
         if framing.standing {
             // The point at the panel's middle height lies this far above the lowest point.

@@ -20,8 +20,10 @@ pub struct Triangle {
 }
 
 /// A bone as a segment from head to tail, world space.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BoneSegment {
+    /// The bone node's name (empty when it has none).
+    pub name: String,
     /// Head.
     pub head: Vec3,
     /// Tail (head + length along the bone's +Y).
@@ -120,13 +122,14 @@ fn indices(file: &G4mfFile, accessor: AccessorIndex) -> Result<Vec<u64>, Preview
     Ok(file.read_u64(accessor)?)
 }
 
-/// The normal of each corner of each simplex, through a normals binding.
+/// The normal of each corner of each simplex, through a normals binding whose values (with
+/// blend shapes applied) are `values`.
 fn corner_normals(
     file: &G4mfFile,
     binding: &Binding,
+    values: Vec<DVec3>,
     simplexes: &[u64],
 ) -> Result<Vec<DVec3>, PreviewError> {
-    let values = vectors(file, binding.values, "normals")?;
     let value = |i: u64| {
         values.get(i as usize).copied().ok_or_else(|| {
             PreviewError::Data(format!(
@@ -161,6 +164,44 @@ fn corner_normals(
     }
 }
 
+/// What to show besides the rest pose.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SceneOptions {
+    /// Blend shape amounts by shape name, over the file's own `amounts`.
+    pub blend: Vec<(String, f64)>,
+}
+
+/// A blend-shape target (`indices` + `offsets`) read as pairs, amount applied.
+fn blend_target(
+    file: &G4mfFile,
+    target: &Value,
+    amount: f64,
+    what: &str,
+) -> Result<Vec<(usize, DVec3)>, PreviewError> {
+    let accessor = |key: &str| {
+        target
+            .get(key)
+            .and_then(Value::as_u64)
+            .filter(|&i| (i as usize) < file.document.accessors.len() && i <= u64::from(u32::MAX))
+            .map(|i| AccessorIndex::new(i as u32))
+            .ok_or_else(|| PreviewError::Data(format!("{what}: `{key}` is not an accessor")))
+    };
+    let indices = indices(file, accessor("indices")?)?;
+    let offsets = vectors(file, accessor("offsets")?, what)?;
+    if indices.len() != offsets.len() {
+        return Err(PreviewError::Data(format!(
+            "{what}: {} indices for {} offsets",
+            indices.len(),
+            offsets.len()
+        )));
+    }
+    Ok(indices
+        .into_iter()
+        .zip(offsets)
+        .map(|(i, o)| (i as usize, o * amount))
+        .collect())
+}
+
 impl Scene {
     /// The size of the triangles' bounding box (zero when empty).
     pub fn extent(&self) -> Vec3 {
@@ -181,6 +222,42 @@ impl Scene {
     /// The scene of a 3D G4MF file in its rest pose: every mesh instance reachable from node 0
     /// placed by its node's global transform, and every bone reachable from node 0.
     pub fn from_file(file: &G4mfFile) -> Result<Scene, PreviewError> {
+        Self::from_file_with(file, &SceneOptions::default())
+    }
+
+    /// [`Scene::from_file`] showing `options`' blend amounts. A shape name no mesh has is an
+    /// error naming the shapes there are.
+    pub fn from_file_with(file: &G4mfFile, options: &SceneOptions) -> Result<Scene, PreviewError> {
+        let mut found = vec![false; options.blend.len()];
+        let scene = Self::build(file, options, &mut found)?;
+        if let Some(k) = found.iter().position(|f| !f) {
+            let mut names: Vec<&str> = file
+                .document
+                .meshes
+                .iter()
+                .filter_map(|m| m.other.get("blend")?.get("shapes")?.as_array())
+                .flatten()
+                .filter_map(|s| s.get("name")?.as_str())
+                .collect();
+            names.dedup();
+            return Err(PreviewError::Data(format!(
+                "no blend shape `{}` in the file (it has: {})",
+                options.blend[k].0,
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        }
+        Ok(scene)
+    }
+
+    fn build(
+        file: &G4mfFile,
+        options: &SceneOptions,
+        found: &mut [bool],
+    ) -> Result<Scene, PreviewError> {
         let doc = &file.document;
         if doc.asset.dimension != 3 {
             return Err(PreviewError::Dimension(doc.asset.dimension));
@@ -203,12 +280,20 @@ impl Scene {
             if let Some(bone) = &node.bone {
                 let length = bone.length.unwrap_or(0.0);
                 scene.bones.push(BoneSegment {
+                    name: node.name.clone().unwrap_or_default(),
                     head: global_position.as_vec3(),
                     tail: (global_position + global_basis.y_axis * length).as_vec3(),
                 });
             }
             if let Some(instance) = &node.mesh_instance {
-                scene.add_mesh_instance(file, instance, global_basis, global_position)?;
+                scene.add_mesh_instance(
+                    file,
+                    instance,
+                    global_basis,
+                    global_position,
+                    options,
+                    found,
+                )?;
             }
             for child in node.children.iter().rev() {
                 if child.get() < doc.nodes.len() {
@@ -225,6 +310,8 @@ impl Scene {
         instance: &g4mf_model::MeshInstance,
         basis: DMat3,
         position: DVec3,
+        options: &SceneOptions,
+        found: &mut [bool],
     ) -> Result<(), PreviewError> {
         let doc = &file.document;
         let Some(mesh) = doc.meshes.get(instance.mesh.get()) else {
@@ -233,7 +320,62 @@ impl Scene {
                 instance.mesh
             )));
         };
-        let vertices = vectors(file, mesh.vertices, "vertices")?;
+        let mut vertices = vectors(file, mesh.vertices, "vertices")?;
+        // Blend shapes: the file's amounts (the instance's `blendAmounts` over the mesh's),
+        // then the options' by name.
+        let shapes: &[Value] = mesh
+            .other
+            .get("blend")
+            .and_then(|b| b.get("shapes"))
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice);
+        let amounts_of = |v: Option<&Value>| -> Option<Vec<f64>> {
+            v?.as_array()?.iter().map(Value::as_f64).collect()
+        };
+        let mut amounts = amounts_of(instance.other.get("blendAmounts"))
+            .or_else(|| amounts_of(mesh.other.get("blend").and_then(|b| b.get("amounts"))))
+            .unwrap_or_default();
+        amounts.resize(shapes.len(), 0.0);
+        for (k, (name, amount)) in options.blend.iter().enumerate() {
+            for (shape, a) in shapes.iter().zip(amounts.iter_mut()) {
+                if shape.get("name").and_then(Value::as_str) == Some(name) {
+                    *a = *amount;
+                    found[k] = true;
+                }
+            }
+        }
+        let mut normal_deltas: Vec<Vec<(usize, DVec3)>> = vec![Vec::new(); mesh.surfaces.len()];
+        for (shape, &amount) in shapes.iter().zip(&amounts) {
+            if amount == 0.0 || !amount.is_finite() {
+                continue;
+            }
+            let name = shape.get("name").and_then(Value::as_str).unwrap_or("?");
+            if let Some(target) = shape.get("position") {
+                for (i, o) in blend_target(file, target, amount, &format!("blend shape {name}"))? {
+                    let v = vertices.get_mut(i).ok_or_else(|| {
+                        PreviewError::Data(format!("blend shape {name} moves vertex {i}"))
+                    })?;
+                    *v += o;
+                }
+            }
+            for entry in shape
+                .get("surfaces")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let (Some(s), Some(target)) = (
+                    entry.get("surface").and_then(Value::as_u64),
+                    entry.get("normal"),
+                ) else {
+                    continue;
+                };
+                let what = format!("blend shape {name}'s normals");
+                if let Some(deltas) = normal_deltas.get_mut(s as usize) {
+                    deltas.extend(blend_target(file, target, amount, &what)?);
+                }
+            }
+        }
         // Normals turn with the inverse transpose (a basis may scale unevenly).
         let normal_matrix = basis.inverse().transpose();
         let overrides: Vec<Option<usize>> = instance
@@ -265,7 +407,16 @@ impl Scene {
             };
             let color = material_color(doc, material);
             let normals = match &surface.normals {
-                Some(binding) => Some(corner_normals(file, binding, &simplexes)?),
+                Some(binding) => {
+                    let mut values = vectors(file, binding.values, "normals")?;
+                    for &(i, d) in &normal_deltas[s] {
+                        let n = values.get_mut(i).ok_or_else(|| {
+                            PreviewError::Data(format!("a blend shape moves normal {i}"))
+                        })?;
+                        *n += d;
+                    }
+                    Some(corner_normals(file, binding, values, &simplexes)?)
+                }
                 None => None,
             };
             for (t, corner) in simplexes.chunks_exact(3).enumerate() {

@@ -37,6 +37,7 @@ fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
                 }],
             }],
             normals: None,
+            blend_shapes: Vec::new(),
             materials: vec![MaterialSpec {
                 name: "Red".into(),
                 base_color: Some([1.0, 0.0, 0.0, 1.0]),

@@ -46,6 +46,21 @@ pub enum Code {
     BindingValuesInvalid,
     BindingValuesMissing,
     BindingValuesNotFloat,
+    BlendAmountsInvalid,
+    BlendAmountsLength,
+    BlendIndexOutOfRange,
+    BlendIndicesNotUnsigned,
+    BlendIndicesVectorSize,
+    BlendOffsetsCount,
+    BlendOffsetsVectorSize,
+    BlendShapesMissing,
+    BlendShapeUnnamed,
+    BlendSurfacesEmpty,
+    BlendSurfacesTooMany,
+    BlendSurfaceDuplicate,
+    BlendSurfaceEmpty,
+    BlendSurfaceInvalid,
+    BlendTargetInvalid,
     BoneLengthNegative,
     BoneLengthNotNumber,
     BoneMassNegative,
@@ -186,7 +201,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in name order.
-    pub const ALL: [Code; 161] = [
+    pub const ALL: [Code; 176] = [
         Code::AccessorBufferViewInvalid,
         Code::AccessorComponentTypeMissing,
         Code::AccessorComponentTypeUnknown,
@@ -212,6 +227,21 @@ impl Code {
         Code::BindingValuesInvalid,
         Code::BindingValuesMissing,
         Code::BindingValuesNotFloat,
+        Code::BlendAmountsInvalid,
+        Code::BlendAmountsLength,
+        Code::BlendIndexOutOfRange,
+        Code::BlendIndicesNotUnsigned,
+        Code::BlendIndicesVectorSize,
+        Code::BlendOffsetsCount,
+        Code::BlendOffsetsVectorSize,
+        Code::BlendShapesMissing,
+        Code::BlendShapeUnnamed,
+        Code::BlendSurfacesEmpty,
+        Code::BlendSurfacesTooMany,
+        Code::BlendSurfaceDuplicate,
+        Code::BlendSurfaceEmpty,
+        Code::BlendSurfaceInvalid,
+        Code::BlendTargetInvalid,
         Code::BoneLengthNegative,
         Code::BoneLengthNotNumber,
         Code::BoneMassNegative,
@@ -380,6 +410,21 @@ impl Code {
             Code::BindingValuesInvalid => "BINDING_VALUES_INVALID",
             Code::BindingValuesMissing => "BINDING_VALUES_MISSING",
             Code::BindingValuesNotFloat => "BINDING_VALUES_NOT_FLOAT",
+            Code::BlendAmountsInvalid => "BLEND_AMOUNTS_INVALID",
+            Code::BlendAmountsLength => "BLEND_AMOUNTS_LENGTH",
+            Code::BlendIndexOutOfRange => "BLEND_INDEX_OUT_OF_RANGE",
+            Code::BlendIndicesNotUnsigned => "BLEND_INDICES_NOT_UNSIGNED",
+            Code::BlendIndicesVectorSize => "BLEND_INDICES_VECTOR_SIZE",
+            Code::BlendOffsetsCount => "BLEND_OFFSETS_COUNT",
+            Code::BlendOffsetsVectorSize => "BLEND_OFFSETS_VECTOR_SIZE",
+            Code::BlendShapesMissing => "BLEND_SHAPES_MISSING",
+            Code::BlendShapeUnnamed => "BLEND_SHAPE_UNNAMED",
+            Code::BlendSurfacesEmpty => "BLEND_SURFACES_EMPTY",
+            Code::BlendSurfacesTooMany => "BLEND_SURFACES_TOO_MANY",
+            Code::BlendSurfaceDuplicate => "BLEND_SURFACE_DUPLICATE",
+            Code::BlendSurfaceEmpty => "BLEND_SURFACE_EMPTY",
+            Code::BlendSurfaceInvalid => "BLEND_SURFACE_INVALID",
+            Code::BlendTargetInvalid => "BLEND_TARGET_INVALID",
             Code::BoneLengthNegative => "BONE_LENGTH_NEGATIVE",
             Code::BoneLengthNotNumber => "BONE_LENGTH_NOT_NUMBER",
             Code::BoneMassNegative => "BONE_MASS_NEGATIVE",
@@ -526,6 +571,7 @@ impl Code {
             | Code::BufferChunkNotBlob
             | Code::BufferDataLonger
             | Code::BufferDataUriInBinary
+            | Code::BlendShapeUnnamed
             | Code::BufferUriNotRead
             | Code::FileDataBoth
             | Code::ChunkJsonPadding
@@ -586,6 +632,21 @@ impl Code {
             | Code::TexturePlaceholderMissing
             | Code::TextureSizeInvalid => "parts/texture.md",
             Code::TextureFileInvalid => "parts/texture.md",
+            Code::BlendAmountsInvalid
+            | Code::BlendAmountsLength
+            | Code::BlendIndexOutOfRange
+            | Code::BlendIndicesNotUnsigned
+            | Code::BlendIndicesVectorSize
+            | Code::BlendOffsetsCount
+            | Code::BlendOffsetsVectorSize
+            | Code::BlendShapesMissing
+            | Code::BlendShapeUnnamed
+            | Code::BlendSurfaceDuplicate
+            | Code::BlendSurfaceEmpty
+            | Code::BlendSurfaceInvalid
+            | Code::BlendSurfacesEmpty
+            | Code::BlendSurfacesTooMany
+            | Code::BlendTargetInvalid => "parts/mesh/blend.md",
             Code::AssetDimensionMissing
             | Code::AssetDimensionNotInteger
             | Code::AssetExtensionNotDeclared

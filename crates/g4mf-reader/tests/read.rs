@@ -35,6 +35,7 @@ fn character() -> g4mf_writer::BuiltCharacter {
                 }],
             }],
             normals: None,
+            blend_shapes: Vec::new(),
             materials: Vec::new(),
         }),
         influences: Some(vec![

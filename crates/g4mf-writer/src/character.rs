@@ -72,6 +72,22 @@ pub struct MeshSpec {
     /// Materials the surfaces name, with their properties; written in first-use order, and
     /// only when a surface uses them.
     pub materials: Vec<MaterialSpec>,
+    /// Blend shapes (`mesh.blend`), in order.
+    pub blend_shapes: Vec<BlendShapeSpec>,
+}
+
+/// A blend shape: sparse position offsets and, when normals are written, normal offsets.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BlendShapeSpec {
+    /// Wanted name (sanitized and made unique when written).
+    pub name: String,
+    /// Its `amounts` entry.
+    pub amount: f64,
+    /// `(vertex, offset)`, vertices ascending, metres.
+    pub offsets: Vec<(u32, DVec3)>,
+    /// `(vertex, normal offset)`, vertices ascending; written per surface as offsets of the
+    /// surface's normal values (one per vertex), only with [`MeshSpec::normals`].
+    pub normal_offsets: Vec<(u32, DVec3)>,
 }
 
 /// A material's properties.
@@ -516,6 +532,8 @@ fn build_mesh(
     };
 
     let mut surfaces = Vec::with_capacity(mesh.surfaces.len());
+    // Which vertices each surface uses (for per-surface normal offsets of blend shapes).
+    let mut surface_vertices: Vec<Vec<bool>> = Vec::new();
     let mut material_of_name: std::collections::HashMap<String, usize> = Default::default();
     for (s, surface) in mesh.surfaces.iter().enumerate() {
         let mut simplexes = Vec::new();
@@ -582,6 +600,13 @@ fn build_mesh(
                 }
             }
         }
+        if !mesh.blend_shapes.is_empty() {
+            let mut used = vec![false; mesh.positions.len()];
+            for &v in &simplexes {
+                used[v as usize] = true;
+            }
+            surface_vertices.push(used);
+        }
         let simplex_accessor = buffer.add_uint(doc, &simplexes, 3)?;
         let texture_map = match (uv_values, all_uv && !surface.faces.is_empty()) {
             (Some(values), true) => Some(Binding {
@@ -634,11 +659,93 @@ fn build_mesh(
             ..Surface::default()
         });
     }
+    let mut other = serde_json::Map::new();
+    if !mesh.blend_shapes.is_empty() {
+        let blend = build_blend(doc, buffer, names, mesh, &surface_vertices)?;
+        other.insert("blend".into(), blend);
+    }
     Ok(Mesh {
         name: None,
         vertices,
         surfaces,
         skin: None,
-        other: Default::default(),
+        other,
     })
+}
+
+/// `mesh.blend`: one shape per spec, `position` targets over vertices, `surfaces` entries
+/// only for surfaces whose normals a shape changes (blend.md forbids empty ones), and
+/// `amounts` unless all are zero (their default).
+fn build_blend(
+    doc: &mut Document,
+    buffer: &mut BufferBuilder,
+    names: &mut NameRegistry,
+    mesh: &MeshSpec,
+    surface_vertices: &[Vec<bool>],
+) -> Result<Value, WriteError> {
+    let mut target =
+        |doc: &mut Document, what: &str, pairs: &[(u32, DVec3)]| -> Result<Value, WriteError> {
+            let mut indices = Vec::with_capacity(pairs.len());
+            let mut offsets = Vec::with_capacity(pairs.len() * 3);
+            for (i, &(v, o)) in pairs.iter().enumerate() {
+                if v as usize >= mesh.positions.len() {
+                    return Err(WriteError::BadFace {
+                        surface: 0,
+                        face: 0,
+                        problem: format!("{what} moves vertex {v}, beyond the mesh"),
+                    });
+                }
+                if i > 0 && pairs[i - 1].0 >= v {
+                    return Err(WriteError::BadFace {
+                        surface: 0,
+                        face: 0,
+                        problem: format!("{what}'s vertices are not ascending at {v}"),
+                    });
+                }
+                finite(|| format!("{what} offset of vertex {v}"), &o.to_array())?;
+                indices.push(v);
+                offsets.extend(o.to_array().map(|c| c as f32));
+            }
+            let indices = buffer.add_uint(doc, &indices, 1)?;
+            let offsets = buffer.add_f32(doc, &offsets, 3)?;
+            Ok(serde_json::json!({ "indices": indices.get(), "offsets": offsets.get() }))
+        };
+    let mut shapes = Vec::with_capacity(mesh.blend_shapes.len());
+    for shape in &mesh.blend_shapes {
+        let mut object = serde_json::Map::new();
+        object.insert("name".into(), Value::String(names.claim(&shape.name)));
+        if !shape.offsets.is_empty() {
+            let what = format!("blend shape {}", shape.name);
+            object.insert("position".into(), target(doc, &what, &shape.offsets)?);
+        }
+        if mesh.normals.is_some() && !shape.normal_offsets.is_empty() {
+            let mut entries = Vec::new();
+            for (s, used) in surface_vertices.iter().enumerate() {
+                let pairs: Vec<(u32, DVec3)> = shape
+                    .normal_offsets
+                    .iter()
+                    .filter(|(v, _)| used.get(*v as usize).copied().unwrap_or(false))
+                    .copied()
+                    .collect();
+                if pairs.is_empty() {
+                    continue;
+                }
+                let what = format!("blend shape {}'s normals", shape.name);
+                let normal = target(doc, &what, &pairs)?;
+                entries.push(serde_json::json!({ "surface": s, "normal": normal }));
+            }
+            if !entries.is_empty() {
+                object.insert("surfaces".into(), Value::Array(entries));
+            }
+        }
+        shapes.push(Value::Object(object));
+    }
+    let mut blend = serde_json::Map::new();
+    let amounts: Vec<f64> = mesh.blend_shapes.iter().map(|s| s.amount).collect();
+    finite(|| "blend shape amounts".into(), &amounts)?;
+    if amounts.iter().any(|&a| a != 0.0) {
+        blend.insert("amounts".into(), serde_json::json!(amounts));
+    }
+    blend.insert("shapes".into(), Value::Array(shapes));
+    Ok(Value::Object(blend))
 }

@@ -76,6 +76,7 @@ fn tiny_spec() -> CharacterSpec {
             ],
         }],
         normals: None,
+        blend_shapes: Vec::new(),
         materials: Vec::new(),
     };
     let influences = vec![

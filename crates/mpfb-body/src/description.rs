@@ -79,7 +79,8 @@ pub enum DescriptionErrorKind {
 }
 
 impl DescriptionError {
-    fn new(location: Location, kind: DescriptionErrorKind) -> Self {
+    /// An error of `kind` at `location`.
+    pub fn new(location: Location, kind: DescriptionErrorKind) -> Self {
         Self {
             location: Box::new(location),
             kind,

@@ -181,6 +181,8 @@ pub struct ConvertOptions {
     pub max_input_bytes: u64,
     /// A body built from MakeHuman targets instead of the mesh as read.
     pub body: Option<crate::options::BodyOptions>,
+    /// Targets written as blend shapes.
+    pub shapes: crate::options::ShapeOptions,
 }
 
 impl ConvertOptions {
@@ -204,6 +206,7 @@ impl ConvertOptions {
             bone_map: BoneMap::new(),
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             body: None,
+            shapes: crate::options::ShapeOptions::default(),
         }
     }
 
@@ -267,12 +270,21 @@ pub fn convert_files(
 ) -> Result<Summary, ConvertError> {
     options.format()?;
     let (rig, mesh, weights) = inputs.load(options.max_input_bytes)?;
+    let cache = crate::inputs::TargetCache::default();
     let body = options
         .body
         .as_ref()
-        .map(|b| load_body(b, options.max_input_bytes))
+        .map(|b| crate::inputs::load_body_shared(b, options.max_input_bytes, &cache))
         .transpose()?;
-    convert_body(&rig, &mesh, weights.as_ref(), body.as_ref(), options)
+    let shapes = crate::inputs::load_shapes(&options.shapes, &cache)?;
+    convert_body(
+        &rig,
+        &mesh,
+        weights.as_ref(),
+        body.as_ref(),
+        &shapes,
+        options,
+    )
 }
 
 /// Converts loaded inputs into a G4MF file at `options.output` (written atomically): the
@@ -283,15 +295,17 @@ pub fn convert(
     weights: Option<&LoadedWeights>,
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
-    convert_body(rig, mesh, weights, None, options)
+    convert_body(rig, mesh, weights, None, &[], options)
 }
 
-/// [`convert`], with the mesh morphed into the `described` body first when one is given.
+/// [`convert`], with the mesh morphed into the `described` body first when one is given, and
+/// `shapes` (with the description's kept detail targets) as blend shapes.
 pub fn convert_body(
     rig: &LoadedRig,
     mesh: &LoadedMesh,
     weights: Option<&LoadedWeights>,
     described: Option<&LoadedBody>,
+    shapes: &[crate::inputs::LoadedShape],
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
     let started = Instant::now();
@@ -321,13 +335,23 @@ pub fn convert_body(
             ));
         }
     }
+    let kept_shapes = described.map_or(&[][..], |d| d.shapes.as_slice());
+    let all_shapes: Vec<crate::inputs::LoadedShape> =
+        shapes.iter().chain(kept_shapes).cloned().collect();
+    let character = stages::shapes::attach(character, &all_shapes, options.frame)?;
+    let moved: Vec<bool> = character
+        .blend_shapes
+        .iter()
+        .map(|s| !s.offsets.is_empty())
+        .collect();
     let character =
         transforms::extract_helpers(character, options.helpers, &mesh_name, &mut warnings);
+    let character = stages::shapes::prune(character, &moved, &mut warnings);
     let character = transforms::stand(character, options.origin, body.ground_height());
     let character = if options.flat {
         character
     } else {
-        transforms::smooth_normals(character)
+        stages::shapes::normal_offsets(transforms::smooth_normals(character))
     };
     let character = if options.materials {
         let race = described.map_or_else(

@@ -180,6 +180,74 @@ pub struct LoadedBody {
     )>,
     /// Where the description came from, for messages.
     pub source: Option<PathBuf>,
+    /// Detail targets kept as blend shapes instead of applied (`keep_targets_as_shapes`).
+    pub shapes: Vec<LoadedShape>,
+}
+
+/// A target to write as a blend shape.
+#[derive(Debug, Clone)]
+pub struct LoadedShape {
+    /// The shape's name in the file (G4MF's standard name where there is one).
+    pub name: String,
+    /// Its amount (0 for face units and visemes; a kept detail target's weight).
+    pub amount: f64,
+    /// The target.
+    pub target: std::sync::Arc<mpfb_body::Target>,
+    /// The target file.
+    pub path: PathBuf,
+}
+
+/// The blend shapes `options` ask for, in order: face units (G4MF name order), visemes (the
+/// spec's table order), then the named ones. Each file of the face units and visemes must
+/// exist.
+pub fn load_shapes(
+    options: &crate::options::ShapeOptions,
+    cache: &TargetCache,
+) -> Result<Vec<LoadedShape>, ConvertError> {
+    use crate::shape_names::{FACE_UNITS, VISEMES};
+    if options.is_empty() {
+        return Ok(Vec::new());
+    }
+    let dir = match &options.targets_dir {
+        Some(dir) => dir.clone(),
+        None => crate::data::find_mpfb_data(None)
+            .map(|d| d.join("targets"))
+            .map_err(|tried| ConvertError::NoTargets { tried })?,
+    };
+    let mut shapes = Vec::new();
+    let mut add = |name: &str, path: PathBuf| -> Result<(), ConvertError> {
+        let target = cache.target(&path)?;
+        shapes.push(LoadedShape {
+            name: name.to_owned(),
+            amount: 0.0,
+            target,
+            path,
+        });
+        Ok(())
+    };
+    if options.face_units {
+        for (file, name) in FACE_UNITS {
+            add(name, dir.join(format!("faceunits/{file}.target")))?;
+        }
+    }
+    if options.visemes {
+        for (file, name) in VISEMES {
+            add(name, dir.join(format!("visemes/{file}.target")))?;
+        }
+    }
+    if !options.named.is_empty() {
+        let folder = cache.folder(&dir)?;
+        for (i, (name, target)) in options.named.iter().enumerate() {
+            let path = folder.0.find(target).map_err(|e| {
+                ConvertError::Body(mpfb_body::description::DescriptionError::new(
+                    location::Location::pointer(format!("/blend_shapes/{i}")),
+                    e.into(),
+                ))
+            })?;
+            add(name, path)?;
+        }
+    }
+    Ok(shapes)
 }
 
 /// Target files and folders read once and shared: a batch of many bodies parses each target
@@ -313,6 +381,21 @@ pub fn load_body_shared(
     };
     let folder = cache.folder(&dir)?;
     let (index, spec) = (&folder.0, &folder.1);
+    // Kept as shapes: resolved here, left out of the body.
+    let mut shapes = Vec::new();
+    if options.keep_targets_as_shapes {
+        for t in std::mem::take(&mut description.targets) {
+            let path = index.find(&t.name).map_err(|e| {
+                mpfb_body::description::DescriptionError::new(t.location.clone(), e.into())
+            })?;
+            shapes.push(LoadedShape {
+                name: t.name.clone(),
+                amount: t.weight,
+                target: cache.target(&path)?,
+                path,
+            });
+        }
+    }
     let targets = description
         .resolve(index, spec, options.model)?
         .into_iter()
@@ -326,5 +409,6 @@ pub fn load_body_shared(
         model: options.model,
         targets,
         source: options.human.clone(),
+        shapes,
     })
 }

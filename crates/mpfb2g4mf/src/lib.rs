@@ -12,6 +12,7 @@ pub mod inputs;
 pub mod inspect;
 pub mod options;
 pub mod picture;
+pub mod shape_names;
 pub mod stages;
 pub mod to_mpfb;
 

@@ -66,9 +66,29 @@ struct PreviewArgs {
     /// Draw the skeleton's bones over the mesh.
     #[arg(long)]
     bones: bool,
+    /// Show a blend shape at an amount, `NAME=AMOUNT` (repeatable), over the file's amounts.
+    #[arg(long = "blend", value_name = "NAME=AMOUNT", value_parser = parse_blend)]
+    blend: Vec<(String, f64)>,
+    /// Close up on a bone (its node name, e.g. `head`): frames a sphere around it.
+    #[arg(long, value_name = "BONE")]
+    focus: Option<String>,
     /// Largest decoded buffer accepted, in MiB.
     #[arg(long, default_value_t = 2048)]
     max_buffer_mib: u64,
+}
+
+/// `NAME=AMOUNT` with a finite amount.
+fn parse_blend(text: &str) -> std::result::Result<(String, f64), String> {
+    let (name, amount) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=AMOUNT"))?;
+    let amount: f64 = amount
+        .trim()
+        .parse()
+        .ok()
+        .filter(|a: &f64| a.is_finite())
+        .ok_or_else(|| format!("`{text}`: the amount must be a number"))?;
+    Ok((name.trim().to_owned(), amount))
 }
 
 /// `N` or `WxH`, each 1 to the preview's largest side.
@@ -462,8 +482,29 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
         ..Default::default()
     };
     let file = g4mf_reader::read_path(&args.file, &read)?;
-    let scene = g4mf_preview::Scene::from_file(&file)
-        .with_context(|| format!("cannot picture {}", args.file.display()))?;
+    let scene = g4mf_preview::Scene::from_file_with(
+        &file,
+        &g4mf_preview::SceneOptions {
+            blend: args.blend.clone(),
+        },
+    )
+    .with_context(|| format!("cannot picture {}", args.file.display()))?;
+    let region = match &args.focus {
+        None => None,
+        Some(bone) => {
+            let segment = scene
+                .bones
+                .iter()
+                .find(|b| &b.name == bone)
+                .ok_or_else(|| anyhow!("{}: no bone `{bone}` to focus on", args.file.display()))?;
+            // A little below the middle: a head bone runs from the neck to the crown, and
+            // the face sits in its lower half.
+            Some(g4mf_preview::Region {
+                centre: segment.head.lerp(segment.tail, 0.42),
+                radius: (segment.head.distance(segment.tail)).max(0.05) * 0.85,
+            })
+        }
+    };
     let views = match args.view {
         ViewArg::Front => vec![g4mf_preview::View::Front],
         ViewArg::Side => vec![g4mf_preview::View::Side],
@@ -477,6 +518,7 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
             width: args.size.0,
             height: args.size.1,
             bones: args.bones,
+            region,
             ..Default::default()
         },
     );
@@ -548,6 +590,16 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
     if let Some(weights) = &files.weights {
         let path = args.out_dir.join(format!("weights.{name}.json"));
         mpfb2g4mf::atomic::write_atomic(&path, &mpfb2g4mf::to_mpfb::mpfb_json_text(weights))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+    }
+    for (relative, text) in &files.targets {
+        let path = args.out_dir.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        mpfb2g4mf::atomic::write_atomic(&path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
         written.push(path);
     }

@@ -149,6 +149,21 @@ pub struct Settings {
     /// The targets folder (default: `targets/` of the MPFB data folder).
     #[cfg_attr(feature = "cli", arg(long))]
     pub targets_dir: Option<PathBuf>,
+    /// Write the 52 ARKit face units (`targets/faceunits/`) as blend shapes under G4MF's
+    /// face-tracking names (`FaceJawOpen`, ...).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub face_units: bool,
+    /// Write the 15 visemes (`targets/visemes/`) as blend shapes under G4MF's viseme names
+    /// (`VisemeAA`, ...).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub visemes: bool,
+    /// A target as a blend shape, `NAME=TARGET` (repeatable); TARGET is a target's base name.
+    #[cfg_attr(feature = "cli", arg(long = "blend-shape", value_name = "NAME=TARGET"))]
+    pub blend_shapes: Vec<String>,
+    /// Keep the description's detail targets (`.mhm`, preset, --target) as blend shapes at
+    /// their weights instead of baking them into the body.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub keep_targets_as_shapes: bool,
 }
 
 impl Default for Settings {
@@ -178,6 +193,10 @@ impl Default for Settings {
             targets: Vec::new(),
             macro_model: MacroRule::Mpfb,
             targets_dir: None,
+            face_units: false,
+            visemes: false,
+            blend_shapes: Vec::new(),
+            keep_targets_as_shapes: false,
         }
     }
 }
@@ -201,6 +220,42 @@ pub enum SettingsError {
     /// A target setting is not `NAME=WEIGHT` with a weight in [0, 1].
     #[error("target `{0}`: expected NAME=WEIGHT with a weight from 0 to 1")]
     Target(String),
+    /// A blend-shape setting is not `NAME=TARGET` with a valid G4MF name.
+    #[error(
+        "blend shape `{0}`: expected NAME=TARGET, NAME without any of \" # % * . : | ? @ < > {{ }} [ ] / \\"
+    )]
+    BlendShape(String),
+}
+
+/// `NAME=TARGET` of a blend-shape setting, checked.
+pub fn parse_blend_shape(text: &str) -> Result<(String, String), SettingsError> {
+    let bad = || SettingsError::BlendShape(text.to_owned());
+    let (name, target) = text.split_once('=').ok_or_else(bad)?;
+    let (name, target) = (name.trim(), target.trim());
+    if target.is_empty() || !g4mf_writer::is_valid_name(name) {
+        return Err(bad());
+    }
+    Ok((name.to_owned(), target.to_owned()))
+}
+
+/// Which targets become blend shapes, validated.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ShapeOptions {
+    /// The 52 face units.
+    pub face_units: bool,
+    /// The 15 visemes.
+    pub visemes: bool,
+    /// `(shape name, target name)` pairs.
+    pub named: Vec<(String, String)>,
+    /// The targets folder, when given.
+    pub targets_dir: Option<PathBuf>,
+}
+
+impl ShapeOptions {
+    /// True when no shape is asked for.
+    pub fn is_empty(&self) -> bool {
+        !self.face_units && !self.visemes && self.named.is_empty()
+    }
 }
 
 /// `name=value` pairs of a phenotype setting, checked.
@@ -259,6 +314,8 @@ pub struct BodyOptions {
     pub model: mpfb_body::MacroModel,
     /// The targets folder, when given.
     pub targets_dir: Option<PathBuf>,
+    /// Detail targets become blend shapes at their weights instead of being baked.
+    pub keep_targets_as_shapes: bool,
 }
 
 /// One conversion asked for: settings plus what differs per job.
@@ -315,6 +372,20 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         if let Some(path) = &s.bone_map {
             options.bone_map = mpfb_weights::read_bone_map(path)?;
         }
+        let targets_dir = s
+            .targets_dir
+            .clone()
+            .or_else(|| s.mpfb_data.as_ref().map(|d| d.join("targets")));
+        options.shapes = ShapeOptions {
+            face_units: s.face_units,
+            visemes: s.visemes,
+            named: s
+                .blend_shapes
+                .iter()
+                .map(|t| parse_blend_shape(t))
+                .collect::<Result<_, _>>()?,
+            targets_dir: targets_dir.clone(),
+        };
         if s.human.is_some() || s.phenotype.is_some() || !s.targets.is_empty() {
             options.body = Some(BodyOptions {
                 human: s.human.clone(),
@@ -333,10 +404,8 @@ impl TryFrom<Request<'_>> for ConvertOptions {
                     MacroRule::Mpfb => mpfb_body::MacroModel::Mpfb,
                     MacroRule::Makehuman1 => mpfb_body::MacroModel::MakeHuman1,
                 },
-                targets_dir: s
-                    .targets_dir
-                    .clone()
-                    .or_else(|| s.mpfb_data.as_ref().map(|d| d.join("targets"))),
+                targets_dir,
+                keep_targets_as_shapes: s.keep_targets_as_shapes,
             });
         }
         Ok(options)

@@ -63,6 +63,10 @@ pub struct MpfbFiles {
     pub derived: bool,
     /// Bone ends placed by `DEFAULT` because no strategy matched exactly (derived rigs only).
     pub default_ends: Vec<String>,
+    /// Blend shapes as MakeHuman target files: path relative to the output folder (MPFB's
+    /// layout: `targets/faceunits/jawOpen.target`, `targets/visemes/viseme_aa.target`,
+    /// `targets/NAME.target`) and the file's text.
+    pub targets: Vec<(std::path::PathBuf, String)>,
 }
 
 fn node_transform(node: &Node) -> (DVec3, DMat3) {
@@ -156,12 +160,119 @@ pub fn to_mpfb(
     let parsed = mpfb_rig::parse_rig(&serde_json::to_string(&rig).unwrap_or_default())?;
     let rig = mpfb_rig::rig_to_json(&parsed);
     let weights = weights_json(file, &view)?;
+    let targets = target_files(file, &view)?;
     Ok(MpfbFiles {
         rig,
         weights,
         derived,
         default_ends,
+        targets,
     })
+}
+
+/// Where a shape's target file goes: face units and visemes under their MakeHuman names in
+/// MPFB's folders, any other shape under its own name.
+fn target_path(shape: &str) -> std::path::PathBuf {
+    use crate::shape_names::{FACE_UNITS, VISEMES};
+    let path = if let Some((file, _)) = FACE_UNITS.iter().find(|(_, g)| *g == shape) {
+        format!("targets/faceunits/{file}.target")
+    } else if let Some((file, _)) = VISEMES.iter().find(|(_, g)| *g == shape) {
+        format!("targets/visemes/{file}.target")
+    } else {
+        format!("targets/{shape}.target")
+    };
+    std::path::PathBuf::from(path)
+}
+
+/// The skinned mesh's blend shapes as MakeHuman targets: `INDEX DX DY DZ` lines, indices in
+/// the source mesh's numbering (from `extras.mpfb.source_vertices`), displacements back in
+/// base.obj's decimetres, each number the shortest text that reads back as the same float32.
+fn target_files(
+    file: &G4mfFile,
+    view: &SkeletonView,
+) -> Result<Vec<(std::path::PathBuf, String)>, ToMpfbError> {
+    use std::fmt::Write as _;
+    let doc = &file.document;
+    let Some((mesh_index, mesh)) = doc.nodes[view.skeleton]
+        .children
+        .iter()
+        .filter_map(|c| doc.nodes.get(c.get())?.mesh_instance.as_ref())
+        .find_map(|mi| Some((mi.mesh.get(), doc.meshes.get(mi.mesh.get())?)))
+    else {
+        return Ok(Vec::new());
+    };
+    let Some(shapes) = mesh
+        .other
+        .get("blend")
+        .and_then(|b| b.get("shapes"))
+        .and_then(Value::as_array)
+    else {
+        return Ok(Vec::new());
+    };
+    let extras = extras::mesh_extras(mesh).map_err(|problem| ToMpfbError::BadExtras {
+        location: Location::pointer(format!("/meshes/{mesh_index}/extras")),
+        problem,
+    })?;
+    let kept = file.accessor_bytes(mesh.vertices)?;
+    let kept = kept.0.len() / (kept.1.size() * kept.2.max(1) as usize);
+    let source = match extras.as_ref().and_then(|e| e.source_vertices.as_deref()) {
+        None => None,
+        Some(ranges) => Some(source_vertices(ranges, kept, mesh_index)?),
+    };
+    let mut out = Vec::new();
+    for (k, shape) in shapes.iter().enumerate() {
+        let at =
+            |what: &str| Location::pointer(format!("/meshes/{mesh_index}/blend/shapes/{k}/{what}"));
+        let bad = |what: &str, problem: String| ToMpfbError::BadExtras {
+            location: at(what),
+            problem,
+        };
+        // A file name from the file's data: sanitized (no separators, no dots) and unique.
+        let name = shape
+            .get("name")
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("shape{k}"), g4mf_writer::sanitize);
+        let name = if out.iter().any(|(p, _)| *p == target_path(&name)) {
+            format!("{name}_{k}")
+        } else {
+            name
+        };
+        let mut text = String::new();
+        if let Some(target) = shape.get("position") {
+            let accessor = |key: &str| {
+                target
+                    .get(key)
+                    .and_then(Value::as_u64)
+                    .filter(|&i| (i as usize) < doc.accessors.len() && i <= u64::from(u32::MAX))
+                    .map(|i| g4mf_model::AccessorIndex::new(i as u32))
+                    .ok_or_else(|| bad("position", format!("`{key}` is not an accessor")))
+            };
+            let indices = file.read_u64(accessor("indices")?)?;
+            let offsets = file.read_f64(accessor("offsets")?)?;
+            if offsets.len() != indices.len() * 3 {
+                return Err(bad(
+                    "position",
+                    format!(
+                        "{} indices for {} offset numbers",
+                        indices.len(),
+                        offsets.len()
+                    ),
+                ));
+            }
+            for (i, o) in indices.iter().zip(offsets.chunks_exact(3)) {
+                let vertex = match &source {
+                    None => (*i < kept as u64).then_some(*i),
+                    Some(source) => source.get(*i as usize).copied(),
+                }
+                .ok_or_else(|| bad("position/indices", format!("vertex {i} is not in the mesh")))?;
+                // Metres back to decimetres, rounded to what a target file holds (float32).
+                let d = o.iter().map(|m| (m * 10.0) as f32).collect::<Vec<f32>>();
+                let _ = writeln!(text, "{vertex} {} {} {}", d[0], d[1], d[2]);
+            }
+        }
+        out.push((target_path(&name), text));
+    }
+    Ok(out)
 }
 
 fn restore_rig(doc: &Document, view: &SkeletonView) -> Result<Value, ToMpfbError> {

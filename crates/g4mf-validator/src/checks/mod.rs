@@ -4,10 +4,11 @@
 //! One module per area of the specification: [`asset`] (asset, names, extensions), [`data`]
 //! (buffer views, accessors), [`nodes`] (tree, transforms, components), [`skeleton`],
 //! [`mesh`] (meshes, surfaces, bindings, materials), [`skin`], [`textures`] (files, textures,
-//! the thumbnail, material factors). This module holds the shared
+//! the thumbnail, material factors), [`blend`] (blend shapes). This module holds the shared
 //! walker and accessor reading.
 
 mod asset;
+mod blend;
 mod data;
 mod mesh;
 mod nodes;
@@ -217,6 +218,7 @@ impl<'a> Checker<'a> {
         self.meshes(&parents);
         self.shared_group_names(&parents);
         self.materials();
+        self.blend_shapes();
         self.material_factors();
         self.textures();
     }

@@ -13,5 +13,6 @@ pub mod assemble;
 pub mod body;
 pub mod dress;
 pub mod fit;
+pub mod shapes;
 pub mod transforms;
 pub mod write;

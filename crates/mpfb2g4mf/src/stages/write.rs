@@ -10,9 +10,9 @@ use crate::stages::dress;
 use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use g4mf_writer::{
-    BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression, ContainerOptions,
-    FaceSpec, IndexWidth, Influence, MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage,
-    build_character, embed_thumbnail, write_g4b, write_g4tf,
+    BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression,
+    ContainerOptions, FaceSpec, IndexWidth, Influence, MaterialSpec, MeshSpec, SurfaceSpec,
+    TextBufferStorage, build_character, embed_thumbnail, write_g4b, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -154,6 +154,16 @@ pub fn write(
                 .map(|m| MaterialSpec {
                     name: m.name.clone(),
                     base_color: m.base_color,
+                })
+                .collect(),
+            blend_shapes: character
+                .blend_shapes
+                .iter()
+                .map(|b| BlendShapeSpec {
+                    name: b.name.clone(),
+                    amount: b.amount,
+                    offsets: b.offsets.clone(),
+                    normal_offsets: b.normal_offsets.clone(),
                 })
                 .collect(),
         }),

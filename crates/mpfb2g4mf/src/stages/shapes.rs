@@ -1,0 +1,104 @@
+//! Blend shapes: targets as runtime shapes. `attach` turns each target's displacements
+//! (base.obj's frame, decimetres) into G4MF offsets (metres) on the whole mesh, before helper
+//! extraction renumbers them; `prune` drops shapes extraction emptied; `normal_offsets` adds
+//! what each shape does to the smooth normals, after they are computed. Bodies are linear, so
+//! on a morphed body a shape's offsets are its target's own.
+
+use crate::convert::ConvertError;
+use crate::inputs::LoadedShape;
+use character::{BlendShape, Character, NormalOffsets};
+use glam::DVec3;
+use mpfb_rig::{ObjFrame, UpAxis};
+
+/// Metres per target unit: targets are in base.obj's decimetres whatever the mesh's frame.
+const METRES_PER_TARGET_UNIT: f64 = 0.1;
+
+/// Adds `shapes` to the character (whose mesh is still whole, in the source numbering).
+pub fn attach(
+    mut character: Character,
+    shapes: &[LoadedShape],
+    frame: ObjFrame,
+) -> Result<Character, ConvertError> {
+    if shapes.is_empty() {
+        return Ok(character);
+    }
+    if frame.up != UpAxis::Y {
+        return Err(ConvertError::MorphZUp);
+    }
+    let vertex_count = character.mesh.positions.len();
+    for shape in shapes {
+        let mut offsets: Vec<(u32, DVec3)> = Vec::with_capacity(shape.target.deltas.len());
+        for &(v, d) in &shape.target.deltas {
+            if v as usize >= vertex_count {
+                return Err(mpfb_body::morph::MorphError {
+                    target: shape.name.clone(),
+                    vertex: v,
+                    vertex_count,
+                }
+                .into());
+            }
+            let d = DVec3::new(f64::from(d[0]), f64::from(d[1]), f64::from(d[2]));
+            offsets.push((v, d * METRES_PER_TARGET_UNIT));
+        }
+        // Files list vertices in any order, possibly twice: ascending, repeats summed.
+        offsets.sort_by_key(|&(v, _)| v);
+        offsets.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            if same {
+                earlier.1 += later.1;
+            }
+            same
+        });
+        character.blend_shapes.push(BlendShape {
+            name: shape.name.clone(),
+            amount: shape.amount,
+            offsets,
+            normal_offsets: Vec::new(),
+        });
+    }
+    Ok(character)
+}
+
+/// Drops shapes that moved vertices before helper extraction and move none now, with a
+/// warning each; `moved_before` is, per shape, whether it had offsets. A shape whose target
+/// moves nothing at all (MakeHuman's `viseme_sil`, the neutral mouth) is kept: it is a
+/// meaningful, empty shape.
+pub fn prune(
+    mut character: Character,
+    moved_before: &[bool],
+    warnings: &mut Vec<String>,
+) -> Character {
+    let mut k = 0;
+    character.blend_shapes.retain(|shape| {
+        let keep = !shape.offsets.is_empty() || !moved_before.get(k).copied().unwrap_or(false);
+        k += 1;
+        if !keep {
+            warnings.push(format!(
+                "blend shape {} moves no kept vertex: left out",
+                shape.name
+            ));
+        }
+        keep
+    });
+    character
+}
+
+/// Fills every shape's normal offsets from the character's normals (nothing without normals).
+pub fn normal_offsets(mut character: Character) -> Character {
+    if character.mesh.normals.is_empty() || character.blend_shapes.is_empty() {
+        return character;
+    }
+    let offsets: Vec<Vec<(u32, DVec3)>> = {
+        let context = NormalOffsets::new(&character.mesh, &character.mesh.normals);
+        use rayon::prelude::*;
+        character
+            .blend_shapes
+            .par_iter()
+            .map(|shape| context.of(&shape.offsets))
+            .collect()
+    };
+    for (shape, normals) in character.blend_shapes.iter_mut().zip(offsets) {
+        shape.normal_offsets = normals;
+    }
+    character
+}
