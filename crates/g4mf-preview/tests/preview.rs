@@ -3,11 +3,11 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
-use g4mf_preview::{BACKGROUND, RenderOptions, Scene, View, render};
+use g4mf_preview::{BACKGROUND, Region, RenderOptions, Scene, SceneOptions, View, render};
 use g4mf_reader::{G4mfFile, ReadOptions, read_bytes};
 use g4mf_writer::{
-    BoneSpec, CharacterSpec, ContainerOptions, FaceSpec, MaterialSpec, MeshSpec, SurfaceSpec,
-    build_character, write_g4b,
+    BlendShapeSpec, BoneSpec, CharacterSpec, ContainerOptions, FaceSpec, MaterialSpec, MeshSpec,
+    SurfaceSpec, build_character, write_g4b,
 };
 use glam::{DMat3, DVec3};
 use image::RgbaImage;
@@ -37,7 +37,13 @@ fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
                 }],
             }],
             normals: None,
-            blend_shapes: Vec::new(),
+            // Stretch moves vertex 1 one metre further along +X (amount 0: not shown).
+            blend_shapes: vec![BlendShapeSpec {
+                name: "Stretch".into(),
+                amount: 0.0,
+                offsets: vec![(1, DVec3::X)],
+                normal_offsets: Vec::new(),
+            }],
             materials: vec![MaterialSpec {
                 name: "Red".into(),
                 base_color: Some([1.0, 0.0, 0.0, 1.0]),
@@ -179,4 +185,45 @@ fn files_that_are_not_3d_are_refused() {
         Scene::from_file(&file),
         Err(g4mf_preview::PreviewError::Dimension(4))
     ));
+}
+
+#[test]
+fn blend_amounts_move_the_mesh_and_unknown_shapes_are_named() {
+    let file = triangle_file(|_| {});
+    // One fixed frame for both pictures: x from 0 to 2, y from -0.5 to 1.5 (45 px per metre).
+    let options = RenderOptions {
+        width: 100,
+        height: 100,
+        region: Some(Region {
+            centre: glam::Vec3::new(1.0, 0.5, 0.0),
+            radius: 1.0,
+        }),
+        ..Default::default()
+    };
+    let draw = |blend: Vec<(String, f64)>| {
+        let scene = Scene::from_file_with(&file, &SceneOptions { blend }).unwrap();
+        render(&scene, &options)
+    };
+    let rest = draw(Vec::new());
+    let stretched = draw(vec![("Stretch".into(), 1.0)]);
+    // (1.5, 0.1) lies in the stretched triangle (0,0) (2,0) (0,1), not in the rest one.
+    let (px, py) = (50 + (0.5 * 45.0) as u32, 50 + (0.4 * 45.0) as u32);
+    assert!(is_background(&rest, px, py));
+    assert!(
+        is_red(&stretched, px, py),
+        "{:?}",
+        stretched.get_pixel(px, py)
+    );
+    let error = Scene::from_file_with(
+        &file,
+        &SceneOptions {
+            blend: vec![("Nope".into(), 1.0)],
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("`Nope`") && error.contains("Stretch"),
+        "{error}"
+    );
 }

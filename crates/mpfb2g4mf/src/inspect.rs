@@ -129,9 +129,20 @@ pub fn inspect(file: &G4mfFile, size: u64) -> String {
                 .simplexes
                 .and_then(|a| file.read_u64(a).ok())
                 .map_or(0, |v| v.len() / 3);
+            let material = surface
+                .material
+                .and_then(|m| file.document.materials.get(m.get()))
+                .and_then(|m| m.name.as_deref())
+                .map(|m| format!(", material `{m}`"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  surface {s}: {simplexes} triangles{}{}",
+                "  surface {s}{}: {simplexes} triangles{}{}{}{material}",
+                surface
+                    .name
+                    .as_deref()
+                    .map(|n| format!(" `{n}`"))
+                    .unwrap_or_default(),
                 if surface.polytope_simplexes {
                     " (polytopes)"
                 } else {
@@ -141,9 +152,15 @@ pub fn inspect(file: &G4mfFile, size: u64) -> String {
                     ", texture map"
                 } else {
                     ""
+                },
+                if surface.normals.is_some() {
+                    ", normals"
+                } else {
+                    ""
                 }
             );
         }
+        blend_shapes(&mut out, file, mesh);
         let Some(skin) = &mesh.skin else {
             let _ = writeln!(out, "  no skin");
             continue;
@@ -192,4 +209,58 @@ pub fn inspect(file: &G4mfFile, size: u64) -> String {
         }
     }
     out
+}
+
+/// One line per blend shape: its amount, how many vertices it moves, the extent of its
+/// offsets (largest offset length), and how many surfaces' normals it changes.
+fn blend_shapes(out: &mut String, file: &G4mfFile, mesh: &g4mf_model::Mesh) {
+    let Some(blend) = mesh.other.get("blend") else {
+        return;
+    };
+    let shapes = blend
+        .get("shapes")
+        .and_then(serde_json::Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let amounts: Vec<f64> = blend
+        .get("amounts")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+        .unwrap_or_default();
+    let _ = writeln!(out, "  blend shapes: {}", shapes.len());
+    for (k, shape) in shapes.iter().enumerate() {
+        let name = shape
+            .get("name")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        let accessor = |key: &str| {
+            shape
+                .get("position")?
+                .get(key)?
+                .as_u64()
+                .filter(|&i| {
+                    (i as usize) < file.document.accessors.len() && i <= u64::from(u32::MAX)
+                })
+                .map(|i| g4mf_model::AccessorIndex::new(i as u32))
+        };
+        let moved = accessor("indices")
+            .and_then(|a| file.read_u64(a).ok())
+            .map_or(0, |v| v.len());
+        let extent = accessor("offsets")
+            .and_then(|a| file.read_f64(a).ok())
+            .map_or(0.0, |o| {
+                o.chunks_exact(3)
+                    .map(|c| (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt())
+                    .fold(0.0, f64::max)
+            });
+        let surfaces = shape
+            .get("surfaces")
+            .and_then(serde_json::Value::as_array)
+            .map_or(0, Vec::len);
+        let _ = writeln!(
+            out,
+            "    {name:<28} amount {:<6} {moved:>5} vertices, up to {:.1} mm, normals on {surfaces} surfaces",
+            amounts.get(k).copied().unwrap_or(0.0),
+            extent * 1000.0
+        );
+    }
 }
