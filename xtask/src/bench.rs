@@ -224,7 +224,61 @@ fn batch_and_memory() -> Result<(), String> {
         "peak memory of populations (--jobs 2): {}; the shared target cache is capped at 64 MiB, so memory levels off instead of growing with the bodies",
         figures.join(", ")
     );
+    blend_shape_cost(&bin, &data, &work)?;
     let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// The cost of `--face-units --visemes` on top of a plain convert: whole processes, the two
+/// interleaved, 11 runs each, medians; and the bytes the 67 shapes add.
+fn blend_shape_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
+    let data = data.to_str().unwrap_or_default();
+    let plain = work.join("plain.g4b");
+    let shaped = work.join("shaped.g4b");
+    let run = |out: &Path, extra: &[&str]| -> Result<f64, String> {
+        let started = std::time::Instant::now();
+        let mut args = vec![
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data,
+            "-q",
+            "-o",
+        ];
+        args.push(out.to_str().unwrap_or_default());
+        args.extend_from_slice(extra);
+        let ok = Command::new(bin)
+            .args(&args)
+            .status()
+            .map_err(|e| e.to_string())?
+            .success();
+        if !ok {
+            return Err(format!("convert {extra:?} failed"));
+        }
+        Ok(started.elapsed().as_secs_f64())
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..11 {
+        a.push(run(&plain, &[])?);
+        b.push(run(&shaped, &["--face-units", "--visemes"])?);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (a, b) = (median(&mut a), median(&mut b));
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "blend shapes: convert {:.1} ms, with --face-units --visemes (67 shapes) {:.1} ms (+{:.1} ms, {:.2}x); file {:.2} MiB -> {:.2} MiB (+{:.2} MiB)",
+        a * 1e3,
+        b * 1e3,
+        (b - a) * 1e3,
+        b / a,
+        size(&plain) as f64 / 1048576.0,
+        size(&shaped) as f64 / 1048576.0,
+        (size(&shaped) as f64 - size(&plain) as f64) / 1048576.0
+    );
     Ok(())
 }
 

@@ -85,6 +85,39 @@ pub fn run_all(_args: &[String]) -> Result<(), String> {
         )?;
     }
 
+    // Faces: the neutral face and three shapes, close up on the head bone.
+    let face = work.path().join("face.g4b");
+    run(
+        &bin,
+        &[
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data,
+            "--face-units",
+            "--visemes",
+            "-q",
+            "-o",
+            &path(&face),
+        ],
+    )?;
+    for (file, blend) in [
+        ("face-neutral.png", None),
+        ("face-jaw-open.png", Some("FaceJawOpen=1")),
+        ("face-eye-closed-left.png", Some("FaceEyeClosedLeft=1")),
+        ("face-viseme-ou.png", Some("VisemeOU=1")),
+    ] {
+        let (model, out) = (path(&face), path(&docs.join(file)));
+        let mut args = vec![
+            "preview", &model, "--focus", "head", "--size", "240", "-o", &out,
+        ];
+        if let Some(b) = blend {
+            args.extend(["--blend", b]);
+        }
+        run(&bin, &args)?;
+    }
+
     // A small population's contact sheet.
     let manifest = work.path().join("people.toml");
     std::fs::write(

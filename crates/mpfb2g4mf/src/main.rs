@@ -500,8 +500,8 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
             // A little below the middle: a head bone runs from the neck to the crown, and
             // the face sits in its lower half.
             Some(g4mf_preview::Region {
-                centre: segment.head.lerp(segment.tail, 0.42),
-                radius: (segment.head.distance(segment.tail)).max(0.05) * 0.85,
+                centre: segment.head.lerp(segment.tail, 0.3),
+                radius: (segment.head.distance(segment.tail)).max(0.05) * 0.95,
             })
         }
     };
