@@ -181,7 +181,83 @@ pub struct Mesh {
     /// Skinning data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skin: Option<Skin>,
-    /// Everything else (`blend`, `extras`, ...), verbatim.
+    /// Blend shapes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blend: Option<Blend>,
+    /// Everything else (`extras`, ...), verbatim.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// `blend`: a mesh's blend shapes (parts/mesh/blend.md).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Blend {
+    /// How much each shape is applied; all zero when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amounts: Option<Vec<f64>>,
+    /// The shapes; required.
+    pub shapes: Vec<BlendShape>,
+    /// Everything else, verbatim.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl Blend {
+    /// The amount of shape `k` (0 when `amounts` is absent or short).
+    pub fn amount(&self, k: usize) -> f64 {
+        self.amounts
+            .as_ref()
+            .and_then(|a| a.get(k))
+            .copied()
+            .unwrap_or(0.0)
+    }
+}
+
+/// One blend shape.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlendShape {
+    /// File-unique name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Offsets of vertex positions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<BlendTarget>,
+    /// Offsets of per-surface data; never empty when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surfaces: Option<Vec<BlendSurface>>,
+    /// Everything else, verbatim.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// A blend shape's offsets of one surface's data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlendSurface {
+    /// The surface's index in the mesh.
+    pub surface: u32,
+    /// Offsets of the surface's normal values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normal: Option<BlendTarget>,
+    /// Offsets of the surface's texture-map values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texture_map: Option<BlendTarget>,
+    /// Everything else, verbatim.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// Sparse offsets: `offsets[i]` displaces item `indices[i]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlendTarget {
+    /// Unsigned indices of the items displaced (vector size 1).
+    pub indices: AccessorIndex,
+    /// The offsets (vector size of what they displace).
+    pub offsets: AccessorIndex,
+    /// Everything else, verbatim.
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }

@@ -174,20 +174,12 @@ pub struct SceneOptions {
 /// A blend-shape target (`indices` + `offsets`) read as pairs, amount applied.
 fn blend_target(
     file: &G4mfFile,
-    target: &Value,
+    target: &g4mf_model::BlendTarget,
     amount: f64,
     what: &str,
 ) -> Result<Vec<(usize, DVec3)>, PreviewError> {
-    let accessor = |key: &str| {
-        target
-            .get(key)
-            .and_then(Value::as_u64)
-            .filter(|&i| (i as usize) < file.document.accessors.len() && i <= u64::from(u32::MAX))
-            .map(|i| AccessorIndex::new(i as u32))
-            .ok_or_else(|| PreviewError::Data(format!("{what}: `{key}` is not an accessor")))
-    };
-    let indices = indices(file, accessor("indices")?)?;
-    let offsets = vectors(file, accessor("offsets")?, what)?;
+    let indices = indices(file, target.indices)?;
+    let offsets = vectors(file, target.offsets, what)?;
     if indices.len() != offsets.len() {
         return Err(PreviewError::Data(format!(
             "{what}: {} indices for {} offsets",
@@ -235,9 +227,9 @@ impl Scene {
                 .document
                 .meshes
                 .iter()
-                .filter_map(|m| m.other.get("blend")?.get("shapes")?.as_array())
-                .flatten()
-                .filter_map(|s| s.get("name")?.as_str())
+                .filter_map(|m| m.blend.as_ref())
+                .flat_map(|b| &b.shapes)
+                .filter_map(|s| s.name.as_deref())
                 .collect();
             names.dedup();
             return Err(PreviewError::Data(format!(
@@ -323,22 +315,18 @@ impl Scene {
         let mut vertices = vectors(file, mesh.vertices, "vertices")?;
         // Blend shapes: the file's amounts (the instance's `blendAmounts` over the mesh's),
         // then the options' by name.
-        let shapes: &[Value] = mesh
+        let shapes: &[g4mf_model::BlendShape] = mesh.blend.as_ref().map_or(&[], |b| &b.shapes);
+        let mut amounts: Vec<f64> = instance
             .other
-            .get("blend")
-            .and_then(|b| b.get("shapes"))
+            .get("blendAmounts")
             .and_then(Value::as_array)
-            .map_or(&[], Vec::as_slice);
-        let amounts_of = |v: Option<&Value>| -> Option<Vec<f64>> {
-            v?.as_array()?.iter().map(Value::as_f64).collect()
-        };
-        let mut amounts = amounts_of(instance.other.get("blendAmounts"))
-            .or_else(|| amounts_of(mesh.other.get("blend").and_then(|b| b.get("amounts"))))
+            .and_then(|a| a.iter().map(Value::as_f64).collect())
+            .or_else(|| mesh.blend.as_ref().and_then(|b| b.amounts.clone()))
             .unwrap_or_default();
         amounts.resize(shapes.len(), 0.0);
         for (k, (name, amount)) in options.blend.iter().enumerate() {
             for (shape, a) in shapes.iter().zip(amounts.iter_mut()) {
-                if shape.get("name").and_then(Value::as_str) == Some(name) {
+                if shape.name.as_deref() == Some(name) {
                     *a = *amount;
                     found[k] = true;
                 }
@@ -349,8 +337,8 @@ impl Scene {
             if amount == 0.0 || !amount.is_finite() {
                 continue;
             }
-            let name = shape.get("name").and_then(Value::as_str).unwrap_or("?");
-            if let Some(target) = shape.get("position") {
+            let name = shape.name.as_deref().unwrap_or("?");
+            if let Some(target) = &shape.position {
                 for (i, o) in blend_target(file, target, amount, &format!("blend shape {name}"))? {
                     let v = vertices.get_mut(i).ok_or_else(|| {
                         PreviewError::Data(format!("blend shape {name} moves vertex {i}"))
@@ -358,20 +346,12 @@ impl Scene {
                     *v += o;
                 }
             }
-            for entry in shape
-                .get("surfaces")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let (Some(s), Some(target)) = (
-                    entry.get("surface").and_then(Value::as_u64),
-                    entry.get("normal"),
-                ) else {
+            for entry in shape.surfaces.iter().flatten() {
+                let Some(target) = &entry.normal else {
                     continue;
                 };
                 let what = format!("blend shape {name}'s normals");
-                if let Some(deltas) = normal_deltas.get_mut(s as usize) {
+                if let Some(deltas) = normal_deltas.get_mut(entry.surface as usize) {
                     deltas.extend(blend_target(file, target, amount, &what)?);
                 }
             }

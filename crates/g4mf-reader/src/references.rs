@@ -133,43 +133,36 @@ impl Checker<'_> {
                 self.accessor(|| format!("{at}/skin/vertices"), skin.vertices.get());
                 self.accessor(|| format!("{at}/skin/weights"), skin.weights.get());
             }
-            self.blend(&at, mesh.other.get("blend"), mesh.surfaces.len());
+            if let Some(blend) = &mesh.blend {
+                self.blend(&at, blend, mesh.surfaces.len());
+            }
         }
     }
 
-    /// Blend shapes (unmodelled, kept as JSON): target accessors and surface indices.
-    fn blend(&mut self, at: &str, blend: Option<&Value>, surfaces: usize) {
-        let Some(shapes) = blend
-            .and_then(|b| b.get("shapes"))
-            .and_then(Value::as_array)
-        else {
-            return;
+    /// Blend shapes: target accessors and surface indices.
+    fn blend(&mut self, at: &str, blend: &g4mf_model::Blend, surfaces: usize) {
+        let target = |this: &mut Self, pointer: String, t: &g4mf_model::BlendTarget| {
+            this.accessor(|| format!("{pointer}/indices"), t.indices.get());
+            this.accessor(|| format!("{pointer}/offsets"), t.offsets.get());
         };
-        let accessors = self.doc.accessors.len();
-        let target = |this: &mut Self, pointer: String, t: &Value| {
-            for key in ["indices", "offsets"] {
-                if let Some(v) = t.get(key) {
-                    this.check_value(format!("{pointer}/{key}"), v, accessors, "accessors");
-                }
-            }
-        };
-        for (k, shape) in shapes.iter().enumerate() {
+        for (k, shape) in blend.shapes.iter().enumerate() {
             let p = format!("{at}/blend/shapes/{k}");
-            if let Some(t) = shape.get("position") {
+            if let Some(t) = &shape.position {
                 target(self, format!("{p}/position"), t);
             }
-            let Some(list) = shape.get("surfaces").and_then(Value::as_array) else {
-                continue;
-            };
-            for (j, surface) in list.iter().enumerate() {
+            for (j, surface) in shape.surfaces.iter().flatten().enumerate() {
                 let p = format!("{p}/surfaces/{j}");
-                if let Some(s) = surface.get("surface") {
-                    self.check_value(format!("{p}/surface"), s, surfaces, "surfaces");
+                self.check(
+                    || format!("{p}/surface"),
+                    surface.surface as usize,
+                    surfaces,
+                    "surfaces",
+                );
+                if let Some(t) = &surface.normal {
+                    target(self, format!("{p}/normal"), t);
                 }
-                for key in ["normal", "textureMap"] {
-                    if let Some(t) = surface.get(key) {
-                        target(self, format!("{p}/{key}"), t);
-                    }
+                if let Some(t) = &surface.texture_map {
+                    target(self, format!("{p}/textureMap"), t);
                 }
             }
         }

@@ -11,8 +11,8 @@ use crate::error::WriteError;
 use crate::names::NameRegistry;
 use g4mf_model::rules;
 use g4mf_model::{
-    Asset, Binding, Bone, Document, JointRef, Material, Mesh, MeshInstance, Node, NodeIndex,
-    Skeleton, Skin, Surface,
+    Asset, Binding, Blend, BlendShape, BlendSurface, BlendTarget, Bone, Document, JointRef,
+    Material, Mesh, MeshInstance, Node, NodeIndex, Skeleton, Skin, Surface,
 };
 use glam::{DMat3, DVec3};
 use serde_json::Value;
@@ -659,17 +659,18 @@ fn build_mesh(
             ..Surface::default()
         });
     }
-    let mut other = serde_json::Map::new();
-    if !mesh.blend_shapes.is_empty() {
-        let blend = build_blend(doc, buffer, names, mesh, &surface_vertices)?;
-        other.insert("blend".into(), blend);
-    }
+    let blend = if mesh.blend_shapes.is_empty() {
+        None
+    } else {
+        Some(build_blend(doc, buffer, names, mesh, &surface_vertices)?)
+    };
     Ok(Mesh {
         name: None,
         vertices,
         surfaces,
         skin: None,
-        other,
+        blend,
+        other: Default::default(),
     })
 }
 
@@ -682,44 +683,45 @@ fn build_blend(
     names: &mut NameRegistry,
     mesh: &MeshSpec,
     surface_vertices: &[Vec<bool>],
-) -> Result<Value, WriteError> {
-    let mut target =
-        |doc: &mut Document, what: &str, pairs: &[(u32, DVec3)]| -> Result<Value, WriteError> {
-            let mut indices = Vec::with_capacity(pairs.len());
-            let mut offsets = Vec::with_capacity(pairs.len() * 3);
-            for (i, &(v, o)) in pairs.iter().enumerate() {
-                if v as usize >= mesh.positions.len() {
-                    return Err(WriteError::BadFace {
-                        surface: 0,
-                        face: 0,
-                        problem: format!("{what} moves vertex {v}, beyond the mesh"),
-                    });
-                }
-                if i > 0 && pairs[i - 1].0 >= v {
-                    return Err(WriteError::BadFace {
-                        surface: 0,
-                        face: 0,
-                        problem: format!("{what}'s vertices are not ascending at {v}"),
-                    });
-                }
-                finite(|| format!("{what} offset of vertex {v}"), &o.to_array())?;
-                indices.push(v);
-                offsets.extend(o.to_array().map(|c| c as f32));
+) -> Result<Blend, WriteError> {
+    let mut target = |doc: &mut Document,
+                      what: &str,
+                      pairs: &[(u32, DVec3)]|
+     -> Result<BlendTarget, WriteError> {
+        let mut indices = Vec::with_capacity(pairs.len());
+        let mut offsets = Vec::with_capacity(pairs.len() * 3);
+        for (i, &(v, o)) in pairs.iter().enumerate() {
+            let bad = |problem: String| WriteError::BadFace {
+                surface: 0,
+                face: 0,
+                problem,
+            };
+            if v as usize >= mesh.positions.len() {
+                return Err(bad(format!("{what} moves vertex {v}, beyond the mesh")));
             }
-            let indices = buffer.add_uint(doc, &indices, 1)?;
-            let offsets = buffer.add_f32(doc, &offsets, 3)?;
-            Ok(serde_json::json!({ "indices": indices.get(), "offsets": offsets.get() }))
-        };
+            if i > 0 && pairs[i - 1].0 >= v {
+                return Err(bad(format!("{what}'s vertices are not ascending at {v}")));
+            }
+            finite(|| format!("{what} offset of vertex {v}"), &o.to_array())?;
+            indices.push(v);
+            offsets.extend(o.to_array().map(|c| c as f32));
+        }
+        Ok(BlendTarget {
+            indices: buffer.add_uint(doc, &indices, 1)?,
+            offsets: buffer.add_f32(doc, &offsets, 3)?,
+            other: Default::default(),
+        })
+    };
     let mut shapes = Vec::with_capacity(mesh.blend_shapes.len());
     for shape in &mesh.blend_shapes {
-        let mut object = serde_json::Map::new();
-        object.insert("name".into(), Value::String(names.claim(&shape.name)));
-        if !shape.offsets.is_empty() {
+        let position = if shape.offsets.is_empty() {
+            None
+        } else {
             let what = format!("blend shape {}", shape.name);
-            object.insert("position".into(), target(doc, &what, &shape.offsets)?);
-        }
+            Some(target(doc, &what, &shape.offsets)?)
+        };
+        let mut entries = Vec::new();
         if mesh.normals.is_some() && !shape.normal_offsets.is_empty() {
-            let mut entries = Vec::new();
             for (s, used) in surface_vertices.iter().enumerate() {
                 let pairs: Vec<(u32, DVec3)> = shape
                     .normal_offsets
@@ -731,21 +733,26 @@ fn build_blend(
                     continue;
                 }
                 let what = format!("blend shape {}'s normals", shape.name);
-                let normal = target(doc, &what, &pairs)?;
-                entries.push(serde_json::json!({ "surface": s, "normal": normal }));
-            }
-            if !entries.is_empty() {
-                object.insert("surfaces".into(), Value::Array(entries));
+                entries.push(BlendSurface {
+                    surface: s as u32,
+                    normal: Some(target(doc, &what, &pairs)?),
+                    texture_map: None,
+                    other: Default::default(),
+                });
             }
         }
-        shapes.push(Value::Object(object));
+        shapes.push(BlendShape {
+            name: Some(names.claim(&shape.name)),
+            position,
+            surfaces: (!entries.is_empty()).then_some(entries),
+            other: Default::default(),
+        });
     }
-    let mut blend = serde_json::Map::new();
     let amounts: Vec<f64> = mesh.blend_shapes.iter().map(|s| s.amount).collect();
     finite(|| "blend shape amounts".into(), &amounts)?;
-    if amounts.iter().any(|&a| a != 0.0) {
-        blend.insert("amounts".into(), serde_json::json!(amounts));
-    }
-    blend.insert("shapes".into(), Value::Array(shapes));
-    Ok(Value::Object(blend))
+    Ok(Blend {
+        amounts: amounts.iter().any(|&a| a != 0.0).then_some(amounts),
+        shapes,
+        other: Default::default(),
+    })
 }

@@ -214,52 +214,31 @@ pub fn inspect(file: &G4mfFile, size: u64) -> String {
 /// One line per blend shape: its amount, how many vertices it moves, the extent of its
 /// offsets (largest offset length), and how many surfaces' normals it changes.
 fn blend_shapes(out: &mut String, file: &G4mfFile, mesh: &g4mf_model::Mesh) {
-    let Some(blend) = mesh.other.get("blend") else {
+    let Some(blend) = &mesh.blend else {
         return;
     };
-    let shapes = blend
-        .get("shapes")
-        .and_then(serde_json::Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    let amounts: Vec<f64> = blend
-        .get("amounts")
-        .and_then(serde_json::Value::as_array)
-        .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
-        .unwrap_or_default();
-    let _ = writeln!(out, "  blend shapes: {}", shapes.len());
-    for (k, shape) in shapes.iter().enumerate() {
-        let name = shape
-            .get("name")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("");
-        let accessor = |key: &str| {
-            shape
-                .get("position")?
-                .get(key)?
-                .as_u64()
-                .filter(|&i| {
-                    (i as usize) < file.document.accessors.len() && i <= u64::from(u32::MAX)
-                })
-                .map(|i| g4mf_model::AccessorIndex::new(i as u32))
-        };
-        let moved = accessor("indices")
-            .and_then(|a| file.read_u64(a).ok())
+    let _ = writeln!(out, "  blend shapes: {}", blend.shapes.len());
+    for (k, shape) in blend.shapes.iter().enumerate() {
+        let name = shape.name.as_deref().unwrap_or("");
+        let moved = shape
+            .position
+            .as_ref()
+            .and_then(|t| file.read_u64(t.indices).ok())
             .map_or(0, |v| v.len());
-        let extent = accessor("offsets")
-            .and_then(|a| file.read_f64(a).ok())
+        let extent = shape
+            .position
+            .as_ref()
+            .and_then(|t| file.read_f64(t.offsets).ok())
             .map_or(0.0, |o| {
                 o.chunks_exact(3)
                     .map(|c| (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt())
                     .fold(0.0, f64::max)
             });
-        let surfaces = shape
-            .get("surfaces")
-            .and_then(serde_json::Value::as_array)
-            .map_or(0, Vec::len);
+        let surfaces = shape.surfaces.as_ref().map_or(0, Vec::len);
         let _ = writeln!(
             out,
             "    {name:<28} amount {:<6} {moved:>5} vertices, up to {:.1} mm, normals on {surfaces} surfaces",
-            amounts.get(k).copied().unwrap_or(0.0),
+            blend.amount(k),
             extent * 1000.0
         );
     }

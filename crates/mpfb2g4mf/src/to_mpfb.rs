@@ -201,12 +201,7 @@ fn target_files(
     else {
         return Ok(Vec::new());
     };
-    let Some(shapes) = mesh
-        .other
-        .get("blend")
-        .and_then(|b| b.get("shapes"))
-        .and_then(Value::as_array)
-    else {
+    let Some(blend) = &mesh.blend else {
         return Ok(Vec::new());
     };
     let extras = extras::mesh_extras(mesh).map_err(|problem| ToMpfbError::BadExtras {
@@ -220,7 +215,7 @@ fn target_files(
         Some(ranges) => Some(source_vertices(ranges, kept, mesh_index)?),
     };
     let mut out = Vec::new();
-    for (k, shape) in shapes.iter().enumerate() {
+    for (k, shape) in blend.shapes.iter().enumerate() {
         let at =
             |what: &str| Location::pointer(format!("/meshes/{mesh_index}/blend/shapes/{k}/{what}"));
         let bad = |what: &str, problem: String| ToMpfbError::BadExtras {
@@ -229,8 +224,8 @@ fn target_files(
         };
         // A file name from the file's data: sanitized (no separators, no dots) and unique.
         let name = shape
-            .get("name")
-            .and_then(Value::as_str)
+            .name
+            .as_deref()
             .map_or_else(|| format!("shape{k}"), g4mf_writer::sanitize);
         let name = if out.iter().any(|(p, _)| *p == target_path(&name)) {
             format!("{name}_{k}")
@@ -238,17 +233,9 @@ fn target_files(
             name
         };
         let mut text = String::new();
-        if let Some(target) = shape.get("position") {
-            let accessor = |key: &str| {
-                target
-                    .get(key)
-                    .and_then(Value::as_u64)
-                    .filter(|&i| (i as usize) < doc.accessors.len() && i <= u64::from(u32::MAX))
-                    .map(|i| g4mf_model::AccessorIndex::new(i as u32))
-                    .ok_or_else(|| bad("position", format!("`{key}` is not an accessor")))
-            };
-            let indices = file.read_u64(accessor("indices")?)?;
-            let offsets = file.read_f64(accessor("offsets")?)?;
+        if let Some(target) = &shape.position {
+            let indices = file.read_u64(target.indices)?;
+            let offsets = file.read_f64(target.offsets)?;
             if offsets.len() != indices.len() * 3 {
                 return Err(bad(
                     "position",

@@ -1592,7 +1592,7 @@ fn source_of_kept(file: &G4mfFile) -> Vec<u32> {
 
 /// A blend shape's position target as source vertex -> offset (f32, metres).
 fn shape_offsets(file: &G4mfFile, name: &str) -> Option<BTreeMap<u32, [f32; 3]>> {
-    let blend = &file.document.meshes[0].other["blend"];
+    let blend = serde_json::to_value(file.document.meshes[0].blend.as_ref().unwrap()).unwrap();
     let shape = blend["shapes"]
         .as_array()
         .unwrap()
@@ -1649,10 +1649,7 @@ fn face_units_and_visemes_are_blend_shapes_with_the_targets_offsets() {
     ]);
     assert!(result.status.success(), "{}", stderr(&result));
     let file = read_path(&model, &ReadOptions::default()).unwrap();
-    let shapes = file.document.meshes[0].other["blend"]["shapes"]
-        .as_array()
-        .unwrap()
-        .len();
+    let shapes = file.document.meshes[0].blend.as_ref().unwrap().shapes.len();
     assert_eq!(shapes, 67);
     let kept: std::collections::HashSet<u32> = source_of_kept(&file).into_iter().collect();
     let targets = data.join("targets");
@@ -1791,7 +1788,7 @@ fn kept_detail_targets_add_up_to_the_baked_body() {
     };
     let baked = convert("baked.g4b", &[]);
     let kept = convert("kept.g4b", &["--keep-targets-as-shapes"]);
-    let blend = &kept.document.meshes[0].other["blend"];
+    let blend = serde_json::to_value(kept.document.meshes[0].blend.as_ref().unwrap()).unwrap();
     let names: Vec<&str> = blend["shapes"]
         .as_array()
         .unwrap()
@@ -1860,10 +1857,7 @@ fn a_shape_that_moves_no_kept_vertex_is_dropped_with_a_warning() {
     let file = read_path(&model, &ReadOptions::default()).unwrap();
     assert!(shape_offsets(&file, "FaceTongueOut").is_none());
     assert_eq!(
-        file.document.meshes[0].other["blend"]["shapes"]
-            .as_array()
-            .unwrap()
-            .len(),
+        file.document.meshes[0].blend.as_ref().unwrap().shapes.len(),
         66
     );
 }
