@@ -172,6 +172,56 @@ pub struct Skin {
     pub authored: AuthoredWeights,
 }
 
+/// What [`Skin::limit_influences`] changed.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct InfluenceChanges {
+    /// Vertices whose influences changed (some dropped, or weights rescaled).
+    pub vertices_changed: usize,
+    /// Influences dropped.
+    pub influences_dropped: usize,
+    /// The largest weight dropped (0 when none was).
+    pub largest_dropped: f64,
+}
+
+impl Skin {
+    /// Keeps each vertex's `max` strongest influences (all with `None`) and, with a `max` or
+    /// `normalize`, rescales every vertex's kept weights to sum 1. Influences stay vertex
+    /// ascending and weight descending. A vertex whose kept weights sum to 0 is left as is.
+    pub fn limit_influences(&mut self, max: Option<usize>, normalize: bool) -> InfluenceChanges {
+        let mut changes = InfluenceChanges::default();
+        let old = std::mem::take(&mut self.influences);
+        let mut start = 0;
+        while start < old.len() {
+            let vertex = old[start].vertex;
+            let end = start
+                + old[start..]
+                    .iter()
+                    .take_while(|i| i.vertex == vertex)
+                    .count();
+            let run = &old[start..end];
+            let keep = max.map_or(run.len(), |m| m.min(run.len()));
+            let dropped = &run[keep..];
+            let kept = &run[..keep];
+            let sum: f64 = kept.iter().map(|i| i.weight).sum();
+            let rescale = (normalize || max.is_some()) && sum > 0.0;
+            let scale = if rescale { 1.0 / sum } else { 1.0 };
+            if !dropped.is_empty() || (rescale && (sum - 1.0).abs() > 1e-12) {
+                changes.vertices_changed += 1;
+            }
+            changes.influences_dropped += dropped.len();
+            for d in dropped {
+                changes.largest_dropped = changes.largest_dropped.max(d.weight);
+            }
+            self.influences.extend(kept.iter().map(|i| Influence {
+                weight: i.weight * scale,
+                ..*i
+            }));
+            start = end;
+        }
+        changes
+    }
+}
+
 /// Weights as authored: named groups of (source vertex, weight) pairs, in authored order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AuthoredWeights {
@@ -245,5 +295,57 @@ impl Character {
     /// skin influences and blend-shape offsets.
     pub fn select(self, selection: &Selection) -> Character {
         select::apply(self, selection)
+    }
+}
+
+#[cfg(test)]
+mod influence_tests {
+    use super::*;
+
+    fn skin(pairs: &[(u32, u32, f64)]) -> Skin {
+        Skin {
+            influences: pairs
+                .iter()
+                .map(|&(vertex, bone, weight)| Influence {
+                    vertex,
+                    bone,
+                    weight,
+                })
+                .collect(),
+            authored: AuthoredWeights::default(),
+        }
+    }
+
+    #[test]
+    fn limiting_keeps_the_strongest_and_renormalises() {
+        let mut s = skin(&[
+            (0, 1, 0.5),
+            (0, 2, 0.3),
+            (0, 3, 0.2),
+            (1, 4, 0.6),
+            (1, 5, 0.6),
+        ]);
+        let changes = s.limit_influences(Some(2), false);
+        let got: Vec<(u32, u32, f64)> = s
+            .influences
+            .iter()
+            .map(|i| (i.vertex, i.bone, i.weight))
+            .collect();
+        assert_eq!(got[..2], [(0, 1, 0.625), (0, 2, 0.375)]);
+        // Vertex 1 keeps its two (summing 1.2), rescaled to sum 1.
+        assert_eq!(got[2..], [(1, 4, 0.5), (1, 5, 0.5)]);
+        assert_eq!(changes.vertices_changed, 2);
+        assert_eq!(changes.influences_dropped, 1);
+        assert_eq!(changes.largest_dropped, 0.2);
+        // Normalising what already sums to 1 changes nothing.
+        let changes = s.limit_influences(None, true);
+        assert_eq!(changes.vertices_changed, 0);
+        let mut unnormalised = skin(&[(0, 1, 0.3), (0, 2, 0.1)]);
+        let changes = unnormalised.limit_influences(None, true);
+        assert_eq!(
+            (changes.vertices_changed, changes.influences_dropped),
+            (1, 0)
+        );
+        assert!((unnormalised.influences[0].weight - 0.75).abs() < 1e-12);
     }
 }

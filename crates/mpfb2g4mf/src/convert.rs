@@ -163,6 +163,10 @@ pub struct ConvertOptions {
     pub materials: bool,
     /// Embed a PNG thumbnail (`asset.thumbnail`).
     pub thumbnail: bool,
+    /// Keep at most this many influences per vertex (renormalised).
+    pub max_influences: Option<usize>,
+    /// Renormalise every vertex's weights to sum 1.
+    pub normalize: bool,
     /// List every bone as a joint.
     pub all_joints: bool,
     /// Write `groupNames`.
@@ -197,6 +201,8 @@ impl ConvertOptions {
             flat: false,
             materials: true,
             thumbnail: false,
+            max_influences: None,
+            normalize: false,
             all_joints: false,
             group_names: true,
             frame: ObjFrame::MAKEHUMAN,
@@ -258,8 +264,22 @@ pub struct Summary {
     pub warnings: Vec<String>,
     /// Skeleton offset that puts the character on the ground (metres, G4MF y).
     pub ground_offset: f64,
+    /// What `--max-influences` / `--normalize` changed (when asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub influence_changes: Option<InfluenceChanges>,
     /// Wall time in milliseconds.
     pub millis: f64,
+}
+
+/// What limiting or normalising influences changed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct InfluenceChanges {
+    /// Vertices whose weights changed.
+    pub vertices_changed: usize,
+    /// Influences dropped.
+    pub influences_dropped: usize,
+    /// The largest weight dropped (0 when none).
+    pub largest_dropped: f64,
 }
 
 /// Converts input files into a G4MF file: refuses a bad output extension before reading
@@ -353,6 +373,8 @@ pub fn convert_body(
     } else {
         stages::shapes::normal_offsets(transforms::smooth_normals(character))
     };
+    let (character, influence_changes) =
+        transforms::limit_influences(character, options.max_influences, options.normalize);
     let character = if options.materials {
         let race = described.map_or_else(
             || mpfb_body::Phenotype::default().race,
@@ -405,6 +427,11 @@ pub fn convert_body(
         fallbacks: fit.fallbacks,
         warnings,
         ground_offset: character.skeleton.position.y,
+        influence_changes: influence_changes.map(|c| InfluenceChanges {
+            vertices_changed: c.vertices_changed,
+            influences_dropped: c.influences_dropped,
+            largest_dropped: c.largest_dropped,
+        }),
         millis: started.elapsed().as_secs_f64() * 1e3,
     })
 }

@@ -835,6 +835,12 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
         ),
         None => eprintln!("  skin      none (no --weights): skeleton and an unskinned mesh"),
     }
+    if let Some(c) = &summary.influence_changes {
+        eprintln!(
+            "  limits    {} vertices changed, {} influences dropped, largest weight dropped {:.4}",
+            c.vertices_changed, c.influences_dropped, c.largest_dropped
+        );
+    }
     for fallback in &summary.fallbacks {
         eprintln!("  fallback  {fallback}");
     }

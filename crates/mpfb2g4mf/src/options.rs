@@ -160,6 +160,13 @@ pub struct Settings {
     /// A target as a blend shape, `NAME=TARGET` (repeatable); TARGET is a target's base name.
     #[cfg_attr(feature = "cli", arg(long = "blend-shape", value_name = "NAME=TARGET"))]
     pub blend_shapes: Vec<String>,
+    /// Keep each vertex's N strongest influences and renormalise them to sum 1 (engines cap
+    /// influences at 4 or 8).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    pub max_influences: Option<usize>,
+    /// Renormalise every vertex's weights to sum 1 (without dropping any).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub normalize: bool,
     /// Keep the description's detail targets (`.mhm`, preset, --target) as blend shapes at
     /// their weights instead of baking them into the body.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -197,6 +204,8 @@ impl Default for Settings {
             visemes: false,
             blend_shapes: Vec::new(),
             keep_targets_as_shapes: false,
+            max_influences: None,
+            normalize: false,
         }
     }
 }
@@ -220,6 +229,9 @@ pub enum SettingsError {
     /// A target setting is not `NAME=WEIGHT` with a weight in [0, 1].
     #[error("target `{0}`: expected NAME=WEIGHT with a weight from 0 to 1")]
     Target(String),
+    /// `max_influences` is 0.
+    #[error("--max-influences must be at least 1")]
+    MaxInfluences,
     /// A blend-shape setting is not `NAME=TARGET` with a valid G4MF name.
     #[error(
         "blend shape `{0}`: expected NAME=TARGET, NAME without any of \" # % * . : | ? @ < > {{ }} [ ] / \\"
@@ -356,6 +368,11 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.flat = s.flat;
         options.materials = !s.no_materials;
         options.thumbnail = s.thumbnail;
+        if s.max_influences == Some(0) {
+            return Err(SettingsError::MaxInfluences);
+        }
+        options.max_influences = s.max_influences;
+        options.normalize = s.normalize;
         options.all_joints = s.all_joints;
         options.group_names = s.group_names;
         options.frame = ObjFrame {

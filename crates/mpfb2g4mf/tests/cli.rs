@@ -1861,3 +1861,104 @@ fn a_shape_that_moves_no_kept_vertex_is_dropped_with_a_warning() {
         66
     );
 }
+
+/// `--max-influences 4` on every shipped rig: at most 4 influences a vertex, summing to 1 at
+/// float32 precision, weights still descending; `--normalize` sums to 1 and drops nothing;
+/// both reported in the summary.
+#[test]
+fn influence_limits_keep_the_strongest_and_sum_to_one() {
+    let Some(data) = test_support::mpfb_data_or_skip("influence_limits") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let skin_of = |file: &G4mfFile| -> Vec<(u64, f64)> {
+        let skin = file.document.meshes[0].skin.as_ref().unwrap();
+        let v = file.read_u64(skin.vertices).unwrap();
+        let w = file.read_f64(skin.weights).unwrap();
+        v.into_iter().zip(w).collect()
+    };
+    for rig in ["default", "game_engine", "mixamo", "cmu_mb"] {
+        for (flags, limit) in [
+            (vec!["--max-influences", "4"], Some(4)),
+            (vec!["--normalize"], None),
+        ] {
+            let model = out.path().join(format!("{rig}.g4b"));
+            let mut args = vec![
+                "convert",
+                "--rig-name",
+                rig,
+                "--mpfb-data",
+                data.to_str().unwrap(),
+                "--validate",
+                "--json",
+                "-o",
+                model.to_str().unwrap(),
+            ];
+            args.extend_from_slice(&flags);
+            let result = run(&args);
+            assert!(result.status.success(), "{rig}: {}", stderr(&result));
+            let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+            let changes = &summary["influence_changes"];
+            let skin = skin_of(&read_path(&model, &ReadOptions::default()).unwrap());
+            let mut i = 0;
+            let mut most = 0;
+            while i < skin.len() {
+                let run_len = skin[i..].iter().take_while(|p| p.0 == skin[i].0).count();
+                let weights: Vec<f64> = skin[i..i + run_len].iter().map(|p| p.1).collect();
+                let sum: f64 = weights.iter().sum();
+                assert!(
+                    (sum - 1.0).abs() < 1e-5,
+                    "{rig} {flags:?}: vertex {} sums {sum}",
+                    skin[i].0
+                );
+                assert!(
+                    weights.windows(2).all(|w| w[0] >= w[1]),
+                    "{rig}: not descending"
+                );
+                most = most.max(run_len);
+                i += run_len;
+            }
+            match limit {
+                Some(n) => assert!(most <= n, "{rig}: {most} influences"),
+                None => assert_eq!(changes["influences_dropped"], 0, "{rig}"),
+            }
+            assert!(changes["vertices_changed"].as_u64().is_some(), "{summary}");
+        }
+    }
+    // Mixamo's weights sum anywhere from 0.2 to 1.5: normalising changes thousands of vertices.
+    let result = run(&[
+        "convert",
+        "--rig-name",
+        "mixamo",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--normalize",
+        "--json",
+        "-o",
+        out.path().join("m.g4b").to_str().unwrap(),
+    ]);
+    let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+    assert!(
+        summary["influence_changes"]["vertices_changed"]
+            .as_u64()
+            .unwrap()
+            > 1000
+    );
+    let zero = run(&[
+        "convert",
+        "--rig-name",
+        "mixamo",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--max-influences",
+        "0",
+        "-o",
+        out.path().join("z.g4b").to_str().unwrap(),
+    ]);
+    assert_ne!(zero.status.code(), Some(0));
+    assert!(
+        stderr(&zero).contains("--max-influences must be at least 1"),
+        "{}",
+        stderr(&zero)
+    );
+}

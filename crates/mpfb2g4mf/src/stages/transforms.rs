@@ -46,6 +46,25 @@ pub fn extract_helpers(
     character.select(&selection)
 }
 
+/// Influence limits: with `max`, each vertex keeps its `max` strongest influences,
+/// renormalised; with `normalize`, every vertex's weights are rescaled to sum 1. `None` when
+/// neither was asked (nothing changes).
+pub fn limit_influences(
+    mut character: Character,
+    max: Option<usize>,
+    normalize: bool,
+) -> (Character, Option<character::InfluenceChanges>) {
+    if max.is_none() && !normalize {
+        return (character, None);
+    }
+    let changes = character
+        .skin
+        .as_mut()
+        .map(|skin| skin.limit_influences(max, normalize))
+        .unwrap_or_default();
+    (character, Some(changes))
+}
+
 /// Stands the character: with [`Origin::Ground`], the skeleton moves so the ground cube's
 /// centre (when the body has one), else the lowest vertex, is at y = 0, as MakeHuman's
 /// exporters do; with [`Origin::Mesh`] nothing moves. Returns the offset applied.
