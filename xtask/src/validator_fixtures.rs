@@ -604,6 +604,29 @@ fn json_cases() -> Vec<(&'static str, Json)> {
             ]);
         }),
         ("MATERIAL_NOT_OBJECT", |d, _| d["materials"] = json!([5])),
+        // Validated with --profile humanoid. The base: Hips (node 2) -> Spine (node 3).
+        ("HUMANOID_BONES", |_, _| {}),
+        ("HUMANOID_ANCESTRY", |d, _| {
+            // Head above Neck.
+            d["nodes"][2]["name"] = json!("Head");
+            d["nodes"][3]["name"] = json!("Neck");
+        }),
+        ("HUMANOID_DUPLICATE", |d, _| {
+            d["nodes"][3]["name"] = json!("AliceHips")
+        }),
+        ("HUMANOID_HIPS_PLACEMENT", |d, _| {
+            d["nodes"][2]["name"] = json!("Root");
+            d["nodes"][3]["name"] = json!("Hips");
+        }),
+        ("HUMANOID_NAME_CASE", |d, _| {
+            d["nodes"][3]["name"] = json!("spine")
+        }),
+        ("HUMANOID_VARIANT_ORDER", |d, _| {
+            d["nodes"][3]["name"] = json!("Hips2")
+        }),
+        ("HUMANOID_VARIANT_ZERO", |d, _| {
+            d["nodes"][3]["name"] = json!("Spine0")
+        }),
         ("MATERIAL_FACTOR_INVALID", |d, _| {
             d["materials"][0]["baseColor"] = json!({ "factor": ["red"] })
         }),

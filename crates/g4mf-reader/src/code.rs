@@ -110,6 +110,13 @@ pub enum Code {
     FileDataMissing,
     FileMimeTypeMissing,
     FileNotPng,
+    HumanoidAncestry,
+    HumanoidBones,
+    HumanoidDuplicate,
+    HumanoidHipsPlacement,
+    HumanoidNameCase,
+    HumanoidVariantOrder,
+    HumanoidVariantZero,
     IoError,
     JsonBom,
     JsonControlCharacter,
@@ -201,7 +208,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in name order.
-    pub const ALL: [Code; 176] = [
+    pub const ALL: [Code; 183] = [
         Code::AccessorBufferViewInvalid,
         Code::AccessorComponentTypeMissing,
         Code::AccessorComponentTypeUnknown,
@@ -291,6 +298,13 @@ impl Code {
         Code::FileDataMissing,
         Code::FileMimeTypeMissing,
         Code::FileNotPng,
+        Code::HumanoidAncestry,
+        Code::HumanoidBones,
+        Code::HumanoidDuplicate,
+        Code::HumanoidHipsPlacement,
+        Code::HumanoidNameCase,
+        Code::HumanoidVariantOrder,
+        Code::HumanoidVariantZero,
         Code::IoError,
         Code::JsonBom,
         Code::JsonControlCharacter,
@@ -474,6 +488,13 @@ impl Code {
             Code::FileDataMissing => "FILE_DATA_MISSING",
             Code::FileMimeTypeMissing => "FILE_MIME_TYPE_MISSING",
             Code::FileNotPng => "FILE_NOT_PNG",
+            Code::HumanoidAncestry => "HUMANOID_ANCESTRY",
+            Code::HumanoidBones => "HUMANOID_BONES",
+            Code::HumanoidDuplicate => "HUMANOID_DUPLICATE",
+            Code::HumanoidHipsPlacement => "HUMANOID_HIPS_PLACEMENT",
+            Code::HumanoidNameCase => "HUMANOID_NAME_CASE",
+            Code::HumanoidVariantOrder => "HUMANOID_VARIANT_ORDER",
+            Code::HumanoidVariantZero => "HUMANOID_VARIANT_ZERO",
             Code::IoError => "IO_ERROR",
             Code::JsonBom => "JSON_BOM",
             Code::JsonControlCharacter => "JSON_CONTROL_CHARACTER",
@@ -573,6 +594,8 @@ impl Code {
             | Code::BufferDataUriInBinary
             | Code::BlendShapeUnnamed
             | Code::BufferUriNotRead
+            | Code::HumanoidHipsPlacement
+            | Code::HumanoidNameCase
             | Code::FileDataBoth
             | Code::ChunkJsonPadding
             | Code::ChunkUnknownEncoding
@@ -585,7 +608,7 @@ impl Code {
             | Code::SkinVerticesUnweighted
             | Code::SkinWeightNegative
             | Code::SkinWeightSum => Severity::Warning,
-            Code::ChunkUnknownType | Code::NodeUnused => Severity::Info,
+            Code::ChunkUnknownType | Code::HumanoidBones | Code::NodeUnused => Severity::Info,
             _ => Severity::Error,
         }
     }
@@ -647,6 +670,13 @@ impl Code {
             | Code::BlendSurfacesEmpty
             | Code::BlendSurfacesTooMany
             | Code::BlendTargetInvalid => "parts/mesh/blend.md",
+            Code::HumanoidAncestry
+            | Code::HumanoidBones
+            | Code::HumanoidDuplicate
+            | Code::HumanoidHipsPlacement
+            | Code::HumanoidNameCase
+            | Code::HumanoidVariantOrder
+            | Code::HumanoidVariantZero => "parts/mesh/character_avatar.md",
             Code::AssetDimensionMissing
             | Code::AssetDimensionNotInteger
             | Code::AssetExtensionNotDeclared

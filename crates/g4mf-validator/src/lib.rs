@@ -4,6 +4,7 @@
 //! skeletons and skins are covered; `spec-notes/validator.md` lists every code.
 
 mod checks;
+pub mod humanoid;
 mod json;
 pub mod report;
 
@@ -27,6 +28,15 @@ pub struct ValidateOptions {
     pub read: ReadOptions,
     /// Per-vertex weight sums further than this from 1 are reported.
     pub weight_sum_tolerance: f64,
+    /// A profile checked besides the spec (`--profile humanoid`).
+    pub profile: Option<Profile>,
+}
+
+/// Profiles a file may be checked against besides the specification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// G4MF's bipedal humanoid skeleton (`parts/mesh/character_avatar.md`).
+    Humanoid,
 }
 
 impl Default for ValidateOptions {
@@ -34,6 +44,7 @@ impl Default for ValidateOptions {
         Self {
             read: ReadOptions::default(),
             weight_sum_tolerance: 1e-3,
+            profile: None,
         }
     }
 }
@@ -202,6 +213,9 @@ fn validate_with_format(
         f,
     };
     checker.run();
+    if options.profile == Some(Profile::Humanoid) {
+        checker.humanoid();
+    }
     finish(uri.to_owned(), checker.f)
 }
 

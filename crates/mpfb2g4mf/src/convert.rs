@@ -73,6 +73,14 @@ pub enum ConvertError {
     /// Targets apply to a Y-up mesh in MakeHuman's numbering.
     #[error("targets are in base.obj's Y-up frame; a Z-up mesh cannot be morphed")]
     MorphZUp,
+    /// A humanoid renaming table cannot be used.
+    #[error("humanoid table {table}: {}", problems.join("; "))]
+    Humanoid {
+        /// The table (file or built-in name).
+        table: String,
+        /// What is wrong, one entry per problem.
+        problems: Vec<String>,
+    },
     /// No targets folder: none given and no MPFB data found.
     #[error("no targets folder (no MPFB data in {})", tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
     NoTargets {
@@ -167,6 +175,8 @@ pub struct ConvertOptions {
     pub max_influences: Option<usize>,
     /// Renormalise every vertex's weights to sum 1.
     pub normalize: bool,
+    /// Rename bones to G4MF's humanoid names.
+    pub humanoid: Option<crate::stages::humanoid::HumanoidTable>,
     /// List every bone as a joint.
     pub all_joints: bool,
     /// Write `groupNames`.
@@ -203,6 +213,7 @@ impl ConvertOptions {
             thumbnail: false,
             max_influences: None,
             normalize: false,
+            humanoid: None,
             all_joints: false,
             group_names: true,
             frame: ObjFrame::MAKEHUMAN,
@@ -359,6 +370,16 @@ pub fn convert_body(
     let all_shapes: Vec<crate::inputs::LoadedShape> =
         shapes.iter().chain(kept_shapes).cloned().collect();
     let character = stages::shapes::attach(character, &all_shapes, options.frame)?;
+    let character = match &options.humanoid {
+        None => character,
+        Some(table) => {
+            let (table, source) = stages::humanoid::load(table, &rig.path)?;
+            let (character, humanoid_warnings) =
+                stages::humanoid::rename(character, &table, &source)?;
+            warnings.extend(humanoid_warnings);
+            character
+        }
+    };
     let moved: Vec<bool> = character
         .blend_shapes
         .iter()

@@ -205,6 +205,15 @@ struct ValidateArgs {
     /// Largest decoded buffer accepted, in MiB.
     #[arg(long, default_value_t = 2048)]
     max_buffer_mib: u64,
+    /// Also check a profile: `humanoid` (G4MF's bipedal humanoid bone names and hierarchy).
+    #[arg(long, value_enum)]
+    profile: Option<ProfileArg>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProfileArg {
+    /// G4MF's bipedal humanoid skeleton.
+    Humanoid,
 }
 
 #[derive(Args)]
@@ -415,6 +424,9 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
     let mut options = g4mf_validator::ValidateOptions::default();
     options.read.allow_outside_folder = args.allow_outside_folder;
     options.read.max_buffer_bytes = args.max_buffer_mib.saturating_mul(1 << 20);
+    options.profile = args.profile.map(|p| match p {
+        ProfileArg::Humanoid => g4mf_validator::Profile::Humanoid,
+    });
     let reports: Vec<g4mf_validator::Report> = args
         .files
         .iter()

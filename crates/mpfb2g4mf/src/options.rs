@@ -160,6 +160,13 @@ pub struct Settings {
     /// A target as a blend shape, `NAME=TARGET` (repeatable); TARGET is a target's base name.
     #[cfg_attr(feature = "cli", arg(long = "blend-shape", value_name = "NAME=TARGET"))]
     pub blend_shapes: Vec<String>,
+    /// Rename bones to G4MF's humanoid names (`Hips`, `LeftUpperArm`, ...) with the rig's
+    /// shipped table; MPFB names stay in extras.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub humanoid: bool,
+    /// A humanoid renaming table of your own (JSON: MPFB bone -> G4MF name); implies --humanoid.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
+    pub humanoid_map: Option<PathBuf>,
     /// Keep each vertex's N strongest influences and renormalise them to sum 1 (engines cap
     /// influences at 4 or 8).
     #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
@@ -206,6 +213,8 @@ impl Default for Settings {
             keep_targets_as_shapes: false,
             max_influences: None,
             normalize: false,
+            humanoid: false,
+            humanoid_map: None,
         }
     }
 }
@@ -373,6 +382,11 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         }
         options.max_influences = s.max_influences;
         options.normalize = s.normalize;
+        options.humanoid = match (&s.humanoid_map, s.humanoid) {
+            (Some(path), _) => Some(crate::stages::humanoid::HumanoidTable::File(path.clone())),
+            (None, true) => Some(crate::stages::humanoid::HumanoidTable::Builtin),
+            (None, false) => None,
+        };
         options.all_joints = s.all_joints;
         options.group_names = s.group_names;
         options.frame = ObjFrame {

@@ -10,6 +10,7 @@
 mod asset;
 mod blend;
 mod data;
+mod humanoid;
 mod mesh;
 mod nodes;
 mod skeleton;

@@ -13,6 +13,7 @@ pub mod assemble;
 pub mod body;
 pub mod dress;
 pub mod fit;
+pub mod humanoid;
 pub mod shapes;
 pub mod transforms;
 pub mod write;

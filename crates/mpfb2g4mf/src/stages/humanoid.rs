@@ -1,0 +1,165 @@
+//! `--humanoid`: bones renamed to G4MF's bipedal humanoid names through a table (MPFB bone ->
+//! G4MF name) kept as data in `humanoid/` per shipped rig, or given by the user. Every bone
+//! keeps its MPFB name in `extras.mpfb.name` (set by assemble), so `to-mpfb` and the round
+//! trip are untouched. The renamed skeleton is checked with the profile's rules before anything
+//! is written; a table that breaks them is refused.
+
+use crate::convert::ConvertError;
+use character::Character;
+use g4mf_validator::humanoid::{self, SkeletonBone};
+use g4mf_validator::{Code, Severity};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The built-in tables, by rig name (`rig.NAME.json`).
+const BUILTIN: [(&str, &str); 6] = [
+    ("default", include_str!("../../humanoid/default.json")),
+    (
+        "default_no_toes",
+        include_str!("../../humanoid/default_no_toes.json"),
+    ),
+    (
+        "game_engine",
+        include_str!("../../humanoid/game_engine.json"),
+    ),
+    ("mixamo", include_str!("../../humanoid/mixamo.json")),
+    ("cmu_mb", include_str!("../../humanoid/cmu_mb.json")),
+    ("human", include_str!("../../humanoid/human.json")),
+];
+
+/// Where the renaming table comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HumanoidTable {
+    /// The shipped table of the rig (by the rig file's name).
+    Builtin,
+    /// A user's JSON file: `{ "mpfb bone": "G4MFName", ... }` (a `//` key is a comment).
+    File(PathBuf),
+}
+
+/// The rig names that have a built-in table.
+pub fn builtin_rigs() -> impl Iterator<Item = &'static str> {
+    BUILTIN.iter().map(|(n, _)| *n)
+}
+
+fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, ConvertError> {
+    let bad = |message: String| ConvertError::Humanoid {
+        table: source.to_owned(),
+        problems: vec![message],
+    };
+    let map: BTreeMap<String, String> =
+        serde_json::from_str(text).map_err(|e| bad(format!("not a JSON object of names: {e}")))?;
+    Ok(map.into_iter().filter(|(k, _)| k != "//").collect())
+}
+
+/// The table for `rig_path` (`rig.NAME.json`) from `table`.
+pub fn load(
+    table: &HumanoidTable,
+    rig_path: &Path,
+) -> Result<(BTreeMap<String, String>, String), ConvertError> {
+    match table {
+        HumanoidTable::File(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| ConvertError::Input {
+                location: location::Location::file(path),
+                source,
+            })?;
+            let name = path.display().to_string();
+            Ok((parse(&text, &name)?, name))
+        }
+        HumanoidTable::Builtin => {
+            let file = rig_path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+            let rig = file
+                .strip_prefix("rig.")
+                .and_then(|f| f.strip_suffix(".json"))
+                .unwrap_or(file);
+            let (name, text) = BUILTIN.iter().find(|(n, _)| *n == rig).ok_or_else(|| {
+                ConvertError::Humanoid {
+                    table: file.to_owned(),
+                    problems: vec![format!(
+                        "no humanoid table for rig `{rig}` (shipped: {}); pass --humanoid-map FILE",
+                        builtin_rigs().collect::<Vec<_>>().join(", ")
+                    )],
+                }
+            })?;
+            Ok((
+                parse(text, &format!("humanoid/{name}.json"))?,
+                format!("humanoid/{name}.json"),
+            ))
+        }
+    }
+}
+
+/// Renames the character's bones by `table`; bones it does not name keep their names, except
+/// one whose name would read as a humanoid bone, which gets `_mpfb` appended. Returns the
+/// warnings of the profile check (errors refuse the table).
+pub fn rename(
+    mut character: Character,
+    table: &BTreeMap<String, String>,
+    source: &str,
+) -> Result<(Character, Vec<String>), ConvertError> {
+    let mut problems = Vec::new();
+    for (mpfb, g4mf) in table {
+        if !character.skeleton.bones.iter().any(|b| &b.name == mpfb) {
+            problems.push(format!("`{mpfb}` is not a bone of this rig"));
+        }
+        match humanoid::resolve(g4mf) {
+            Some(r) if r.bone.len() + digits(g4mf) == g4mf.len() && !r.explicit_zero => {}
+            _ => problems.push(format!(
+                "`{g4mf}` (for `{mpfb}`) is not a humanoid bone name"
+            )),
+        }
+    }
+    let mut values: Vec<&String> = table.values().collect();
+    values.sort();
+    for pair in values.windows(2).filter(|w| w[0] == w[1]) {
+        problems.push(format!("`{}` is given to more than one bone", pair[0]));
+    }
+    if !problems.is_empty() {
+        return Err(ConvertError::Humanoid {
+            table: source.to_owned(),
+            problems,
+        });
+    }
+    for bone in &mut character.skeleton.bones {
+        bone.name = match table.get(&bone.name) {
+            Some(name) => name.clone(),
+            None if humanoid::resolve(&g4mf_writer::sanitize(&bone.name)).is_some() => {
+                format!("{}_mpfb", bone.name)
+            }
+            None => continue,
+        };
+    }
+    let bones: Vec<SkeletonBone> = character
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| SkeletonBone {
+            name: b.name.clone(),
+            parent: b.parent,
+        })
+        .collect();
+    // The writer lists root bones first among the skeleton's children, in bone order.
+    let first_child = bones.iter().position(|b| b.parent.is_none());
+    let (_, found) = humanoid::check(&bones, first_child);
+    let (errors, warnings): (Vec<_>, Vec<_>) = found
+        .into_iter()
+        .partition(|p| p.code.severity() == Severity::Error);
+    if !errors.is_empty() {
+        return Err(ConvertError::Humanoid {
+            table: source.to_owned(),
+            problems: errors
+                .into_iter()
+                .map(|p| format!("{}: {}", p.code.name(), p.message))
+                .collect(),
+        });
+    }
+    let warnings = warnings
+        .into_iter()
+        .filter(|p| p.code != Code::HumanoidBones)
+        .map(|p| format!("humanoid: {}", p.message))
+        .collect();
+    Ok((character, warnings))
+}
+
+fn digits(name: &str) -> usize {
+    name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len()
+}
