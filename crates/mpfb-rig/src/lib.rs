@@ -20,6 +20,7 @@ pub mod frame;
 pub mod location;
 pub mod model;
 pub mod parse;
+pub mod pose;
 pub mod space;
 pub mod write;
 
@@ -32,5 +33,6 @@ pub use model::{
     Bone, BoneEnd, Constraint, Endpoint, Rig, RigHeader, RigLayout, Rigify, RollStrategy, Strategy,
 };
 pub use parse::{parse_rig, read_rig_file};
+pub use pose::{Pose, PoseError, parse_pose, read_pose_file};
 pub use space::{ObjFrame, ScaleWarning, UpAxis};
 pub use write::{bone_to_json, header_to_json, rig_to_json};

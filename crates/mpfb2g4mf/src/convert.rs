@@ -73,6 +73,12 @@ pub enum ConvertError {
     /// Targets apply to a Y-up mesh in MakeHuman's numbering.
     #[error("targets are in base.obj's Y-up frame; a Z-up mesh cannot be morphed")]
     MorphZUp,
+    /// A pose file cannot be read.
+    #[error(transparent)]
+    Pose(#[from] mpfb_rig::PoseError),
+    /// A rest pose cannot be made.
+    #[error("rest pose: {0}")]
+    RestPose(String),
     /// A humanoid renaming table cannot be used.
     #[error("humanoid table {table}: {}", problems.join("; "))]
     Humanoid {
@@ -175,6 +181,8 @@ pub struct ConvertOptions {
     pub max_influences: Option<usize>,
     /// Renormalise every vertex's weights to sum 1.
     pub normalize: bool,
+    /// A pose baked into the rest.
+    pub rest_pose: Option<crate::stages::rest_pose::RestPose>,
     /// Rename bones to G4MF's humanoid names.
     pub humanoid: Option<crate::stages::humanoid::HumanoidTable>,
     /// List every bone as a joint.
@@ -214,6 +222,7 @@ impl ConvertOptions {
             max_influences: None,
             normalize: false,
             humanoid: None,
+            rest_pose: None,
             all_joints: false,
             group_names: true,
             frame: ObjFrame::MAKEHUMAN,
@@ -370,6 +379,15 @@ pub fn convert_body(
     let all_shapes: Vec<crate::inputs::LoadedShape> =
         shapes.iter().chain(kept_shapes).cloned().collect();
     let character = stages::shapes::attach(character, &all_shapes, options.frame)?;
+    let character = match &options.rest_pose {
+        None => character,
+        Some(rest_pose) => {
+            let (posed, source) =
+                stages::rest_pose::posed_frames(&character, rest_pose, &rig.path)?;
+            warnings.push(format!("rest pose baked from {source}"));
+            stages::rest_pose::bake(character, &posed)?
+        }
+    };
     let character = match &options.humanoid {
         None => character,
         Some(table) => {

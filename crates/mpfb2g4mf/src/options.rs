@@ -160,6 +160,10 @@ pub struct Settings {
     /// A target as a blend shape, `NAME=TARGET` (repeatable); TARGET is a target's base name.
     #[cfg_attr(feature = "cli", arg(long = "blend-shape", value_name = "NAME=TARGET"))]
     pub blend_shapes: Vec<String>,
+    /// Bake a pose into the rest: `t-pose` (the rig's MPFB T-pose file, computed for rigs
+    /// without one) or an MPFB pose file.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE|t-pose"))]
+    pub rest_pose: Option<String>,
     /// Rename bones to G4MF's humanoid names (`Hips`, `LeftUpperArm`, ...) with the rig's
     /// shipped table; MPFB names stay in extras.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -215,6 +219,7 @@ impl Default for Settings {
             normalize: false,
             humanoid: false,
             humanoid_map: None,
+            rest_pose: None,
         }
     }
 }
@@ -382,6 +387,12 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         }
         options.max_influences = s.max_influences;
         options.normalize = s.normalize;
+        options.rest_pose = s.rest_pose.as_deref().map(|r| match r {
+            "t-pose" => crate::stages::rest_pose::RestPose::TPose {
+                poses_dir: s.mpfb_data.as_ref().map(|d| d.join("poses")),
+            },
+            file => crate::stages::rest_pose::RestPose::File(PathBuf::from(file)),
+        });
         options.humanoid = match (&s.humanoid_map, s.humanoid) {
             (Some(path), _) => Some(crate::stages::humanoid::HumanoidTable::File(path.clone())),
             (None, true) => Some(crate::stages::humanoid::HumanoidTable::Builtin),

@@ -2141,3 +2141,98 @@ fn humanoid_tables_that_break_the_profile_are_refused() {
         assert!(!model.exists());
     }
 }
+
+/// A computed T-pose for mixamo (no MPFB T-pose file): upper arms, forearms and hands within
+/// 2 degrees of the side axis, and the hands far from the body.
+#[test]
+fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_computed_t_pose") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let model = out.path().join("t.g4b");
+    let result = run(&[
+        "convert",
+        "--rig-name",
+        "mixamo",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--rest-pose",
+        "t-pose",
+        "--validate",
+        "--json",
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+    assert!(
+        summary["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("computed T-pose")),
+        "{summary}"
+    );
+    let file = read_path(&model, &ReadOptions::default()).unwrap();
+    let frames = bone_frames(&file);
+    for (side, axis) in [("Left", DVec3::X), ("Right", DVec3::NEG_X)] {
+        for part in ["Arm", "ForeArm", "Hand"] {
+            let (_, y, _) = frames[&format!("mixamorig:{side}{part}")];
+            let degrees = y.angle_between(axis).to_degrees();
+            assert!(
+                degrees < 2.0,
+                "{side}{part}: {degrees} degrees off the side axis"
+            );
+        }
+    }
+    // Hand vertices (mostly moved by hand and finger bones) against body vertices (moved by
+    // hips, spine and legs).
+    let doc = &file.document;
+    let skin = doc.meshes[0].skin.as_ref().unwrap();
+    let joints: Vec<String> = doc
+        .nodes
+        .iter()
+        .find_map(|n| n.skeleton.as_ref())
+        .unwrap()
+        .joints
+        .iter()
+        .map(|j| match j {
+            JointRef::Node(n) => doc.nodes[n.get()].extras.as_ref().unwrap()["mpfb"]["name"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+            JointRef::Uncontrolled => String::new(),
+        })
+        .collect();
+    let vertices = file.read_u64(skin.vertices).unwrap();
+    let groups = file.read_u64(skin.groups).unwrap();
+    let positions = file.read_f64(doc.meshes[0].vertices).unwrap();
+    let position = |v: u64| DVec3::from_slice(&positions[v as usize * 3..v as usize * 3 + 3]);
+    // Weights are descending: a vertex's first entry is its strongest bone.
+    let (mut hands, mut body) = (Vec::new(), Vec::new());
+    for i in 0..vertices.len() {
+        if i > 0 && vertices[i - 1] == vertices[i] {
+            continue;
+        }
+        let bone = &joints[groups[i] as usize];
+        if bone.contains("Hand") {
+            hands.push(position(vertices[i]));
+        } else if ["Hips", "Spine", "UpLeg", "Leg"]
+            .iter()
+            .any(|b| bone.ends_with(b))
+        {
+            body.push(position(vertices[i]));
+        }
+    }
+    assert!(hands.len() > 100 && body.len() > 1000);
+    let nearest = hands
+        .iter()
+        .map(|h| {
+            body.iter()
+                .map(|b| h.distance(*b))
+                .fold(f64::INFINITY, f64::min)
+        })
+        .fold(f64::INFINITY, f64::min);
+    assert!(nearest > 0.3, "a hand vertex is {nearest} m from the body");
+}

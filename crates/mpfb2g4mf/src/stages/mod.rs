@@ -14,6 +14,7 @@ pub mod body;
 pub mod dress;
 pub mod fit;
 pub mod humanoid;
+pub mod rest_pose;
 pub mod shapes;
 pub mod transforms;
 pub mod write;

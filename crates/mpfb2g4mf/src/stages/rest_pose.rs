@@ -1,0 +1,265 @@
+//! `--rest-pose FILE|t-pose`: a pose baked into the rest. The pose is evaluated with Blender's
+//! pose-bone semantics (pose = parent pose x parent rest^-1 x rest x translation x rotation),
+//! the mesh is deformed by linear blend skinning as Blender's armature modifier does (each
+//! vertex moved by the weight-averaged pose x rest^-1 of its bones, weights divided by their
+//! sum), blend-shape offsets turn with their vertex, and the posed bones become the new rest.
+//! `t-pose` takes the rig's own MPFB T-pose file, or computes one for rigs without (upper arms,
+//! forearms and hands turned straight along the side axis by the shortest rotation).
+
+use crate::convert::ConvertError;
+use character::Character;
+use glam::{DAffine3, DMat3, DVec3};
+use mpfb_rig::Pose;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// Which rest pose to bake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestPose {
+    /// The rig's MPFB T-pose (`poses/<rig>_fk/t-pose.json`), computed when it has none.
+    TPose {
+        /// The MPFB data folder's `poses/`, when known.
+        poses_dir: Option<PathBuf>,
+    },
+    /// A pose file.
+    File(PathBuf),
+}
+
+/// The MPFB pose folder of a rig (`default` and `default_no_toes` share `default_fk`).
+pub fn pose_folder(rig: &str) -> String {
+    match rig {
+        "default_no_toes" => "default_fk".into(),
+        other => format!("{other}_fk"),
+    }
+}
+
+/// The rest pose of each bone: an affine map from bone space to skeleton space.
+fn rest_matrices(character: &Character) -> Vec<DAffine3> {
+    character
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| DAffine3::from_mat3_translation(b.basis, b.head))
+        .collect()
+}
+
+/// Bones in an order where parents come first.
+fn parents_first(character: &Character) -> Vec<usize> {
+    let bones = &character.skeleton.bones;
+    let mut order = Vec::with_capacity(bones.len());
+    let mut placed = vec![false; bones.len()];
+    while order.len() < bones.len() {
+        let before = order.len();
+        for (i, b) in bones.iter().enumerate() {
+            if !placed[i] && b.parent.is_none_or(|p| placed[p]) {
+                placed[i] = true;
+                order.push(i);
+            }
+        }
+        if order.len() == before {
+            // A cycle cannot come from a rig file (parse refuses it); keep the rest as is.
+            order.extend((0..bones.len()).filter(|&i| !placed[i]));
+        }
+    }
+    order
+}
+
+/// Pose matrices (bone space to skeleton space) of a pose given as local rotations and
+/// translations, Blender's way.
+pub fn evaluate(character: &Character, pose: &Pose) -> Vec<DAffine3> {
+    let rest = rest_matrices(character);
+    let index: HashMap<&str, usize> = character
+        .skeleton
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.as_str(), i))
+        .collect();
+    let mut local = vec![DAffine3::IDENTITY; rest.len()];
+    let scale = translation_scale(character, pose, &index);
+    for (bone, t) in &pose.translations {
+        if let Some(&i) = index.get(bone.as_str()) {
+            local[i].translation = *t * scale;
+        }
+    }
+    for (bone, r) in &pose.rotations {
+        if let Some(&i) = index.get(bone.as_str()) {
+            local[i].matrix3 = *r;
+        }
+    }
+    let mut posed = rest.clone();
+    for i in parents_first(character) {
+        let relative = match character.skeleton.bones[i].parent {
+            Some(p) => posed[p] * rest[p].inverse() * rest[i],
+            None => rest[i],
+        };
+        posed[i] = relative * local[i];
+    }
+    posed
+}
+
+/// MPFB scales a default rig's pose translations by the fitted rig's proportions: x and y by
+/// shoulder width, z by spine length, against the widths the pose was authored on.
+fn translation_scale(character: &Character, pose: &Pose, index: &HashMap<&str, usize>) -> DVec3 {
+    if !pose.skeleton_type.contains("default")
+        || pose.original_shoulder_width <= 0.0
+        || pose.original_spine_length <= 0.0
+    {
+        return DVec3::ONE;
+    }
+    let bones = &character.skeleton.bones;
+    let tail = |name: &str| {
+        index
+            .get(name)
+            .map(|&i| bones[i].head + bones[i].basis.y_axis * bones[i].length)
+    };
+    let head = |name: &str| index.get(name).map(|&i| bones[i].head);
+    let (Some(spine_head), Some(spine_tail), Some(left), Some(right)) = (
+        head("spine05"),
+        tail("spine01"),
+        tail("shoulder01.L"),
+        tail("shoulder01.R"),
+    ) else {
+        return DVec3::ONE;
+    };
+    let shoulders = left.distance(right) / pose.original_shoulder_width;
+    let spine = spine_head.distance(spine_tail) / pose.original_spine_length;
+    DVec3::new(shoulders, shoulders, spine)
+}
+
+/// A T-pose for a rig without one: every posed bone keeps its rest relative to its parent,
+/// except the `arms` (upper arm, forearm, hand, per side, with the side's direction), turned
+/// by the shortest rotation so their +Y runs along the side axis (+X for the character's
+/// left). Palms that face the thighs in an A-pose face down after that turn.
+pub fn computed_t_pose(character: &Character, arms: &[(usize, DVec3)]) -> Vec<DAffine3> {
+    let rest = rest_matrices(character);
+    let mut posed = rest.clone();
+    for i in parents_first(character) {
+        let mut p = match character.skeleton.bones[i].parent {
+            Some(parent) => posed[parent] * rest[parent].inverse() * rest[i],
+            None => rest[i],
+        };
+        if let Some((_, direction)) = arms.iter().find(|(b, _)| *b == i) {
+            let turn = glam::DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), *direction);
+            p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
+        }
+        posed[i] = p;
+    }
+    posed
+}
+
+/// Bakes `posed` (per bone, as [`evaluate`] gives) into the character: vertices and
+/// blend-shape offsets deformed by the skin, bones moved to their posed frames.
+pub fn bake(mut character: Character, posed: &[DAffine3]) -> Result<Character, ConvertError> {
+    let rest = rest_matrices(&character);
+    let skinning: Vec<DAffine3> = posed
+        .iter()
+        .zip(&rest)
+        .map(|(p, r)| *p * r.inverse())
+        .collect();
+    // Per vertex: the weight-averaged skinning map (identity for unweighted vertices).
+    let count = character.mesh.positions.len();
+    let mut blended: Vec<Option<(DMat3, DVec3, f64)>> = vec![None; count];
+    if let Some(skin) = &character.skin {
+        for inf in &skin.influences {
+            let s = skinning[inf.bone as usize];
+            let entry = blended[inf.vertex as usize].get_or_insert((DMat3::ZERO, DVec3::ZERO, 0.0));
+            entry.0 += s.matrix3 * inf.weight;
+            entry.1 += s.translation * inf.weight;
+            entry.2 += inf.weight;
+        }
+    }
+    let maps: Vec<Option<(DMat3, DVec3)>> = blended
+        .into_iter()
+        .map(|b| {
+            b.filter(|(_, _, w)| *w > 0.0)
+                .map(|(m, t, w)| (m * (1.0 / w), t / w))
+        })
+        .collect();
+    for (p, map) in character.mesh.positions.iter_mut().zip(&maps) {
+        if let Some((m, t)) = map {
+            *p = *m * *p + *t;
+        }
+    }
+    for shape in &mut character.blend_shapes {
+        for (v, o) in &mut shape.offsets {
+            if let Some(Some((m, _))) = maps.get(*v as usize) {
+                *o = *m * *o;
+            }
+        }
+        shape.normal_offsets.clear();
+    }
+    for (bone, p) in character.skeleton.bones.iter_mut().zip(posed) {
+        bone.head = p.translation;
+        // Rotations only: the basis stays orthonormal up to rounding; re-orthonormalise so
+        // the writer's checks see a clean rotation.
+        let y = p.matrix3.y_axis.normalize();
+        let x = (p.matrix3.x_axis - y * p.matrix3.x_axis.dot(y)).normalize();
+        bone.basis = DMat3::from_cols(x, y, x.cross(y));
+    }
+    character.mesh.normals.clear();
+    Ok(character)
+}
+
+/// The posed bone frames `rest_pose` asks for, for the rig at `rig_path`.
+pub fn posed_frames(
+    character: &Character,
+    rest_pose: &RestPose,
+    rig_path: &std::path::Path,
+) -> Result<(Vec<DAffine3>, String), ConvertError> {
+    let rig = rig_path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .and_then(|f| f.strip_prefix("rig.")?.strip_suffix(".json"))
+        .unwrap_or("")
+        .to_owned();
+    match rest_pose {
+        RestPose::File(path) => {
+            let pose = mpfb_rig::read_pose_file(path)?;
+            Ok((evaluate(character, &pose), path.display().to_string()))
+        }
+        RestPose::TPose { poses_dir } => {
+            let poses = match poses_dir {
+                Some(dir) => Some(dir.clone()),
+                None => crate::data::find_mpfb_data(None)
+                    .ok()
+                    .map(|d| d.join("poses")),
+            };
+            let file = poses.map(|d| d.join(pose_folder(&rig)).join("t-pose.json"));
+            if let Some(file) = file.filter(|f| f.is_file()) {
+                let pose = mpfb_rig::read_pose_file(&file)?;
+                return Ok((evaluate(character, &pose), file.display().to_string()));
+            }
+            // No T-pose file: computed from the arm bones the humanoid table names.
+            let table = crate::stages::humanoid::load(
+                &crate::stages::humanoid::HumanoidTable::Builtin,
+                rig_path,
+            )
+            .map_err(|_| ConvertError::RestPose(format!(
+                "rig `{rig}` has no T-pose file and no humanoid table to find its arms; pass --rest-pose FILE"
+            )))?
+            .0;
+            let bone = |g4mf: &str| {
+                let mpfb = table.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
+                character
+                    .skeleton
+                    .bones
+                    .iter()
+                    .position(|b| &b.name == mpfb)
+            };
+            let mut arms = Vec::new();
+            for (side, direction) in [("Left", DVec3::X), ("Right", DVec3::NEG_X)] {
+                for part in ["UpperArm", "LowerArm", "Hand"] {
+                    let b = bone(&format!("{side}{part}")).ok_or_else(|| {
+                        ConvertError::RestPose(format!("rig `{rig}` has no {side}{part} to turn"))
+                    })?;
+                    arms.push((b, direction));
+                }
+            }
+            Ok((
+                computed_t_pose(character, &arms),
+                format!("computed T-pose (rig `{rig}` has no T-pose file)"),
+            ))
+        }
+    }
+}
