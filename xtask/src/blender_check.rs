@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The Blender-side rig builder every check starts with.
+pub const BUILD: &str = include_str!("../blender/mpfb_build.py");
 const SCRIPT: &str = include_str!("../blender/check_rigs.py");
 
 /// Blender stores edit bones in f32: positions agree to about 1e-7 m.
@@ -40,42 +42,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     let work = std::env::temp_dir().join(format!("mpfb2g4mf-blender-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let script = work.join("check_rigs.py");
-    let request = work.join("request.json");
-    let result = work.join("result.json");
-    std::fs::write(&script, SCRIPT).map_err(|e| e.to_string())?;
     let obj = data.join("3dobjs/base.obj");
     let rig_map: serde_json::Map<String, Value> = rigs
         .iter()
         .map(|p| (rig_name(p), Value::String(p.display().to_string())))
         .collect();
     let request_json = json!({ "obj": obj.display().to_string(), "rigs": rig_map });
-    std::fs::write(&request, request_json.to_string()).map_err(|e| e.to_string())?;
-
-    let output = Command::new("blender")
-        .args([
-            "-b",
-            "--factory-startup",
-            "--python-exit-code",
-            "1",
-            "--python",
-        ])
-        .arg(&script)
-        .arg("--")
-        .args([&request, &result])
-        .output()
-        .map_err(|e| format!("cannot run blender: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "blender failed:\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let blender: Value = serde_json::from_str(
-        &std::fs::read_to_string(&result).map_err(|e| format!("no result from blender: {e}"))?,
-    )
-    .map_err(|e| e.to_string())?;
+    let blender = run_blender(&work, SCRIPT, &request_json)?;
 
     let mesh = read_obj_file(&obj).map_err(|e| e.to_string())?;
     let frame = ObjFrame::MAKEHUMAN;
@@ -185,7 +158,7 @@ fn angle_difference(a: f64, b: f64) -> f64 {
     d.min(std::f64::consts::TAU - d)
 }
 
-fn ensure_blender() -> Result<(), String> {
+pub fn ensure_blender() -> Result<(), String> {
     if Command::new("blender").arg("--version").output().is_ok() {
         return Ok(());
     }
@@ -202,4 +175,35 @@ fn ensure_blender() -> Result<(), String> {
     } else {
         Err("could not install blender with apt-get (are you root?)".into())
     }
+}
+
+/// Runs `script` (after [`BUILD`]) in headless Blender with `request`; returns its result.
+pub fn run_blender(work: &Path, script: &str, request: &Value) -> Result<Value, String> {
+    let script_path = work.join("script.py");
+    let request_path = work.join("request.json");
+    let result_path = work.join("result.json");
+    std::fs::write(&script_path, format!("{BUILD}\n{script}")).map_err(|e| e.to_string())?;
+    std::fs::write(&request_path, request.to_string()).map_err(|e| e.to_string())?;
+    let output = Command::new("blender")
+        .args([
+            "-b",
+            "--factory-startup",
+            "--python-exit-code",
+            "1",
+            "--python",
+        ])
+        .arg(&script_path)
+        .arg("--")
+        .args([&request_path, &result_path])
+        .output()
+        .map_err(|e| format!("cannot run blender: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "blender failed:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let text = std::fs::read_to_string(&result_path).map_err(|e| e.to_string())?;
+    serde_json::from_str(&text).map_err(|e| e.to_string())
 }

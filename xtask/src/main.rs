@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod blender_check;
+mod blender_pose_check;
 mod fuzz;
 mod pictures;
 mod roundtrip;
@@ -22,6 +23,8 @@ commands:
                                   batch --contact-sheet on the real data)
   roundtrip                       the round-trip conformance suite over every shipped rig, as a table
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
+  blender-pose-check              pose the rigs with T-pose files in Blender (armature modifier) and
+                                  save the deformed vertices and bone heads as fixtures/blender/
   blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
                                   same bones in Blender (installed with apt when missing) and compare
                                   heads, tails and rest bases
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("bench") => bench::run(&args[1..]),
         Some("blender-check") => blender_check::run(&args[1..]),
+        Some("blender-pose-check") => blender_pose_check::run(&args[1..]),
         Some("validator-fixtures") => validator_fixtures::run(&args[1..]),
         Some("roundtrip") => roundtrip::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),

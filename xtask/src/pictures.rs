@@ -118,6 +118,38 @@ pub fn run_all(_args: &[String]) -> Result<(), String> {
         run(&bin, &args)?;
     }
 
+    // The default character's A-pose rest next to its baked T-pose rest.
+    let t_pose = work.path().join("t-pose.g4b");
+    run(
+        &bin,
+        &[
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data,
+            "--rest-pose",
+            "t-pose",
+            "-q",
+            "-o",
+            &path(&t_pose),
+        ],
+    )?;
+    let rest = docs.join("rest-a-and-t-pose.png");
+    run(
+        &bin,
+        &[
+            "preview",
+            &path(&model),
+            &path(&t_pose),
+            "--bones",
+            "--size",
+            "320x420",
+            "-o",
+            &path(&rest),
+        ],
+    )?;
+
     // A small population's contact sheet.
     let manifest = work.path().join("people.toml");
     std::fs::write(
@@ -160,6 +192,11 @@ caucasian = [0.0, 1.0]
         "default-views.png",
         "default-front-bones.png",
         "default-side-bones.png",
+        "face-neutral.png",
+        "face-jaw-open.png",
+        "face-eye-closed-left.png",
+        "face-viseme-ou.png",
+        "rest-a-and-t-pose.png",
         "population-sheet.png",
     ] {
         println!("wrote docs/{name}");

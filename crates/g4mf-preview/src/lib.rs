@@ -11,7 +11,7 @@ pub mod raster;
 pub mod scene;
 pub mod sheet;
 
-pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render};
+pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render, render_many};
 pub use scene::{BoneSegment, Scene, SceneOptions, Triangle};
 pub use sheet::{Tile, contact_sheet};
 

@@ -148,6 +148,12 @@ fn projected_bounds(scene: &Scene, view: View, options: &RenderOptions) -> Optio
 
 /// Renders `scene` as `options` ask: one panel per view, side by side.
 pub fn render(scene: &Scene, options: &RenderOptions) -> RgbaImage {
+    render_many(&[scene], options)
+}
+
+/// Renders several scenes side by side (each with every view of `options`), at one scale so
+/// they compare in size: a baked rest next to the original, say.
+pub fn render_many(scenes: &[&Scene], options: &RenderOptions) -> RgbaImage {
     let width = options.width.clamp(1, MAX_SIDE);
     let height = options.height.clamp(1, MAX_SIDE);
     let views = if options.views.is_empty() {
@@ -155,13 +161,17 @@ pub fn render(scene: &Scene, options: &RenderOptions) -> RgbaImage {
     } else {
         options.views.clone()
     };
-    let panels = views.len().min(16) as u32;
-    let mut image = RgbaImage::new(width * panels, height);
-    // One scale for all panels: the largest figure that fits every view.
-    let usable = |side: u32| side as f32 * (1.0 - 2.0 * MARGIN);
-    let scale = views
+    let panels: Vec<(&Scene, View)> = scenes
         .iter()
-        .filter_map(|&v| projected_bounds(scene, v, options))
+        .flat_map(|s| views.iter().map(move |v| (*s, *v)))
+        .take(16)
+        .collect();
+    let mut image = RgbaImage::new(width * panels.len().max(1) as u32, height);
+    // One scale for all panels: the largest figure that fits every view of every scene.
+    let usable = |side: u32| side as f32 * (1.0 - 2.0 * MARGIN);
+    let scale = panels
+        .iter()
+        .filter_map(|&(scene, v)| projected_bounds(scene, v, options))
         .map(|(lo, hi)| {
             let size = (hi - lo).max(Vec2::splat(1e-6));
             (usable(width) / size.x).min(usable(height) / size.y)
@@ -180,7 +190,7 @@ pub fn render(scene: &Scene, options: &RenderOptions) -> RgbaImage {
             standing: false,
         },
     };
-    for (i, &view) in views.iter().take(panels as usize).enumerate() {
+    for (i, &(scene, view)) in panels.iter().enumerate() {
         let panel = render_panel(scene, view, width, height, framing, options);
         image::imageops::replace(&mut image, &panel, i64::from(width) * i as i64, 0);
     }

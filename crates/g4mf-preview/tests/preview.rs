@@ -227,3 +227,33 @@ fn blend_amounts_move_the_mesh_and_unknown_shapes_are_named() {
         "{error}"
     );
 }
+
+#[test]
+fn several_scenes_share_one_scale_side_by_side() {
+    let small = Scene::from_file(&triangle_file(|_| {})).unwrap();
+    let big = Scene::from_file_with(
+        &triangle_file(|_| {}),
+        &SceneOptions {
+            blend: vec![("Stretch".into(), 1.0)],
+        },
+    )
+    .unwrap();
+    let image = g4mf_preview::render_many(
+        &[&small, &big],
+        &RenderOptions {
+            width: 100,
+            height: 100,
+            ..Default::default()
+        },
+    );
+    assert_eq!(image.dimensions(), (200, 100));
+    let red = |x0: u32| {
+        (0..100)
+            .flat_map(|y| (x0..x0 + 100).map(move |x| (x, y)))
+            .filter(|&(x, y)| is_red(&image, x, y))
+            .count()
+    };
+    // One scale: the stretched triangle (twice as wide) covers about twice the pixels.
+    let (a, b) = (red(0), red(100));
+    assert!(b > a * 3 / 2 && b < a * 5 / 2, "{a} and {b} red pixels");
+}

@@ -52,8 +52,10 @@ enum ViewArg {
 
 #[derive(Args)]
 struct PreviewArgs {
-    /// The G4MF file (.g4b or .g4tf).
-    file: PathBuf,
+    /// The G4MF file (.g4b or .g4tf); several are drawn side by side at one scale (a baked
+    /// rest pose next to the original, say).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
     /// The picture to write (PNG).
     #[arg(short, long)]
     output: PathBuf,
@@ -493,22 +495,27 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
         max_buffer_bytes: args.max_buffer_mib.saturating_mul(1 << 20),
         ..Default::default()
     };
-    let file = g4mf_reader::read_path(&args.file, &read)?;
-    let scene = g4mf_preview::Scene::from_file_with(
-        &file,
-        &g4mf_preview::SceneOptions {
-            blend: args.blend.clone(),
-        },
-    )
-    .with_context(|| format!("cannot picture {}", args.file.display()))?;
+    let scene_options = g4mf_preview::SceneOptions {
+        blend: args.blend.clone(),
+    };
+    let mut scenes = Vec::new();
+    for path in &args.files {
+        let file = g4mf_reader::read_path(path, &read)?;
+        scenes.push(
+            g4mf_preview::Scene::from_file_with(&file, &scene_options)
+                .with_context(|| format!("cannot picture {}", path.display()))?,
+        );
+    }
     let region = match &args.focus {
         None => None,
         Some(bone) => {
-            let segment = scene
+            let segment = scenes[0]
                 .bones
                 .iter()
                 .find(|b| &b.name == bone)
-                .ok_or_else(|| anyhow!("{}: no bone `{bone}` to focus on", args.file.display()))?;
+                .ok_or_else(|| {
+                    anyhow!("{}: no bone `{bone}` to focus on", args.files[0].display())
+                })?;
             // A little below the middle: a head bone runs from the neck to the crown, and
             // the face sits in its lower half.
             Some(g4mf_preview::Region {
@@ -523,8 +530,9 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
         ViewArg::ThreeQuarter => vec![g4mf_preview::View::ThreeQuarter],
         ViewArg::All => g4mf_preview::View::ALL.to_vec(),
     };
-    let image = g4mf_preview::render(
-        &scene,
+    let scenes: Vec<&g4mf_preview::Scene> = scenes.iter().collect();
+    let image = g4mf_preview::render_many(
+        &scenes,
         &g4mf_preview::RenderOptions {
             views,
             width: args.size.0,

@@ -2159,6 +2159,7 @@ fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
         data.to_str().unwrap(),
         "--rest-pose",
         "t-pose",
+        "--face-units",
         "--validate",
         "--json",
         "-o",
@@ -2175,6 +2176,11 @@ fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
         "{summary}"
     );
     let file = read_path(&model, &ReadOptions::default()).unwrap();
+    // The face units came along, turned with their vertices, and the file validated above.
+    assert_eq!(
+        file.document.meshes[0].blend.as_ref().unwrap().shapes.len(),
+        52
+    );
     let frames = bone_frames(&file);
     for (side, axis) in [("Left", DVec3::X), ("Right", DVec3::NEG_X)] {
         for part in ["Arm", "ForeArm", "Hand"] {
@@ -2235,4 +2241,72 @@ fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
         })
         .fold(f64::INFINITY, f64::min);
     assert!(nearest > 0.3, "a hand vertex is {nearest} m from the body");
+}
+
+/// The T-pose bake against Blender itself: `cargo xtask blender-pose-check` saved what
+/// Blender's armature modifier makes of each rig with its MPFB T-pose file (every 10th
+/// vertex, every posed bone head, G4MF space); our `--rest-pose t-pose` agrees within 0.5 mm.
+#[test]
+fn t_pose_bake_matches_blender() {
+    let Some(data) = test_support::mpfb_data_or_skip("t_pose_bake_matches_blender") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    for rig in ["default", "game_engine", "cmu_mb"] {
+        let fixture: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(
+                test_support::workspace_root().join(format!("fixtures/blender/t-pose-{rig}.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let model = out.path().join(format!("{rig}.g4b"));
+        // Every vertex kept (the fixture uses base.obj's numbering), the mesh origin kept.
+        let result = run(&[
+            "convert",
+            "--rig-name",
+            rig,
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--rest-pose",
+            "t-pose",
+            "--helpers",
+            "all",
+            "--origin",
+            "mesh",
+            "--validate",
+            "--quiet",
+            "-o",
+            model.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{rig}: {}", stderr(&result));
+        let file = read_path(&model, &ReadOptions::default()).unwrap();
+        let positions = file.read_f64(file.document.meshes[0].vertices).unwrap();
+        let stride = fixture["vertex_stride"].as_u64().unwrap() as usize;
+        let point = |v: &serde_json::Value| {
+            DVec3::new(
+                v[0].as_f64().unwrap(),
+                v[1].as_f64().unwrap(),
+                v[2].as_f64().unwrap(),
+            )
+        };
+        let mut worst_vertex: f64 = 0.0;
+        for (k, expected) in fixture["vertices"].as_array().unwrap().iter().enumerate() {
+            let v = k * stride;
+            let ours = DVec3::from_slice(&positions[v * 3..v * 3 + 3]);
+            worst_vertex = worst_vertex.max(ours.distance(point(expected)));
+        }
+        let frames = bone_frames(&file);
+        let mut worst_head: f64 = 0.0;
+        for (bone, expected) in fixture["heads"].as_object().unwrap() {
+            worst_head = worst_head.max(frames[bone].0.distance(point(expected)));
+        }
+        assert!(
+            worst_vertex < 5e-4 && worst_head < 5e-4,
+            "{rig}: vertices off by up to {worst_vertex} m, bone heads by {worst_head} m"
+        );
+        eprintln!(
+            "{rig}: vertices within {worst_vertex:.2e} m, heads within {worst_head:.2e} m of Blender"
+        );
+    }
 }
