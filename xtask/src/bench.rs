@@ -225,6 +225,7 @@ fn batch_and_memory() -> Result<(), String> {
         figures.join(", ")
     );
     blend_shape_cost(&bin, &data, &work)?;
+    against_cat(&bin, &data, &work)?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }
@@ -278,6 +279,94 @@ fn blend_shape_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> 
         size(&plain) as f64 / 1048576.0,
         size(&shaped) as f64 / 1048576.0,
         (size(&shaped) as f64 - size(&plain) as f64) / 1048576.0
+    );
+    Ok(())
+}
+
+/// Whole processes, interleaved, 21 rounds, medians: `cat` of a convert's three inputs, the
+/// default convert, a body from a phenotype, and a character with face units and visemes;
+/// each convert's ratio to `cat` (issue 18's measure: what a conversion costs over reading
+/// its inputs).
+fn against_cat(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
+    let d = data.to_str().unwrap_or_default();
+    let inputs = [
+        data.join("rigs/standard/rig.default.json"),
+        data.join("rigs/standard/weights.default.json"),
+        data.join("3dobjs/base.obj"),
+    ];
+    let out = work.join("against-cat.g4b");
+    let out = out.to_str().unwrap_or_default();
+    let time = |program: &Path, args: &[&str]| -> Result<f64, String> {
+        let started = std::time::Instant::now();
+        let status = Command::new(program)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("{} {args:?} failed", program.display()));
+        }
+        Ok(started.elapsed().as_secs_f64())
+    };
+    let cat_args: Vec<&str> = inputs
+        .iter()
+        .map(|p| p.to_str().unwrap_or_default())
+        .collect();
+    let plain = [
+        "convert",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        d,
+        "-q",
+        "-o",
+        out,
+    ];
+    let body = [
+        "convert",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        d,
+        "--phenotype",
+        "gender=0.8,age=0.6,weight=0.7,height=0.8",
+        "-q",
+        "-o",
+        out,
+    ];
+    let face = [
+        "convert",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        d,
+        "--face-units",
+        "--visemes",
+        "-q",
+        "-o",
+        out,
+    ];
+    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..21 {
+        samples[0].push(time(Path::new("cat"), &cat_args)?);
+        samples[1].push(time(bin, &plain)?);
+        samples[2].push(time(bin, &body)?);
+        samples[3].push(time(bin, &face)?);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let [cat, plain, body, face] = samples.map(|mut v| median(&mut v));
+    println!(
+        "against cat (whole processes, 21 interleaved rounds, medians): cat of the inputs {:.1} ms; convert {:.1} ms = {:.1}x cat (target <= 4x); phenotype body {:.1} ms = {:.2}x the convert (target <= 2x); with face units and visemes {:.1} ms = {:.1}x cat",
+        cat * 1e3,
+        plain * 1e3,
+        plain / cat,
+        body * 1e3,
+        body / plain,
+        face * 1e3,
+        face / cat
     );
     Ok(())
 }

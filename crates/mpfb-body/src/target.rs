@@ -132,13 +132,23 @@ pub fn parse_target(text: &[u8]) -> Result<Target, TargetError> {
     Ok(Target { deltas })
 }
 
-/// Whitespace-separated fields with their byte offsets.
+/// Whitespace-separated fields with their byte offsets, in one pass over the bytes.
 fn field_offsets(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = line.as_bytes();
     let mut at = 0;
-    line.split_ascii_whitespace().map(move |field| {
-        let start = line[at..].find(field).map_or(at, |i| at + i);
-        at = start + field.len();
-        (start, field)
+    std::iter::from_fn(move || {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if at == bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() && !bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        // Fields end at ASCII whitespace, so both ends are character boundaries.
+        Some((start, &line[start..at]))
     })
 }
 

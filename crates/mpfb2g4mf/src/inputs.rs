@@ -402,9 +402,11 @@ pub fn load_body_shared(
             });
         }
     }
+    // Parsed in parallel: a body's macro targets are dozens of files, most of its cost.
+    use rayon::prelude::*;
     let targets = description
         .resolve(index, spec, options.model)?
-        .into_iter()
+        .into_par_iter()
         .map(|w| {
             let target = cache.target(&w.path)?;
             Ok((w, target))
