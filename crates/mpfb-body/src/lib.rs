@@ -14,12 +14,14 @@
 //! Facts behind the rules: `../shared/design/makehuman-bodies.md`; our choices:
 //! `spec-notes/bodies.md`.
 
+pub mod cache;
 pub mod description;
 pub mod index;
 pub mod macros;
 pub mod morph;
 pub mod target;
 
+pub use cache::{default_cache_dir, read_target_cached};
 pub use description::{Description, parse_mhm, parse_preset, read_description};
 pub use index::TargetIndex;
 pub use macros::{MacroModel, MacroSpec, Phenotype, Race};

@@ -271,6 +271,8 @@ pub struct TargetCache {
     >,
     targets:
         std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<mpfb_body::Target>>>,
+    /// The on-disk cache of parsed targets (`mpfb_body::cache`), found once.
+    disk: std::sync::OnceLock<Option<PathBuf>>,
 }
 
 impl TargetCache {
@@ -318,7 +320,12 @@ impl TargetCache {
             return Ok(found.clone());
         }
         // Parsed outside the lock: two jobs may parse the same file once each at worst.
-        let target = std::sync::Arc::new(mpfb_body::read_target_file(path)?);
+        let target = std::sync::Arc::new(mpfb_body::read_target_cached(
+            path,
+            self.disk
+                .get_or_init(mpfb_body::default_cache_dir)
+                .as_deref(),
+        )?);
         let size = target.deltas.len();
         let admitted = self
             .cached_deltas

@@ -2310,3 +2310,45 @@ fn t_pose_bake_matches_blender() {
         );
     }
 }
+
+/// The on-disk cache of parsed targets changes nothing: a body converted without it, with a
+/// cold cache and with a warm one is the same file, byte for byte.
+#[test]
+fn the_target_cache_changes_no_byte() {
+    let Some(data) = test_support::mpfb_data_or_skip("the_target_cache_changes_no_byte") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let cache = out.path().join("cache");
+    let convert = |name: &str, cache_setting: &std::ffi::OsStr| -> Vec<u8> {
+        let model = out.path().join(name);
+        let result = bin()
+            .env("MPFB2G4MF_TARGET_CACHE", cache_setting)
+            .args([
+                "convert",
+                "--rig-name",
+                "default",
+                "--mpfb-data",
+                data.to_str().unwrap(),
+                "--phenotype",
+                "gender=0.3,age=0.7,weight=0.6,african=0.5,asian=0.2,caucasian=0.3",
+                "--target",
+                "nose-hump-incr=0.7",
+                "--name",
+                "Same",
+                "--quiet",
+                "-o",
+                model.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(result.status.success(), "{name}: {}", stderr(&result));
+        std::fs::read(&model).unwrap()
+    };
+    let uncached = convert("off.g4b", std::ffi::OsStr::new("off"));
+    let cold = convert("cold.g4b", cache.as_os_str());
+    let entries = std::fs::read_dir(&cache).unwrap().count();
+    assert!(entries > 5, "{entries} cache files");
+    let warm = convert("warm.g4b", cache.as_os_str());
+    assert!(uncached == cold && cold == warm);
+}
