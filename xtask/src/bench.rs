@@ -181,25 +181,34 @@ fn batch_and_memory() -> Result<(), String> {
     };
     let hundred = population(100)?;
     let twenty = population(20)?;
-    let mut best = f64::INFINITY;
-    for _ in 0..3 {
-        let started = std::time::Instant::now();
-        let ok = Command::new(&bin)
-            .args([
-                "batch",
-                hundred.to_str().unwrap_or_default(),
-                "--quiet",
-                "--jobs",
-                "2",
-            ])
-            .status()
-            .map_err(|e| e.to_string())?
-            .success();
-        if !ok {
-            return Err("the population batch failed".into());
+    let time_population = |jobs: &str| -> Result<f64, String> {
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            let started = std::time::Instant::now();
+            let ok = Command::new(&bin)
+                .args([
+                    "batch",
+                    hundred.to_str().unwrap_or_default(),
+                    "--quiet",
+                    "--jobs",
+                    jobs,
+                ])
+                .status()
+                .map_err(|e| e.to_string())?
+                .success();
+            if !ok {
+                return Err("the population batch failed".into());
+            }
+            best = best.min(started.elapsed().as_secs_f64());
         }
-        best = best.min(started.elapsed().as_secs_f64());
-    }
+        Ok(best)
+    };
+    let one_worker = time_population("1")?;
+    let best = time_population("2")?;
+    println!(
+        "100 random bodies, best of 3: --jobs 1 {one_worker:.2} s, --jobs 2 {best:.2} s: {:.2}x faster (target >= 1.8x)",
+        one_worker / best
+    );
     let per_body = best / 100.0;
     let per_plain = two / 40.0;
     println!(
