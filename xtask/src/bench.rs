@@ -62,9 +62,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     batch_and_memory()
 }
 
-/// Times a 40-job batch with 1 and 2 workers, and measures peak memory (GNU time's max RSS)
-/// of one convert and of batches of 8 and 40 jobs over the same inputs.
-fn batch_and_memory() -> Result<(), String> {
+/// Builds the release `mpfb2g4mf` and returns its path: whole-process measurements and the
+/// README's pictures run the real binary.
+pub fn release_binary() -> Result<std::path::PathBuf, String> {
     let status = Command::new("cargo")
         .args(["build", "--release", "--quiet", "-p", "mpfb2g4mf"])
         .status()
@@ -72,8 +72,13 @@ fn batch_and_memory() -> Result<(), String> {
     if !status.success() {
         return Err("cannot build the release binary".into());
     }
-    let root = test_support::workspace_root();
-    let bin = root.join("target/release/mpfb2g4mf");
+    Ok(test_support::workspace_root().join("target/release/mpfb2g4mf"))
+}
+
+/// Times a 40-job batch with 1 and 2 workers, and measures peak memory (GNU time's max RSS)
+/// of one convert and of batches of 8 and 40 jobs over the same inputs.
+fn batch_and_memory() -> Result<(), String> {
+    let bin = release_binary()?;
     // Absolute, since the manifest's relative paths resolve against its own folder.
     let data = test_support::mpfb_data().ok_or("no MPFB data")?;
     let data = std::fs::canonicalize(&data).map_err(|e| format!("{}: {e}", data.display()))?;

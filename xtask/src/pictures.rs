@@ -21,15 +21,8 @@ fn run(bin: &Path, args: &[&str]) -> Result<(), String> {
 }
 
 pub fn run_all(_args: &[String]) -> Result<(), String> {
-    let status = Command::new("cargo")
-        .args(["build", "--release", "--quiet", "-p", "mpfb2g4mf"])
-        .status()
-        .map_err(|e| e.to_string())?;
-    if !status.success() {
-        return Err("cannot build the release binary".into());
-    }
+    let bin = crate::bench::release_binary()?;
     let root = test_support::workspace_root();
-    let bin = root.join("target/release/mpfb2g4mf");
     let data = test_support::mpfb_data().ok_or("no MPFB data")?;
     let data = std::fs::canonicalize(&data).map_err(|e| format!("{}: {e}", data.display()))?;
     let data = data.to_str().ok_or("the data path is not UTF-8")?;

@@ -18,7 +18,7 @@ pub fn smooth_normals(mesh: &Mesh) -> Vec<DVec3> {
     let mut first = vec![None; positions.len()];
     for p in 0..polygons.len() {
         add_polygon(
-            positions,
+            |v| positions[v as usize],
             &polygons.vertices[polygons.corners(p)],
             |v, weighted, normal| {
                 sums[v] += weighted;
@@ -33,12 +33,17 @@ pub fn smooth_normals(mesh: &Mesh) -> Vec<DVec3> {
 }
 
 /// Calls `add(vertex, angle-weighted normal, normal)` for each corner of one polygon.
-fn add_polygon(positions: &[DVec3], corners: &[u32], mut add: impl FnMut(usize, DVec3, DVec3)) {
+/// `position` gives a vertex's position (the mesh's, or a displaced one).
+fn add_polygon(
+    position: impl Fn(u32) -> DVec3,
+    corners: &[u32],
+    mut add: impl FnMut(usize, DVec3, DVec3),
+) {
     let n = corners.len();
     if n < 3 {
         return;
     }
-    let at = |k: usize| positions[corners[k % n] as usize];
+    let at = |k: usize| position(corners[k % n]);
     // Newell's normal: exact for planar polygons, the best-fitting plane's otherwise.
     let mut normal = DVec3::ZERO;
     for k in 0..n {
@@ -116,10 +121,13 @@ impl<'a> NormalOffsets<'a> {
     /// displaced vertices.
     pub fn of(&self, offsets: &[(u32, DVec3)]) -> Vec<(u32, DVec3)> {
         let polygons = &self.mesh.polygons;
-        let mut positions = std::borrow::Cow::Borrowed(&self.mesh.positions[..]);
-        for &(v, o) in offsets {
-            positions.to_mut()[v as usize] += o;
-        }
+        // Displaced positions, looked up in the (ascending) offsets rather than copying the
+        // whole mesh once per shape.
+        let base = &self.mesh.positions;
+        let position = |v: u32| match offsets.binary_search_by_key(&v, |&(u, _)| u) {
+            Ok(k) => base[v as usize] + offsets[k].1,
+            Err(_) => base[v as usize],
+        };
         // Vertices whose normal can change: those sharing a polygon with a moved vertex.
         let mut affected: Vec<u32> = offsets
             .iter()
@@ -137,7 +145,7 @@ impl<'a> NormalOffsets<'a> {
             let (mut sum, mut first) = (DVec3::ZERO, None);
             for &p in self.polygons_of(v) {
                 let corners = &polygons.vertices[polygons.corners(p as usize)];
-                add_polygon(&positions, corners, |u, weighted, normal| {
+                add_polygon(position, corners, |u, weighted, normal| {
                     if u == v as usize {
                         sum += weighted;
                         first.get_or_insert(normal);

@@ -93,6 +93,8 @@ pub struct Resolved {
     pub variant: u32,
     /// The name ends in an explicit `0`, which the profile forbids.
     pub explicit_zero: bool,
+    /// The name has a character-name prefix before the bone's (`Alice` in `AliceHips`).
+    pub prefixed: bool,
 }
 
 /// The defined bone a node name stands for, if any: the longest defined name the node name
@@ -109,6 +111,7 @@ pub fn resolve(name: &str) -> Option<Resolved> {
         bone,
         variant: number.parse().unwrap_or(0),
         explicit_zero: !number.is_empty() && number.bytes().all(|b| b == b'0'),
+        prefixed: stem.len() > bone.len(),
     })
 }
 
@@ -172,7 +175,11 @@ pub fn check(
             });
             continue;
         }
-        if let Some(first) = resolved[..i].iter().position(|o| *o == Some(*r)) {
+        // Two names standing for the same bone and variant, prefixed or not.
+        if let Some(first) = resolved[..i]
+            .iter()
+            .position(|o| o.is_some_and(|o| o.bone == r.bone && o.variant == r.variant))
+        {
             problems.push(Problem {
                 code: Code::HumanoidDuplicate,
                 bone: Some(i),

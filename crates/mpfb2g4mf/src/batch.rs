@@ -807,13 +807,13 @@ pub fn run(
                 .as_ref()
                 .map(|b| load_body_shared(b, limit, &targets))
                 .transpose()?;
-            let shapes = crate::inputs::load_shapes(&convert_options.shapes, &targets)?;
+            let assets = crate::inputs::load_assets(&convert_options, &rig.path, &targets)?;
             Ok(convert_body(
                 &rig,
                 &mesh,
                 w.as_deref(),
                 body.as_ref(),
-                &shapes,
+                &assets,
                 &convert_options,
             )?)
         })();

@@ -316,13 +316,13 @@ pub fn convert_files(
         .as_ref()
         .map(|b| crate::inputs::load_body_shared(b, options.max_input_bytes, &cache))
         .transpose()?;
-    let shapes = crate::inputs::load_shapes(&options.shapes, &cache)?;
+    let assets = crate::inputs::load_assets(options, &rig.path, &cache)?;
     convert_body(
         &rig,
         &mesh,
         weights.as_ref(),
         body.as_ref(),
-        &shapes,
+        &assets,
         options,
     )
 }
@@ -335,17 +335,19 @@ pub fn convert(
     weights: Option<&LoadedWeights>,
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
-    convert_body(rig, mesh, weights, None, &[], options)
+    let assets = crate::inputs::load_assets(options, &rig.path, &Default::default())?;
+    convert_body(rig, mesh, weights, None, &assets, options)
 }
 
 /// [`convert`], with the mesh morphed into the `described` body first when one is given, and
-/// `shapes` (with the description's kept detail targets) as blend shapes.
+/// the `assets` stage 1 read (blend shapes, with the description's kept detail targets; a
+/// rest pose; a humanoid table) applied. No stage here reads a file.
 pub fn convert_body(
     rig: &LoadedRig,
     mesh: &LoadedMesh,
     weights: Option<&LoadedWeights>,
     described: Option<&LoadedBody>,
-    shapes: &[crate::inputs::LoadedShape],
+    assets: &crate::inputs::LoadedAssets,
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
     let started = Instant::now();
@@ -377,23 +379,21 @@ pub fn convert_body(
     }
     let kept_shapes = described.map_or(&[][..], |d| d.shapes.as_slice());
     let all_shapes: Vec<crate::inputs::LoadedShape> =
-        shapes.iter().chain(kept_shapes).cloned().collect();
+        assets.shapes.iter().chain(kept_shapes).cloned().collect();
     let character = stages::shapes::attach(character, &all_shapes, options.frame)?;
-    let character = match &options.rest_pose {
+    let character = match &assets.rest_pose {
         None => character,
-        Some(rest_pose) => {
-            let (posed, source) =
-                stages::rest_pose::posed_frames(&character, rest_pose, &rig.path)?;
+        Some(pose) => {
+            let (posed, source) = stages::rest_pose::posed_frames(&character, pose, &rig.path)?;
             warnings.push(format!("rest pose baked from {source}"));
             stages::rest_pose::bake(character, &posed)?
         }
     };
-    let character = match &options.humanoid {
+    let character = match &assets.humanoid {
         None => character,
-        Some(table) => {
-            let (table, source) = stages::humanoid::load(table, &rig.path)?;
+        Some((table, source)) => {
             let (character, humanoid_warnings) =
-                stages::humanoid::rename(character, &table, &source)?;
+                stages::humanoid::rename(character, table, source)?;
             warnings.extend(humanoid_warnings);
             character
         }

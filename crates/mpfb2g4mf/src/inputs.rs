@@ -197,6 +197,97 @@ pub struct LoadedShape {
     pub path: PathBuf,
 }
 
+/// The targets folder: the one given, else `targets/` of the MPFB data folder found.
+fn targets_dir(given: Option<&Path>) -> Result<PathBuf, ConvertError> {
+    match given {
+        Some(dir) => Ok(dir.to_path_buf()),
+        None => crate::data::find_mpfb_data(None)
+            .map(|d| d.join("targets"))
+            .map_err(|tried| ConvertError::NoTargets { tried }),
+    }
+}
+
+/// A rig's name from its file name (`rig.NAME.json`), as MPFB's folders and our tables use it.
+pub fn rig_name(rig_path: &Path) -> &str {
+    let file = rig_path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+    file.strip_prefix("rig.")
+        .and_then(|f| f.strip_suffix(".json"))
+        .unwrap_or(file)
+}
+
+/// The rest pose to bake, read.
+#[derive(Debug, Clone)]
+pub enum LoadedPose {
+    /// A pose file (the rig's T-pose, or the one given), and where it came from.
+    File {
+        /// The pose.
+        pose: mpfb_rig::Pose,
+        /// Its file, for messages.
+        source: String,
+    },
+    /// A T-pose for a rig without an MPFB T-pose file, computed by the stage.
+    ComputedTPose,
+}
+
+/// What the stages need besides the rig, mesh, weights and body, read in stage 1 so no later
+/// stage touches a file.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedAssets {
+    /// Targets written as blend shapes (the body's kept detail targets come with the body).
+    pub shapes: Vec<LoadedShape>,
+    /// The rest pose to bake.
+    pub rest_pose: Option<LoadedPose>,
+    /// The humanoid renaming table, and where it came from.
+    pub humanoid: Option<(std::collections::BTreeMap<String, String>, String)>,
+}
+
+/// Reads what `options` ask for beyond the inputs, for the rig at `rig_path`.
+pub fn load_assets(
+    options: &crate::convert::ConvertOptions,
+    rig_path: &Path,
+    cache: &TargetCache,
+) -> Result<LoadedAssets, ConvertError> {
+    use crate::stages::rest_pose::RestPose;
+    let rest_pose = match &options.rest_pose {
+        None => None,
+        Some(RestPose::File(path)) => Some(LoadedPose::File {
+            pose: mpfb_rig::read_pose_file(path)?,
+            source: path.display().to_string(),
+        }),
+        Some(RestPose::TPose { poses_dir }) => {
+            let poses = match poses_dir {
+                Some(dir) => Some(dir.clone()),
+                None => crate::data::find_mpfb_data(None)
+                    .ok()
+                    .map(|d| d.join("poses")),
+            };
+            let file = poses
+                .map(|d| {
+                    d.join(crate::stages::rest_pose::pose_folder(rig_name(rig_path)))
+                        .join("t-pose.json")
+                })
+                .filter(|f| f.is_file());
+            Some(match file {
+                Some(file) => LoadedPose::File {
+                    pose: mpfb_rig::read_pose_file(&file)?,
+                    source: file.display().to_string(),
+                },
+                None => LoadedPose::ComputedTPose,
+            })
+        }
+    };
+    let humanoid = options
+        .humanoid
+        .as_ref()
+        .map(|table| crate::stages::humanoid::load(table, rig_path))
+        .transpose()?;
+    Ok(LoadedAssets {
+        shapes: load_shapes(&options.shapes, cache)?,
+        rest_pose,
+        humanoid,
+    })
+}
+
 /// The blend shapes `options` ask for, in order: face units (G4MF name order), visemes (the
 /// spec's table order), then the named ones. Each file of the face units and visemes must
 /// exist.
@@ -208,12 +299,7 @@ pub fn load_shapes(
     if options.is_empty() {
         return Ok(Vec::new());
     }
-    let dir = match &options.targets_dir {
-        Some(dir) => dir.clone(),
-        None => crate::data::find_mpfb_data(None)
-            .map(|d| d.join("targets"))
-            .map_err(|tried| ConvertError::NoTargets { tried })?,
-    };
+    let dir = targets_dir(options.targets_dir.as_deref())?;
     // (name, file) in order, then the files parsed in parallel (67 files for face units and
     // visemes: most of the cost of asking for them).
     let mut wanted: Vec<(String, PathBuf)> = Vec::new();
@@ -386,12 +472,7 @@ pub fn load_body_shared(
             location: location::Location::pointer(format!("/targets/{i}")),
         });
     }
-    let dir = match &options.targets_dir {
-        Some(dir) => dir.clone(),
-        None => crate::data::find_mpfb_data(None)
-            .map(|d| d.join("targets"))
-            .map_err(|tried| ConvertError::NoTargets { tried })?,
-    };
+    let dir = targets_dir(options.targets_dir.as_deref())?;
     let folder = cache.folder(&dir)?;
     let (index, spec) = (&folder.0, &folder.1);
     // Kept as shapes: resolved here, left out of the body.

@@ -184,6 +184,48 @@ fn target_path(shape: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(path)
 }
 
+/// The mesh on the skeleton (the first mesh instance among its children), with our extras,
+/// its vertex count and, from `extras.mpfb.source_vertices`, each kept vertex's source vertex.
+struct SkeletonMesh<'a> {
+    index: usize,
+    mesh: &'a g4mf_model::Mesh,
+    extras: Option<extras::MpfbMesh>,
+    kept: usize,
+    source: Option<Vec<u64>>,
+}
+
+fn skeleton_mesh<'a>(
+    file: &'a G4mfFile,
+    view: &SkeletonView,
+) -> Result<Option<SkeletonMesh<'a>>, ToMpfbError> {
+    let doc = &file.document;
+    let Some((index, mesh)) = doc.nodes[view.skeleton]
+        .children
+        .iter()
+        .filter_map(|c| doc.nodes.get(c.get())?.mesh_instance.as_ref())
+        .find_map(|mi| Some((mi.mesh.get(), doc.meshes.get(mi.mesh.get())?)))
+    else {
+        return Ok(None);
+    };
+    let extras = extras::mesh_extras(mesh).map_err(|problem| ToMpfbError::BadExtras {
+        location: Location::pointer(format!("/meshes/{index}/extras")),
+        problem,
+    })?;
+    let (bytes, component, vector_size) = file.accessor_bytes(mesh.vertices)?;
+    let kept = bytes.len() / (component.size() * vector_size.max(1) as usize);
+    let source = match extras.as_ref().and_then(|e| e.source_vertices.as_deref()) {
+        None => None,
+        Some(ranges) => Some(source_vertices(ranges, kept, index)?),
+    };
+    Ok(Some(SkeletonMesh {
+        index,
+        mesh,
+        extras,
+        kept,
+        source,
+    }))
+}
+
 /// The skinned mesh's blend shapes as MakeHuman targets: `INDEX DX DY DZ` lines, indices in
 /// the source mesh's numbering (from `extras.mpfb.source_vertices`), displacements back in
 /// base.obj's decimetres, each number the shortest text that reads back as the same float32.
@@ -192,27 +234,18 @@ fn target_files(
     view: &SkeletonView,
 ) -> Result<Vec<(std::path::PathBuf, String)>, ToMpfbError> {
     use std::fmt::Write as _;
-    let doc = &file.document;
-    let Some((mesh_index, mesh)) = doc.nodes[view.skeleton]
-        .children
-        .iter()
-        .filter_map(|c| doc.nodes.get(c.get())?.mesh_instance.as_ref())
-        .find_map(|mi| Some((mi.mesh.get(), doc.meshes.get(mi.mesh.get())?)))
+    let Some(SkeletonMesh {
+        index: mesh_index,
+        mesh,
+        kept,
+        source,
+        ..
+    }) = skeleton_mesh(file, view)?
     else {
         return Ok(Vec::new());
     };
     let Some(blend) = &mesh.blend else {
         return Ok(Vec::new());
-    };
-    let extras = extras::mesh_extras(mesh).map_err(|problem| ToMpfbError::BadExtras {
-        location: Location::pointer(format!("/meshes/{mesh_index}/extras")),
-        problem,
-    })?;
-    let kept = file.accessor_bytes(mesh.vertices)?;
-    let kept = kept.0.len() / (kept.1.size() * kept.2.max(1) as usize);
-    let source = match extras.as_ref().and_then(|e| e.source_vertices.as_deref()) {
-        None => None,
-        Some(ranges) => Some(source_vertices(ranges, kept, mesh_index)?),
     };
     let mut out = Vec::new();
     for (k, shape) in blend.shapes.iter().enumerate() {
@@ -480,30 +513,15 @@ fn f32_json(w: f32) -> Value {
 
 fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, ToMpfbError> {
     let doc = &file.document;
-    let Some((mesh_index, mesh)) = doc.nodes[view.skeleton]
-        .children
-        .iter()
-        .filter_map(|c| doc.nodes.get(c.get())?.mesh_instance.as_ref())
-        .find_map(|mi| Some((mi.mesh.get(), doc.meshes.get(mi.mesh.get())?)))
-    else {
+    let Some(found) = skeleton_mesh(file, view)? else {
         return Ok(None);
     };
-    let Some(skin) = &mesh.skin else {
+    let Some(skin) = &found.mesh.skin else {
         return Ok(None);
     };
-    let extras = extras::mesh_extras(mesh).map_err(|problem| ToMpfbError::BadExtras {
-        location: Location::pointer(format!("/meshes/{mesh_index}/extras")),
-        problem,
-    })?;
-    let extras = extras.as_ref();
+    let extras = found.extras.as_ref();
     // Kept vertex -> source vertex, from the recorded ranges (identity when absent).
-    let kept_vertices = file.accessor_bytes(mesh.vertices)?;
-    let kept_vertices =
-        kept_vertices.0.len() / (kept_vertices.1.size() * kept_vertices.2.max(1) as usize);
-    let source = match extras.and_then(|e| e.source_vertices.as_deref()) {
-        None => None,
-        Some(ranges) => Some(source_vertices(ranges, kept_vertices, mesh_index)?),
-    };
+    let source = found.source;
     let joints: Vec<Option<usize>> = doc.nodes[view.skeleton]
         .skeleton
         .as_ref()

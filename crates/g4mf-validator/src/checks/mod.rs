@@ -37,6 +37,15 @@ pub(crate) const FORBIDDEN: &[char] = &[
     '"', '#', '%', '*', '.', ':', '|', '?', '@', '<', '>', '{', '}', '[', ']', '/', '\\',
 ];
 
+/// A buffer view's buffer index, byte offset and byte length, when all are valid numbers.
+pub(crate) fn view_range(view: &Value) -> Option<(usize, usize, usize)> {
+    Some((
+        view.get("buffer").map_or(Some(0), index_of)?,
+        view.get("byteOffset").map_or(Some(0), index_of)?,
+        index_of(view.get("byteLength")?)?,
+    ))
+}
+
 /// A non-negative integer index, if `v` is one.
 pub(crate) fn index_of(v: &Value) -> Option<usize> {
     v.as_u64().and_then(|i| usize::try_from(i).ok())
@@ -185,9 +194,7 @@ impl<'a> Checker<'a> {
             .get("vectorSize")
             .map_or(Some(1), |v| index_of(v).filter(|&n| n > 0))?;
         let view = array(self.doc, "bufferViews").get(index_of(a.get("bufferView")?)?)?;
-        let buffer_index = view.get("buffer").map_or(Some(0), index_of)?;
-        let offset = view.get("byteOffset").map_or(Some(0), index_of)?;
-        let length = index_of(view.get("byteLength")?)?;
+        let (buffer_index, offset, length) = view_range(view)?;
         let buffer = self.buffers.get(buffer_index)?.as_deref();
         let size = component.map(|c| c.size());
         let bytes = match (buffer, size) {

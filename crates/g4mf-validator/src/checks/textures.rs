@@ -10,13 +10,8 @@ const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 impl<'a> Checker<'a> {
     /// The bytes of buffer view `i`, when it and its buffer are valid.
     fn view_bytes(&self, i: usize) -> Option<&'a [u8]> {
-        let view = array(self.doc, "bufferViews").get(i)?;
-        let buffer = self
-            .buffers
-            .get(view.get("buffer").map_or(Some(0), index_of)?)?
-            .as_deref()?;
-        let offset = view.get("byteOffset").map_or(Some(0), index_of)?;
-        let length = index_of(view.get("byteLength")?)?;
+        let (buffer, offset, length) = view_range(array(self.doc, "bufferViews").get(i)?)?;
+        let buffer = self.buffers.get(buffer)?.as_deref()?;
         buffer.get(offset..offset.checked_add(length)?)
     }
 

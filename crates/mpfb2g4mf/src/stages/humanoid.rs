@@ -66,14 +66,10 @@ pub fn load(
             Ok((parse(&text, &name)?, name))
         }
         HumanoidTable::Builtin => {
-            let file = rig_path.file_name().and_then(|f| f.to_str()).unwrap_or("");
-            let rig = file
-                .strip_prefix("rig.")
-                .and_then(|f| f.strip_suffix(".json"))
-                .unwrap_or(file);
+            let rig = crate::inputs::rig_name(rig_path);
             let (name, text) = BUILTIN.iter().find(|(n, _)| *n == rig).ok_or_else(|| {
                 ConvertError::Humanoid {
-                    table: file.to_owned(),
+                    table: rig_path.display().to_string(),
                     problems: vec![format!(
                         "no humanoid table for rig `{rig}` (shipped: {}); pass --humanoid-map FILE",
                         builtin_rigs().collect::<Vec<_>>().join(", ")
@@ -102,7 +98,7 @@ pub fn rename(
             problems.push(format!("`{mpfb}` is not a bone of this rig"));
         }
         match humanoid::resolve(g4mf) {
-            Some(r) if r.bone.len() + digits(g4mf) == g4mf.len() && !r.explicit_zero => {}
+            Some(r) if !r.prefixed && !r.explicit_zero => {}
             _ => problems.push(format!(
                 "`{g4mf}` (for `{mpfb}`) is not a humanoid bone name"
             )),
@@ -158,8 +154,4 @@ pub fn rename(
         .map(|p| format!("humanoid: {}", p.message))
         .collect();
     Ok((character, warnings))
-}
-
-fn digits(name: &str) -> usize {
-    name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len()
 }

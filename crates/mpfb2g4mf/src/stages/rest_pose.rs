@@ -67,7 +67,6 @@ fn parents_first(character: &Character) -> Vec<usize> {
 /// Pose matrices (bone space to skeleton space) of a pose given as local rotations and
 /// translations, Blender's way.
 pub fn evaluate(character: &Character, pose: &Pose) -> Vec<DAffine3> {
-    let rest = rest_matrices(character);
     let index: HashMap<&str, usize> = character
         .skeleton
         .bones
@@ -75,7 +74,7 @@ pub fn evaluate(character: &Character, pose: &Pose) -> Vec<DAffine3> {
         .enumerate()
         .map(|(i, b)| (b.name.as_str(), i))
         .collect();
-    let mut local = vec![DAffine3::IDENTITY; rest.len()];
+    let mut local = vec![DAffine3::IDENTITY; character.skeleton.bones.len()];
     let scale = translation_scale(character, pose, &index);
     for (bone, t) in &pose.translations {
         if let Some(&i) = index.get(bone.as_str()) {
@@ -87,13 +86,20 @@ pub fn evaluate(character: &Character, pose: &Pose) -> Vec<DAffine3> {
             local[i].matrix3 = *r;
         }
     }
+    pose_bones(character, |i, relative| relative * local[i])
+}
+
+/// Poses the bones parents first: `pose(bone, relative)` gives a bone's pose from its rest
+/// carried by its parent's pose (`parent pose x parent rest^-1 x rest`; the rest for roots).
+fn pose_bones(character: &Character, pose: impl Fn(usize, DAffine3) -> DAffine3) -> Vec<DAffine3> {
+    let rest = rest_matrices(character);
     let mut posed = rest.clone();
     for i in parents_first(character) {
         let relative = match character.skeleton.bones[i].parent {
             Some(p) => posed[p] * rest[p].inverse() * rest[i],
             None => rest[i],
         };
-        posed[i] = relative * local[i];
+        posed[i] = pose(i, relative);
     }
     posed
 }
@@ -132,20 +138,13 @@ fn translation_scale(character: &Character, pose: &Pose, index: &HashMap<&str, u
 /// by the shortest rotation so their +Y runs along the side axis (+X for the character's
 /// left). Palms that face the thighs in an A-pose face down after that turn.
 pub fn computed_t_pose(character: &Character, arms: &[(usize, DVec3)]) -> Vec<DAffine3> {
-    let rest = rest_matrices(character);
-    let mut posed = rest.clone();
-    for i in parents_first(character) {
-        let mut p = match character.skeleton.bones[i].parent {
-            Some(parent) => posed[parent] * rest[parent].inverse() * rest[i],
-            None => rest[i],
-        };
+    pose_bones(character, |i, mut p| {
         if let Some((_, direction)) = arms.iter().find(|(b, _)| *b == i) {
             let turn = glam::DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), *direction);
             p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
         }
-        posed[i] = p;
-    }
-    posed
+        p
+    })
 }
 
 /// Bakes `posed` (per bone, as [`evaluate`] gives) into the character: vertices and
@@ -201,35 +200,19 @@ pub fn bake(mut character: Character, posed: &[DAffine3]) -> Result<Character, C
     Ok(character)
 }
 
-/// The posed bone frames `rest_pose` asks for, for the rig at `rig_path`.
+/// The posed bone frames of `pose` (read in stage 1), for the rig at `rig_path`, and a word
+/// on where they came from.
 pub fn posed_frames(
     character: &Character,
-    rest_pose: &RestPose,
+    pose: &crate::inputs::LoadedPose,
     rig_path: &std::path::Path,
 ) -> Result<(Vec<DAffine3>, String), ConvertError> {
-    let rig = rig_path
-        .file_name()
-        .and_then(|f| f.to_str())
-        .and_then(|f| f.strip_prefix("rig.")?.strip_suffix(".json"))
-        .unwrap_or("")
-        .to_owned();
-    match rest_pose {
-        RestPose::File(path) => {
-            let pose = mpfb_rig::read_pose_file(path)?;
-            Ok((evaluate(character, &pose), path.display().to_string()))
+    let rig = crate::inputs::rig_name(rig_path);
+    match pose {
+        crate::inputs::LoadedPose::File { pose, source } => {
+            Ok((evaluate(character, pose), source.clone()))
         }
-        RestPose::TPose { poses_dir } => {
-            let poses = match poses_dir {
-                Some(dir) => Some(dir.clone()),
-                None => crate::data::find_mpfb_data(None)
-                    .ok()
-                    .map(|d| d.join("poses")),
-            };
-            let file = poses.map(|d| d.join(pose_folder(&rig)).join("t-pose.json"));
-            if let Some(file) = file.filter(|f| f.is_file()) {
-                let pose = mpfb_rig::read_pose_file(&file)?;
-                return Ok((evaluate(character, &pose), file.display().to_string()));
-            }
+        crate::inputs::LoadedPose::ComputedTPose => {
             // No T-pose file: computed from the arm bones the humanoid table names.
             let table = crate::stages::humanoid::load(
                 &crate::stages::humanoid::HumanoidTable::Builtin,

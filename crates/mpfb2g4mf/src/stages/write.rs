@@ -191,6 +191,8 @@ pub fn write(
     let numbering = &character.mesh.numbering;
     extras.mesh.source_vertex_count = Some(numbering.source_count);
     extras.mesh.source_vertices = Some(ranges(&numbering.source));
+    // What follows is appended to the character's buffer.
+    let mut buffer = BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
     if let Some(skin) = &character.skin {
         let mut names: Vec<String> = Vec::new();
         let mut index: HashMap<u32, u32> = HashMap::new();
@@ -205,12 +207,9 @@ pub fn write(
             weights.push(pair.weight as f32);
         }
         if !groups.is_empty() {
-            let mut buffer =
-                BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
             let groups = buffer.add_uint(&mut built.document, &groups, 1)?;
             let vertices = buffer.add_uint(&mut built.document, &vertices, 1)?;
             let weights = buffer.add_f32(&mut built.document, &weights, 1)?;
-            built.buffer = buffer.into_bytes();
             extras.mesh.unskinned_weights = Some(UnskinnedWeights {
                 names,
                 groups,
@@ -221,8 +220,6 @@ pub fn write(
     }
     if options.thumbnail {
         let (png, placeholder) = crate::picture::thumbnail(character);
-        let mut buffer =
-            BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
         let side = crate::picture::THUMBNAIL_SIDE;
         embed_thumbnail(
             &mut built.document,
@@ -231,8 +228,8 @@ pub fn write(
             [side, side],
             placeholder,
         )?;
-        built.buffer = buffer.into_bytes();
     }
+    built.buffer = buffer.into_bytes();
     if let Some(mesh) = built.document.meshes.first_mut() {
         if let Some(value) = to_value(&MeshExtras { mpfb: extras.mesh }) {
             mesh.other.insert("extras".into(), value);
