@@ -50,8 +50,8 @@ fn base() -> (Value, Vec<u8>) {
                 name: None,
                 material: Some("Skin".into()),
                 faces: vec![FaceSpec {
-                    vertices: vec![0, 1, 2, 3],
-                    texcoords: Some(vec![0, 1, 2, 3]),
+                    vertices: [0, 1, 2, 3].as_slice().into(),
+                    texcoords: Some([0, 1, 2, 3].as_slice().into()),
                 }],
             }],
             normals: None,

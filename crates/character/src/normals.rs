@@ -11,25 +11,62 @@ use glam::DVec3;
 
 /// Unit normals of `mesh`, one per vertex. A vertex no polygon uses, or whose contributions
 /// cancel out, gets the normal of the first polygon using it, else +Y.
+///
+/// Each polygon's normal and corner angles (the costly part: an `acos` per corner) are found
+/// in parallel over blocks of polygons; the sums are then added in polygon order on one
+/// thread, so the result is the same to the bit as a sequential pass.
 pub fn smooth_normals(mesh: &Mesh) -> Vec<DVec3> {
+    use rayon::prelude::*;
     let positions = &mesh.positions;
     let polygons = &mesh.polygons;
+    let position = |v: u32| positions[v as usize];
+    // Blocks big enough that scheduling is noise, several per thread to balance.
+    const BLOCK: usize = 2048;
+    let blocks: Vec<(Vec<Option<DVec3>>, Vec<f64>)> = (0..polygons.len().div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let range = b * BLOCK..((b + 1) * BLOCK).min(polygons.len());
+            let mut normals = Vec::with_capacity(range.len());
+            let mut angles = Vec::new();
+            for p in range {
+                normals.push(polygon_angles(
+                    position,
+                    &polygons.vertices[polygons.corners(p)],
+                    &mut angles,
+                ));
+            }
+            (normals, angles)
+        })
+        .collect();
     let mut sums = vec![DVec3::ZERO; positions.len()];
     let mut first = vec![None; positions.len()];
-    for p in 0..polygons.len() {
-        add_polygon(
-            |v| positions[v as usize],
-            &polygons.vertices[polygons.corners(p)],
-            |v, weighted, normal| {
-                sums[v] += weighted;
-                first[v].get_or_insert(normal);
-            },
-        );
+    let mut p = 0;
+    for (normals, angles) in blocks {
+        let mut angles = angles.into_iter();
+        for normal in normals {
+            let corners = &polygons.vertices[polygons.corners(p)];
+            p += 1;
+            let Some(normal) = normal else { continue };
+            for (&v, angle) in corners.iter().zip(angles.by_ref()) {
+                sums[v as usize] += weighted(normal, angle);
+                first[v as usize].get_or_insert(normal);
+            }
+        }
     }
     sums.into_iter()
         .zip(first)
         .map(|(sum, first)| sum.try_normalize().or(first).unwrap_or(DVec3::Y))
         .collect()
+}
+
+/// A corner's contribution: the polygon's normal times its angle there (none when the angle
+/// is undefined, at a repeated vertex).
+fn weighted(normal: DVec3, angle: f64) -> DVec3 {
+    if angle.is_finite() {
+        normal * angle
+    } else {
+        DVec3::ZERO
+    }
 }
 
 /// Calls `add(vertex, angle-weighted normal, normal)` for each corner of one polygon.
@@ -39,9 +76,24 @@ fn add_polygon(
     corners: &[u32],
     mut add: impl FnMut(usize, DVec3, DVec3),
 ) {
+    let mut angles = Vec::with_capacity(corners.len());
+    if let Some(normal) = polygon_angles(position, corners, &mut angles) {
+        for (&v, angle) in corners.iter().zip(angles) {
+            add(v as usize, weighted(normal, angle), normal);
+        }
+    }
+}
+
+/// A polygon's unit normal, with its angle at each corner appended to `angles`; `None` (and
+/// no angles) for a degenerate polygon or one of fewer than three corners.
+fn polygon_angles(
+    position: impl Fn(u32) -> DVec3,
+    corners: &[u32],
+    angles: &mut Vec<f64>,
+) -> Option<DVec3> {
     let n = corners.len();
     if n < 3 {
-        return;
+        return None;
     }
     let at = |k: usize| position(corners[k % n]);
     // Newell's normal: exact for planar polygons, the best-fitting plane's otherwise.
@@ -54,19 +106,13 @@ fn add_polygon(
             (a.x - b.x) * (a.y + b.y),
         );
     }
-    let Some(normal) = normal.try_normalize() else {
-        return; // a degenerate polygon has no direction
-    };
-    for (k, &v) in corners.iter().enumerate() {
+    // A degenerate polygon has no direction.
+    let normal = normal.try_normalize()?;
+    for k in 0..n {
         let (prev, here, next) = (at(k + n - 1), at(k), at(k + 1));
-        let angle = (prev - here).angle_between(next - here);
-        let weighted = if angle.is_finite() {
-            normal * angle
-        } else {
-            DVec3::ZERO
-        };
-        add(v as usize, weighted, normal);
+        angles.push((prev - here).angle_between(next - here));
     }
+    Some(normal)
 }
 
 /// Which polygons use each vertex: built once, then [`NormalOffsets::of`] recomputes only the

@@ -32,7 +32,7 @@ fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
                 name: Some("Face".into()),
                 material: Some("Red".into()),
                 faces: vec![FaceSpec {
-                    vertices: vec![0, 1, 2],
+                    vertices: [0, 1, 2].as_slice().into(),
                     texcoords: None,
                 }],
             }],

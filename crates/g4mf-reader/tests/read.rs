@@ -30,7 +30,7 @@ fn character() -> g4mf_writer::BuiltCharacter {
                 name: None,
                 material: None,
                 faces: vec![FaceSpec {
-                    vertices: vec![0, 1, 2],
+                    vertices: [0, 1, 2].as_slice().into(),
                     texcoords: None,
                 }],
             }],

@@ -54,6 +54,12 @@ impl BufferBuilder {
         self.data
     }
 
+    /// Makes room for at least `additional` more bytes, so a builder that knows roughly what
+    /// it will write grows (and copies) its buffer once instead of at every doubling.
+    pub fn reserve(&mut self, additional: usize) {
+        self.data.reserve(additional);
+    }
+
     /// A buffer view of raw bytes (an embedded file such as a PNG image).
     pub fn add_bytes(
         &mut self,

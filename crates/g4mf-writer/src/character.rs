@@ -37,13 +37,17 @@ pub struct BoneSpec {
     pub extras: Option<Value>,
 }
 
+/// A face's corner indices: up to four inline (triangles and quads, nearly every face of a
+/// MakeHuman mesh), so a mesh's faces cost no allocation each.
+pub type Corners = smallvec::SmallVec<[u32; 4]>;
+
 /// One face: corner vertex indices and, optionally, corner texture-coordinate indices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FaceSpec {
     /// Vertex indices (3 or more).
-    pub vertices: Vec<u32>,
+    pub vertices: Corners,
     /// Texture-coordinate indices, one per corner, when the face has them.
-    pub texcoords: Option<Vec<u32>>,
+    pub texcoords: Option<Corners>,
 }
 
 /// A surface: faces sharing a material.
@@ -202,6 +206,35 @@ fn bone_order(bones: &[BoneSpec]) -> Result<Vec<usize>, WriteError> {
     Ok(order)
 }
 
+/// A close upper estimate of the buffer a spec fills (float32 positions, normals and texture
+/// coordinates; at most four-byte simplex corners, twice with texture maps; the skin's three
+/// arrays; blend-shape offsets with their indices), so the buffer is allocated once. Only an
+/// allocation size: untouched capacity costs no memory.
+fn estimated_buffer_bytes(spec: &CharacterSpec) -> usize {
+    let Some(mesh) = &spec.mesh else {
+        return 0;
+    };
+    let vertices = mesh.positions.len() * 12 * if mesh.normals.is_some() { 2 } else { 1 };
+    let texcoords = mesh.texcoords.len() * 8;
+    let corners: usize = mesh
+        .surfaces
+        .iter()
+        .flat_map(|s| &s.faces)
+        .map(|f| {
+            f.vertices.len().saturating_sub(2) * 3 * 4 * if f.texcoords.is_some() { 2 } else { 1 }
+        })
+        .sum();
+    let skin = spec.influences.as_ref().map_or(0, |i| i.len() * 12);
+    let shapes: usize = mesh
+        .blend_shapes
+        .iter()
+        .map(|b| (b.offsets.len() + b.normal_offsets.len()) * 16)
+        .sum();
+    // Alignment padding: a few bytes per view, a few views per surface and shape.
+    let padding = 64 * (8 + mesh.surfaces.len() * 4 + mesh.blend_shapes.len() * 4);
+    vertices + texcoords + corners + skin + shapes + padding
+}
+
 fn finite(what: impl FnOnce() -> String, values: &[f64]) -> Result<(), WriteError> {
     if values.iter().all(|v| v.is_finite()) {
         Ok(())
@@ -215,10 +248,44 @@ fn basis_numbers(m: DMat3) -> Vec<f64> {
     m.to_cols_array().to_vec()
 }
 
+/// The influences checked against the mesh, on joints only (`group_of_bone`), in G4MF order.
+fn ordered_influences(
+    influences: &[Influence],
+    mesh: &MeshSpec,
+    group_of_bone: &[Option<u32>],
+) -> Result<Vec<(u32, u32, f32)>, WriteError> {
+    let vertex_count = mesh.positions.len();
+    for (index, influence) in influences.iter().enumerate() {
+        if influence.vertex as usize >= vertex_count {
+            return Err(WriteError::BadInfluence {
+                index,
+                problem: format!(
+                    "vertex {} is beyond the mesh's {vertex_count}",
+                    influence.vertex
+                ),
+            });
+        }
+        if !influence.weight.is_finite() || influence.weight < 0.0 {
+            return Err(WriteError::BadInfluence {
+                index,
+                problem: format!(
+                    "weight {} is not a finite non-negative number",
+                    influence.weight
+                ),
+            });
+        }
+    }
+    Ok(order_skin(influences.iter().filter_map(|i| {
+        group_of_bone[i.bone as usize].map(|g| (i.vertex, g, i.weight))
+    })))
+}
+
 /// Merges repeated (vertex, bone) influences, converts to float32, and orders them as G4MF
 /// requires: vertices ascending, weights descending, equal weights by ascending group.
 pub fn order_skin(influences: impl IntoIterator<Item = (u32, u32, f64)>) -> Vec<(u32, u32, f32)> {
-    let mut list: Vec<(u32, u32, f64)> = influences.into_iter().collect();
+    let influences = influences.into_iter();
+    let mut list: Vec<(u32, u32, f64)> = Vec::with_capacity(influences.size_hint().1.unwrap_or(0));
+    list.extend(influences);
     // Callers usually pass influences already in vertex order: then no global sort is needed.
     if !list.windows(2).all(|w| w[0].0 <= w[1].0) {
         list.sort_unstable_by_key(|e| e.0);
@@ -293,6 +360,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         ..Document::default()
     };
     let mut buffer = BufferBuilder::new(spec.options.index_width);
+    buffer.reserve(estimated_buffer_bytes(spec));
 
     // Node indices: 0 root, 1 skeleton, 2.. bones in `order`, then the mesh node.
     let mut bone_nodes = vec![NodeIndex::new(0); spec.bones.len()];
@@ -395,35 +463,22 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
     if let Some(mesh) = &spec.mesh {
         let node_name = names.claim(&format!("{}Body", spec.name));
         let mesh_name = names.claim(&format!("{}BodyMesh", spec.name));
-        let mut doc_mesh = build_mesh(&mut doc, &mut buffer, &mut names, mesh)?;
+        // The skin is checked and ordered on a second core while the mesh is built: they
+        // share only the spec. Errors are reported mesh first, as a sequential build would.
+        let (doc_mesh, ordered_skin) = rayon::join(
+            || build_mesh(&mut doc, &mut buffer, &mut names, mesh),
+            || {
+                spec.influences
+                    .as_ref()
+                    .map(|influences| ordered_influences(influences, mesh, &group_of_bone))
+                    .transpose()
+            },
+        );
+        let mut doc_mesh = doc_mesh?;
         doc_mesh.name = Some(mesh_name);
 
-        if let Some(influences) = &spec.influences {
-            let vertex_count = mesh.positions.len();
-            for (index, influence) in influences.iter().enumerate() {
-                if influence.vertex as usize >= vertex_count {
-                    return Err(WriteError::BadInfluence {
-                        index,
-                        problem: format!(
-                            "vertex {} is beyond the mesh's {vertex_count}",
-                            influence.vertex
-                        ),
-                    });
-                }
-                if !influence.weight.is_finite() || influence.weight < 0.0 {
-                    return Err(WriteError::BadInfluence {
-                        index,
-                        problem: format!(
-                            "weight {} is not a finite non-negative number",
-                            influence.weight
-                        ),
-                    });
-                }
-            }
-            written_skin =
-                order_skin(influences.iter().filter_map(|i| {
-                    group_of_bone[i.bone as usize].map(|g| (i.vertex, g, i.weight))
-                }));
+        if let Some(ordered) = ordered_skin? {
+            written_skin = ordered;
             let vertices: Vec<u32> = written_skin.iter().map(|e| e.0).collect();
             let groups: Vec<u32> = written_skin.iter().map(|e| e.1).collect();
             let weights: Vec<f32> = written_skin.iter().map(|e| e.2).collect();
@@ -536,9 +591,14 @@ fn build_mesh(
     let mut surface_vertices: Vec<Vec<bool>> = Vec::new();
     let mut material_of_name: std::collections::HashMap<String, usize> = Default::default();
     for (s, surface) in mesh.surfaces.iter().enumerate() {
-        let mut simplexes = Vec::new();
-        let mut corner_uvs = Vec::new();
         let all_uv = surface.faces.iter().all(|f| f.texcoords.is_some());
+        let simplex_corners: usize = surface
+            .faces
+            .iter()
+            .map(|f| f.vertices.len().saturating_sub(2) * 3)
+            .sum();
+        let mut simplexes = Vec::with_capacity(simplex_corners);
+        let mut corner_uvs = Vec::with_capacity(if all_uv { simplex_corners } else { 0 });
         let mut previous_start = None;
         // `polytopeSimplexes` promises flat polytopes (mesh.md); checked on the float32
         // positions as written, with the validator's tolerance.

@@ -65,13 +65,13 @@ fn tiny_spec() -> CharacterSpec {
             material: Some("Skin.001".into()),
             faces: vec![
                 FaceSpec {
-                    vertices: vec![0, 1, 2, 3],
-                    texcoords: Some(vec![0, 1, 2, 3]),
+                    vertices: [0, 1, 2, 3].as_slice().into(),
+                    texcoords: Some([0, 1, 2, 3].as_slice().into()),
                 },
                 // Starts at vertex 0 like the quad: must be rotated so polytopes stay apart.
                 FaceSpec {
-                    vertices: vec![0, 3, 4],
-                    texcoords: Some(vec![0, 3, 4]),
+                    vertices: [0, 3, 4].as_slice().into(),
+                    texcoords: Some([0, 3, 4].as_slice().into()),
                 },
             ],
         }],

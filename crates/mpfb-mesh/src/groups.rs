@@ -16,18 +16,37 @@ pub fn is_joint_group(name: &str) -> bool {
 
 /// Every vertex used by the faces of each OBJ group (a face in several groups counts for all).
 pub fn vertex_groups_from_faces(mesh: &ObjMesh) -> VertexGroups {
+    vertex_groups_from_faces_where(mesh, |_| true)
+}
+
+/// The joint-cube groups of the OBJ's face groups: [`joint_groups`] of
+/// [`vertex_groups_from_faces`] without gathering the other groups first.
+pub fn joint_groups_from_faces(mesh: &ObjMesh) -> VertexGroups {
+    vertex_groups_from_faces_where(mesh, is_joint_group)
+}
+
+/// [`vertex_groups_from_faces`] for the groups whose name passes `wanted`, in the same order.
+fn vertex_groups_from_faces_where(mesh: &ObjMesh, wanted: impl Fn(&str) -> bool) -> VertexGroups {
     // Gather vertices per distinct group set first: naming each face's groups would clone a
-    // name per face.
+    // name per face. Sets with no wanted name gather nothing.
+    let set_wanted: Vec<bool> = mesh
+        .group_sets
+        .iter()
+        .map(|set| set.iter().any(|n| wanted(n)))
+        .collect();
     let mut per_set: Vec<Vec<u32>> = vec![Vec::new(); mesh.group_sets.len()];
     for f in 0..mesh.face_count() {
-        per_set[mesh.face_group_set[f] as usize].extend(mesh.face(f).iter().map(|c| c.vertex));
+        let set = mesh.face_group_set[f] as usize;
+        if set_wanted[set] {
+            per_set[set].extend(mesh.face(f).iter().map(|c| c.vertex));
+        }
     }
     let mut groups: IndexMap<String, Vec<u32>> = IndexMap::new();
     for (set, vertices) in mesh.group_sets.iter().zip(per_set) {
         if vertices.is_empty() {
             continue;
         }
-        for name in set {
+        for name in set.iter().filter(|n| wanted(n)) {
             groups
                 .entry(name.clone())
                 .or_default()

@@ -7,7 +7,7 @@ pub mod obj;
 
 pub use error::{Location, MeshError, MeshErrorKind};
 pub use groups::{
-    Extraction, VertexGroups, is_joint_group, joint_groups, parse_vertex_groups,
-    read_vertex_group_file, vertex_groups_from_faces,
+    Extraction, VertexGroups, is_joint_group, joint_groups, joint_groups_from_faces,
+    parse_vertex_groups, read_vertex_group_file, vertex_groups_from_faces,
 };
 pub use obj::{Corner, ObjLimits, ObjMesh, parse_obj, parse_obj_with_limits, read_obj_file};

@@ -163,6 +163,7 @@ pub fn parse_obj_with_limits(bytes: &[u8], limits: ObjLimits) -> Result<ObjMesh,
         let (line, column) = line_column(bytes, e.valid_up_to());
         MeshError::at(line, column, MeshErrorKind::NotUtf8)
     })?;
+    reserve(&mut mesh, bytes);
     let mut line_start = 0;
     let mut line_no = 0;
     while line_start <= text.len() {
@@ -261,6 +262,32 @@ pub fn parse_obj_with_limits(bytes: &[u8], limits: ObjLimits) -> Result<ObjMesh,
     }
     mesh.ignored_statements = ignored.into_iter().collect();
     Ok(mesh)
+}
+
+/// Sizes the mesh's arrays from a count of `v`, `vt`, `vn` and `f` lines (one quick scan),
+/// so parsing never regrows and copies them; faces are assumed quads (corners beyond grow).
+/// Counts are of lines, at most the file's length, so a hostile file cannot inflate them.
+fn reserve(mesh: &mut ObjMesh, bytes: &[u8]) {
+    let (mut v, mut vt, mut vn, mut f) = (0usize, 0usize, 0usize, 0usize);
+    let mut count = |line: &[u8]| match line {
+        [b'v', b' ' | b'\t', ..] => v += 1,
+        [b'v', b't', b' ' | b'\t', ..] => vt += 1,
+        [b'v', b'n', b' ' | b'\t', ..] => vn += 1,
+        [b'f', b' ' | b'\t', ..] => f += 1,
+        _ => {}
+    };
+    count(bytes);
+    for newline in memchr::memchr_iter(b'\n', bytes) {
+        count(&bytes[newline + 1..]);
+    }
+    mesh.positions.reserve_exact(v);
+    mesh.texcoords.reserve_exact(vt);
+    mesh.normals.reserve_exact(vn);
+    mesh.corners.reserve(f * 4);
+    mesh.face_offsets.reserve_exact(f);
+    mesh.face_group_set.reserve_exact(f);
+    mesh.face_material.reserve_exact(f);
+    mesh.face_object.reserve_exact(f);
 }
 
 /// 1-based line and column of a byte offset.

@@ -221,39 +221,51 @@ impl<'de> Visitor<'de> for GroupsSeed {
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         let mut groups = Vec::new();
         let mut seen = HashSet::new();
+        // Pairs are gathered in one reused buffer and copied out at their exact size: a
+        // group's length is unknown until its `]`, and growing each group's own vector
+        // would copy it several times over.
+        let mut scratch = Vec::new();
         while let Some(name) = map.next_key::<String>()? {
             if !seen.insert(name.clone()) {
                 return Err(duplicate_key_error(&name));
             }
-            let pairs = map.next_value_seed(PairsSeed { group: &name })?;
-            groups.push(WeightGroup { name, pairs });
+            scratch.clear();
+            map.next_value_seed(PairsSeed {
+                group: &name,
+                pairs: &mut scratch,
+            })?;
+            groups.push(WeightGroup {
+                name,
+                pairs: scratch.as_slice().to_vec(),
+            });
         }
         Ok(groups)
     }
 }
 
+/// A group's pairs, appended to `pairs`.
 struct PairsSeed<'a> {
     group: &'a str,
+    pairs: &'a mut Vec<(u32, f64)>,
 }
 
 impl<'de> DeserializeSeed<'de> for PairsSeed<'_> {
-    type Value = Vec<(u32, f64)>;
+    type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_seq(self)
     }
 }
 
 impl<'de> Visitor<'de> for PairsSeed<'_> {
-    type Value = Vec<(u32, f64)>;
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a list of [vertex, weight] pairs")
     }
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        let mut pairs = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
         while let Some((vertex, weight)) = seq.next_element_seed(PairSeed { group: self.group })? {
-            pairs.push((vertex, weight));
+            self.pairs.push((vertex, weight));
         }
-        Ok(pairs)
+        Ok(())
     }
 }
 

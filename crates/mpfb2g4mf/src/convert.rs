@@ -309,7 +309,9 @@ pub fn convert_files(
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
     options.format()?;
+    crate::timings::lap("options");
     let (rig, mesh, weights) = inputs.load(options.max_input_bytes)?;
+    crate::timings::lap("load inputs");
     let cache = crate::inputs::TargetCache::default();
     let body = options
         .body
@@ -317,6 +319,7 @@ pub fn convert_files(
         .map(|b| crate::inputs::load_body_shared(b, options.max_input_bytes, &cache))
         .transpose()?;
     let assets = crate::inputs::load_assets(options, &rig.path, &cache)?;
+    crate::timings::lap("load body and assets");
     convert_body(
         &rig,
         &mesh,
@@ -358,12 +361,15 @@ pub fn convert_body(
         None => Body::from_mesh(mesh, options.frame),
         Some(described) => Body::morphed(mesh, options.frame, described)?,
     };
+    crate::timings::lap("body");
     let fit = stages::fit::fit(rig, mesh, &body, options.allow_fallback)?;
+    crate::timings::lap("fit");
     let Assembled {
         character,
         extras,
         warnings: assembly_warnings,
     } = assemble(rig, mesh, weights, &body, &fit, described, options)?;
+    crate::timings::lap("assemble");
     let mut warnings = fit.warnings.clone();
     if let Some(described) = described {
         if !described.description.not_converted.is_empty() {
@@ -381,6 +387,7 @@ pub fn convert_body(
     let all_shapes: Vec<crate::inputs::LoadedShape> =
         assets.shapes.iter().chain(kept_shapes).cloned().collect();
     let character = stages::shapes::attach(character, &all_shapes, options.frame)?;
+    crate::timings::lap("blend shapes");
     let character = match &assets.rest_pose {
         None => character,
         Some(pose) => {
@@ -407,11 +414,13 @@ pub fn convert_body(
         transforms::extract_helpers(character, options.helpers, &mesh_name, &mut warnings);
     let character = stages::shapes::prune(character, &moved, &mut warnings);
     let character = transforms::stand(character, options.origin, body.ground_height());
+    crate::timings::lap("pose, names, helpers");
     let character = if options.flat {
         character
     } else {
         stages::shapes::normal_offsets(transforms::smooth_normals(character))
     };
+    crate::timings::lap("normals");
     let (character, influence_changes) =
         transforms::limit_influences(character, options.max_influences, options.normalize);
     let character = if options.materials {
@@ -423,17 +432,21 @@ pub fn convert_body(
     } else {
         character
     };
-    let written = stages::write::write(&character, extras, options, format)?;
-
+    crate::timings::lap("influences, materials");
     // What happened, in the order the stages noticed it.
-    if let Some(w) = body.frame.check_height(
+    let height_warning = body.frame.check_height(
         character
             .mesh
             .numbering
             .source
             .iter()
             .map(|&v| DVec3::from_array(mesh.obj.positions[v as usize])),
-    ) {
+    );
+    let kept_vertices = character.mesh.positions.len();
+    let ground_offset = character.skeleton.position.y;
+    let written = stages::write::write(character, extras, options, format)?;
+    crate::timings::lap("write");
+    if let Some(w) = height_warning {
         warnings.push(w.to_string());
     }
     warnings.extend(assembly_warnings);
@@ -457,7 +470,7 @@ pub fn convert_body(
         bones: rig.rig.bones.len(),
         joints: written.joints,
         mesh_vertices: mesh.obj.positions.len(),
-        kept_vertices: character.mesh.positions.len(),
+        kept_vertices,
         faces: written.faces,
         weights: weights.map(|w| file_name(&w.path)),
         weight_pairs: written.weight_pairs,
@@ -465,7 +478,7 @@ pub fn convert_body(
         unweighted_vertices: written.unweighted_vertices,
         fallbacks: fit.fallbacks,
         warnings,
-        ground_offset: character.skeleton.position.y,
+        ground_offset,
         influence_changes: influence_changes.map(|c| InfluenceChanges {
             vertices_changed: c.vertices_changed,
             influences_dropped: c.influences_dropped,

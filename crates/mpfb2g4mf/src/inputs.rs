@@ -4,7 +4,7 @@
 //! it between jobs.
 
 use crate::convert::ConvertError;
-use mpfb_mesh::{ObjMesh, VertexGroups, joint_groups, vertex_groups_from_faces};
+use mpfb_mesh::{ObjMesh, VertexGroups, joint_groups};
 use mpfb_rig::{FitMesh, ObjFrame, Rig};
 use mpfb_weights::WeightsFile;
 use std::path::{Path, PathBuf};
@@ -63,7 +63,7 @@ impl LoadedMesh {
     /// `vertex_groups` (MPFB's `basemesh_vertex_groups.json`), if given.
     pub fn load(path: &Path, vertex_groups: Option<&Path>) -> Result<Self, ConvertError> {
         let obj = mpfb_mesh::read_obj_file(path)?;
-        let from_faces = joint_groups(&vertex_groups_from_faces(&obj));
+        let from_faces = mpfb_mesh::groups::joint_groups_from_faces(&obj);
         let (joint_groups, joint_source) = match (from_faces.is_empty(), vertex_groups) {
             (false, _) | (true, None) => (from_faces, "OBJ face groups".to_owned()),
             (true, Some(file)) => (

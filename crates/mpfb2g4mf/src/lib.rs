@@ -14,6 +14,7 @@ pub mod options;
 pub mod picture;
 pub mod shape_names;
 pub mod stages;
+pub mod timings;
 pub mod to_mpfb;
 
 pub use convert::{

@@ -323,6 +323,7 @@ fn output_path(text: &str) -> Result<PathBuf, String> {
 
 fn main() -> ExitCode {
     // clap exits with 2 on usage errors by itself.
+    mpfb2g4mf::timings::lap("start");
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Convert(args) => run_convert(args),

@@ -219,6 +219,7 @@ fn skin_of(
         .collect();
     // Every authored pair outside the masks, with whether a bone took its group.
     let mut authored = AuthoredWeights::default();
+    authored.pairs.reserve_exact(weights.file.pair_count());
     for group in &weights.file.groups {
         if mpfb_weights::is_mask_group(&group.name) {
             continue;

@@ -11,8 +11,8 @@ use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use g4mf_writer::{
     BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression,
-    ContainerOptions, FaceSpec, IndexWidth, Influence, MaterialSpec, MeshSpec, SurfaceSpec,
-    TextBufferStorage, build_character, embed_thumbnail, write_g4b, write_g4tf,
+    ContainerOptions, Corners, FaceSpec, IndexWidth, Influence, MaterialSpec, MeshSpec,
+    SurfaceSpec, TextBufferStorage, build_character, embed_thumbnail, write_g4b, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -95,7 +95,7 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
             }
         };
         let corners = polygons.corners(p);
-        let vertices = polygons.vertices[corners.clone()].to_vec();
+        let vertices = Corners::from_slice(&polygons.vertices[corners.clone()]);
         let uv = polygons.texcoords[corners]
             .iter()
             .map(|t| {
@@ -106,7 +106,7 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
                     })
                 })
             })
-            .collect::<Option<Vec<u32>>>();
+            .collect::<Option<Corners>>();
         surfaces[s].faces.push(FaceSpec {
             vertices,
             texcoords: uv,
@@ -115,15 +115,22 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
     (surfaces, texcoords)
 }
 
-/// Writes `character` with its `extras` to `options.output` in `format`.
+/// Writes `character` with its `extras` to `options.output` in `format`. The character is
+/// the last stage's: its arrays move into the writer's spec instead of being copied.
 pub fn write(
-    character: &Character,
+    mut character: Character,
     mut extras: MpfbExtras,
     options: &ConvertOptions,
     format: OutputFormat,
 ) -> Result<Written, ConvertError> {
-    let (surfaces, texcoords) = surfaces_of(character, options.materials);
+    // The thumbnail draws the character before its arrays move into the spec.
+    let thumbnail = options
+        .thumbnail
+        .then(|| crate::picture::thumbnail(&character));
+    let (surfaces, texcoords) = surfaces_of(&character, options.materials);
+    crate::timings::lap("write: surfaces");
     let faces = character.mesh.polygons.len();
+    let vertex_count = character.mesh.positions.len();
     let bones = character
         .skeleton
         .bones
@@ -138,16 +145,17 @@ pub fn write(
             extras: to_value(bone_extras),
         })
         .collect();
+    let normals = std::mem::take(&mut character.mesh.normals);
     let spec = CharacterSpec {
         name: character.name.clone(),
         skeleton_position: character.skeleton.position,
         skeleton_extras: to_value(&extras.skeleton),
         bones,
         mesh: Some(MeshSpec {
-            positions: character.mesh.positions.clone(),
+            positions: std::mem::take(&mut character.mesh.positions),
             texcoords,
             surfaces,
-            normals: (!character.mesh.normals.is_empty()).then(|| character.mesh.normals.clone()),
+            normals: (!normals.is_empty()).then_some(normals),
             materials: character
                 .materials
                 .iter()
@@ -156,14 +164,13 @@ pub fn write(
                     base_color: m.base_color,
                 })
                 .collect(),
-            blend_shapes: character
-                .blend_shapes
-                .iter()
+            blend_shapes: std::mem::take(&mut character.blend_shapes)
+                .into_iter()
                 .map(|b| BlendShapeSpec {
-                    name: b.name.clone(),
+                    name: b.name,
                     amount: b.amount,
-                    offsets: b.offsets.clone(),
-                    normal_offsets: b.normal_offsets.clone(),
+                    offsets: b.offsets,
+                    normal_offsets: b.normal_offsets,
                 })
                 .collect(),
         }),
@@ -184,7 +191,9 @@ pub fn write(
         },
         generator: GENERATOR.to_owned(),
     };
+    crate::timings::lap("write: spec");
     let mut built = build_character(&spec)?;
+    crate::timings::lap("write: build");
 
     // The source numbering, and the pairs the skin cannot carry as binary accessors (helper
     // vertices carry ~17k pairs in MakeHuman's weights: too many for JSON text).
@@ -218,8 +227,7 @@ pub fn write(
             });
         }
     }
-    if options.thumbnail {
-        let (png, placeholder) = crate::picture::thumbnail(character);
+    if let Some((png, placeholder)) = thumbnail {
         let side = crate::picture::THUMBNAIL_SIDE;
         embed_thumbnail(
             &mut built.document,
@@ -236,6 +244,7 @@ pub fn write(
         }
     }
 
+    crate::timings::lap("write: extras");
     // Statistics of what was written.
     let mut max_influences = 0;
     let mut run = 0;
@@ -248,7 +257,7 @@ pub fn write(
         max_influences = max_influences.max(run);
     }
     let unweighted_vertices = if spec.influences.is_some() {
-        let mut moved = vec![false; character.mesh.positions.len()];
+        let mut moved = vec![false; vertex_count];
         for e in &built.skin {
             moved[e.0 as usize] = true;
         }
@@ -274,7 +283,9 @@ pub fn write(
     let mut bytes = 0u64;
     match format {
         OutputFormat::Binary => {
+            crate::timings::lap("write: stats");
             let file = write_g4b(&mut built.document, &blobs, container)?;
+            crate::timings::lap("write: encode");
             bytes += file.len() as u64;
             write_atomic(&options.output, &file).map_err(output_error(&options.output))?;
         }
