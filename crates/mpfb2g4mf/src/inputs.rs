@@ -106,24 +106,25 @@ impl LoadedWeights {
     }
 }
 
-/// Loads a conversion's inputs, reading the mesh on a second thread while the rig and weights
-/// are read on this one: the parses are independent and each takes a third of a convert.
+/// Loads a conversion's inputs, reading the mesh on a second core while the rig and weights
+/// are read on this one: the parses are independent and take about the same time. The
+/// second core is rayon's pool, so the pool is started here, while the files are read, not
+/// at the first parallel stage after them.
 pub fn load_inputs(
     rig: &Path,
     weights: Option<&Path>,
     mesh: &Path,
     vertex_groups: Option<&Path>,
 ) -> Result<(LoadedRig, LoadedMesh, Option<LoadedWeights>), ConvertError> {
-    std::thread::scope(|scope| {
-        let mesh_thread = scope.spawn(|| LoadedMesh::load(mesh, vertex_groups));
-        let rig = LoadedRig::load(rig);
-        let weights = weights.map(LoadedWeights::load).transpose();
-        let mesh = mesh_thread
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        // Report the first input in command-line order that failed.
-        Ok((rig?, mesh?, weights?))
-    })
+    let ((rig, weights), mesh) = rayon::join(
+        || {
+            let rig = LoadedRig::load(rig);
+            (rig, weights.map(LoadedWeights::load).transpose())
+        },
+        || LoadedMesh::load(mesh, vertex_groups),
+    );
+    // Report the first input in command-line order that failed.
+    Ok((rig?, mesh?, weights?))
 }
 
 /// The input files of one conversion.

@@ -334,6 +334,7 @@ fn main() -> ExitCode {
         Command::Batch(args) => run_batch(args),
         Command::Preview(args) => run_preview(args),
     };
+    mpfb2g4mf::timings::lap("after the command");
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -77,18 +77,28 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
         .iter()
         .map(|set| FACE_PARTS.iter().position(|f| set.iter().any(|n| n == f)))
         .collect();
+    let key_of = |p: usize| (polygons.materials[p], face_part[polygons.parts[p] as usize]);
+    // Each surface's polygon count first, so its faces are allocated once.
+    let mut sizes: Vec<(SurfaceKey, usize)> = Vec::new();
     for p in 0..polygons.len() {
-        let material = polygons.materials[p];
-        let key = (material, face_part[polygons.parts[p] as usize]);
+        let key = key_of(p);
+        match sizes.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => sizes.push((key, 1)),
+        }
+    }
+    for p in 0..polygons.len() {
+        let key = key_of(p);
         let s = match surface_of_material.iter().find(|(k, _)| *k == key) {
             Some(&(_, s)) => s,
             None => {
                 let material =
-                    material.and_then(|m| character.materials.get(m as usize).map(|m| &m.name));
+                    key.0.and_then(|m| character.materials.get(m as usize).map(|m| &m.name));
+                let size = sizes.iter().find(|(k, _)| *k == key).map_or(0, |&(_, n)| n);
                 surfaces.push(SurfaceSpec {
                     name: material.filter(|_| named).map(|m| surface_name(m, key.1)),
                     material: material.cloned(),
-                    faces: Vec::new(),
+                    faces: Vec::with_capacity(size),
                 });
                 surface_of_material.push((key, surfaces.len() - 1));
                 surfaces.len() - 1
