@@ -179,55 +179,19 @@ fn bones_of(rig: &Rig, fitted: &FittedRig) -> (Vec<Bone>, Vec<BoneExtras>) {
         .unzip()
 }
 
-/// Resolves the weights against the rig: the skin in the source numbering, the authored
-/// pairs (so nothing the skin cannot carry is lost), and the weights' metadata and masks.
-fn skin_of(
-    rig: &LoadedRig,
-    mesh: &LoadedMesh,
-    weights: Option<&LoadedWeights>,
-    options: &ConvertOptions,
-) -> Result<(Option<Skin>, MpfbMesh, Vec<String>), ConvertError> {
-    let Some(weights) = weights else {
-        return Ok((None, MpfbMesh::default(), Vec::new()));
-    };
-    let mut warnings = Vec::new();
-    let bone_names: Vec<String> = rig.rig.bones.iter().map(|b| b.name.clone()).collect();
-    let resolution = resolve(
-        &weights.file,
-        RigBones {
-            names: &bone_names,
-            extra_bones: rig.rig.header.extra_bones.as_deref().unwrap_or_default(),
-        },
-        &options.bone_map,
-        mesh.obj.positions.len(),
-    )
-    .map_err(|e| e.with_file(&weights.path))?;
-    warnings.extend(resolution.warnings.iter().map(ToString::to_string));
-    for dropped in &resolution.dropped {
-        warnings.push(format!(
-            "group `{}` dropped ({:?}): {} vertices, total weight {:.4}",
-            dropped.group, dropped.reason, dropped.vertices, dropped.total_weight
-        ));
-    }
-    let skin = &resolution.skin;
-    let influences = (0..skin.len())
-        .map(|i| Influence {
-            vertex: skin.vertices[i],
-            bone: skin.groups[i],
-            weight: skin.weights[i],
-        })
-        .collect();
-    // Every authored pair outside the masks, with whether a bone took its group.
+/// Every authored pair outside the masks, by group in file order (whether a bone took each
+/// group is filled in once the weights are resolved).
+fn authored_pairs(file: &mpfb_weights::WeightsFile) -> AuthoredWeights {
     let mut authored = AuthoredWeights::default();
-    authored.pairs.reserve_exact(weights.file.pair_count());
-    for group in &weights.file.groups {
+    authored.pairs.reserve_exact(file.pair_count());
+    for group in &file.groups {
         if mpfb_weights::is_mask_group(&group.name) {
             continue;
         }
         let index = authored.groups.len() as u32;
         authored.groups.push(AuthoredGroup {
             name: group.name.clone(),
-            carried: !resolution.dropped.iter().any(|d| d.group == group.name),
+            carried: true,
         });
         authored
             .pairs
@@ -243,6 +207,56 @@ fn skin_of(
                     }),
             );
     }
+    authored
+}
+
+/// Resolves the weights against the rig: the skin in the source numbering, the authored
+/// pairs (so nothing the skin cannot carry is lost), and the weights' metadata and masks.
+fn skin_of(
+    rig: &LoadedRig,
+    mesh: &LoadedMesh,
+    weights: Option<&LoadedWeights>,
+    options: &ConvertOptions,
+) -> Result<(Option<Skin>, MpfbMesh, Vec<String>), ConvertError> {
+    let Some(weights) = weights else {
+        return Ok((None, MpfbMesh::default(), Vec::new()));
+    };
+    let mut warnings = Vec::new();
+    let bone_names: Vec<String> = rig.rig.bones.iter().map(|b| b.name.clone()).collect();
+    // Resolving and copying the authored pairs read the same file: one on each core.
+    let (resolution, mut authored) = rayon::join(
+        || {
+            resolve(
+                &weights.file,
+                RigBones {
+                    names: &bone_names,
+                    extra_bones: rig.rig.header.extra_bones.as_deref().unwrap_or_default(),
+                },
+                &options.bone_map,
+                mesh.obj.positions.len(),
+            )
+        },
+        || authored_pairs(&weights.file),
+    );
+    let resolution = resolution.map_err(|e| e.with_file(&weights.path))?;
+    warnings.extend(resolution.warnings.iter().map(ToString::to_string));
+    for dropped in &resolution.dropped {
+        warnings.push(format!(
+            "group `{}` dropped ({:?}): {} vertices, total weight {:.4}",
+            dropped.group, dropped.reason, dropped.vertices, dropped.total_weight
+        ));
+    }
+    for group in &mut authored.groups {
+        group.carried = !resolution.dropped.iter().any(|d| d.group == group.name);
+    }
+    let skin = &resolution.skin;
+    let influences = (0..skin.len())
+        .map(|i| Influence {
+            vertex: skin.vertices[i],
+            bone: skin.groups[i],
+            weight: skin.weights[i],
+        })
+        .collect();
     // The weights file's other fields, so it comes back whole.
     let file = &weights.file;
     let mut metadata: Map<String, Value> = file.extra.clone();

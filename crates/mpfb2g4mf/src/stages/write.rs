@@ -92,8 +92,9 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
         let s = match surface_of_material.iter().find(|(k, _)| *k == key) {
             Some(&(_, s)) => s,
             None => {
-                let material =
-                    key.0.and_then(|m| character.materials.get(m as usize).map(|m| &m.name));
+                let material = key
+                    .0
+                    .and_then(|m| character.materials.get(m as usize).map(|m| &m.name));
                 let size = sizes.iter().find(|(k, _)| *k == key).map_or(0, |&(_, n)| n);
                 surfaces.push(SurfaceSpec {
                     name: material.filter(|_| named).map(|m| surface_name(m, key.1)),
@@ -137,24 +138,40 @@ pub fn write(
     let thumbnail = options
         .thumbnail
         .then(|| crate::picture::thumbnail(&character));
-    let (surfaces, texcoords) = surfaces_of(&character, options.materials);
-    crate::timings::lap("write: surfaces");
+    // Surfaces on one core; bones with their extras and the skin's influences on the other.
+    let ((surfaces, texcoords), (bones, influences)) = rayon::join(
+        || surfaces_of(&character, options.materials),
+        || {
+            let bones: Vec<BoneSpec> = character
+                .skeleton
+                .bones
+                .iter()
+                .zip(&extras.bones)
+                .map(|(bone, bone_extras)| BoneSpec {
+                    name: bone.name.clone(),
+                    parent: bone.parent,
+                    head: bone.head,
+                    basis: bone.basis,
+                    length: bone.length,
+                    extras: to_value(bone_extras),
+                })
+                .collect();
+            let influences: Option<Vec<Influence>> = character.skin.as_ref().map(|skin| {
+                skin.influences
+                    .iter()
+                    .map(|i| Influence {
+                        vertex: i.vertex,
+                        bone: i.bone,
+                        weight: i.weight,
+                    })
+                    .collect()
+            });
+            (bones, influences)
+        },
+    );
+    crate::timings::lap("write: surfaces, bones");
     let faces = character.mesh.polygons.len();
     let vertex_count = character.mesh.positions.len();
-    let bones = character
-        .skeleton
-        .bones
-        .iter()
-        .zip(&extras.bones)
-        .map(|(bone, bone_extras)| BoneSpec {
-            name: bone.name.clone(),
-            parent: bone.parent,
-            head: bone.head,
-            basis: bone.basis,
-            length: bone.length,
-            extras: to_value(bone_extras),
-        })
-        .collect();
     let normals = std::mem::take(&mut character.mesh.normals);
     let spec = CharacterSpec {
         name: character.name.clone(),
@@ -184,16 +201,7 @@ pub fn write(
                 })
                 .collect(),
         }),
-        influences: character.skin.as_ref().map(|skin| {
-            skin.influences
-                .iter()
-                .map(|i| Influence {
-                    vertex: i.vertex,
-                    bone: i.bone,
-                    weight: i.weight,
-                })
-                .collect()
-        }),
+        influences,
         options: CharacterOptions {
             all_joints: options.all_joints,
             group_names: options.group_names,
