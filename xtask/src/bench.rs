@@ -10,6 +10,29 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--processes") {
         return batch_and_memory();
     }
+    // `--against-cat [--against BIN] [--rounds N]`: only the convert-against-cat table, with
+    // another build of the converter (an older commit's, say) interleaved in the same rounds.
+    if args.iter().any(|a| a == "--against-cat") {
+        let value = |flag: &str| {
+            args.iter()
+                .position(|a| a == flag)
+                .and_then(|i| args.get(i + 1))
+        };
+        let other = value("--against").map(std::path::PathBuf::from);
+        let rounds = match value("--rounds") {
+            Some(n) => n
+                .parse()
+                .map_err(|_| format!("--rounds {n}: not a number"))?,
+            None => 21,
+        };
+        let bin = release_binary()?;
+        let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+        let work = std::env::temp_dir().join(format!("mpfb2g4mf-cat-{}", std::process::id()));
+        std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+        let result = against_cat(&bin, &data, &work, other.as_deref(), rounds);
+        let _ = std::fs::remove_dir_all(&work);
+        return result;
+    }
     let mut command = Command::new("cargo");
     command.args(["bench", "-p", "mpfb-bench", "--bench", "pipeline", "--"]);
     command.args(args);
@@ -239,7 +262,7 @@ fn batch_and_memory() -> Result<(), String> {
         figures.join(", ")
     );
     blend_shape_cost(&bin, &data, &work)?;
-    against_cat(&bin, &data, &work)?;
+    against_cat(&bin, &data, &work, None, 21)?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }
@@ -297,11 +320,18 @@ fn blend_shape_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> 
     Ok(())
 }
 
-/// Whole processes, interleaved, 21 rounds, medians: `cat` of a convert's three inputs, the
-/// default convert, a body from a phenotype, and a character with face units and visemes;
-/// each convert's ratio to `cat` (issue 18's measure: what a conversion costs over reading
-/// its inputs).
-fn against_cat(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
+/// Whole processes, interleaved, `rounds` rounds, medians: `cat` of a convert's three
+/// inputs, the default convert, a body from a phenotype, and a character with face units and
+/// visemes; each convert's ratio to `cat` (issue 18's measure: what a conversion costs over
+/// reading its inputs). With `other`, that binary's default convert runs in the same rounds
+/// (a before-and-after of one change, free of the machine's drift between runs).
+fn against_cat(
+    bin: &Path,
+    data: &Path,
+    work: &Path,
+    other: Option<&Path>,
+    rounds: usize,
+) -> Result<(), String> {
     let d = data.to_str().unwrap_or_default();
     let inputs = [
         data.join("rigs/standard/rig.default.json"),
@@ -326,54 +356,39 @@ fn against_cat(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
         .iter()
         .map(|p| p.to_str().unwrap_or_default())
         .collect();
-    let plain = [
-        "convert",
-        "--rig-name",
-        "default",
-        "--mpfb-data",
-        d,
-        "-q",
-        "-o",
-        out,
-    ];
-    let body = [
-        "convert",
-        "--rig-name",
-        "default",
-        "--mpfb-data",
-        d,
-        "--phenotype",
-        "gender=0.8,age=0.6,weight=0.7,height=0.8",
-        "-q",
-        "-o",
-        out,
-    ];
-    let face = [
-        "convert",
-        "--rig-name",
-        "default",
-        "--mpfb-data",
-        d,
-        "--face-units",
-        "--visemes",
-        "-q",
-        "-o",
-        out,
-    ];
-    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
-    for _ in 0..21 {
+    let convert = |extra: &[&'static str]| -> Vec<String> {
+        let mut args: Vec<String> = ["convert", "--rig-name", "default", "--mpfb-data", d]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        args.extend(["-q".to_owned(), "-o".to_owned(), out.to_owned()]);
+        args
+    };
+    let plain = convert(&[]);
+    let body = convert(&["--phenotype", "gender=0.8,age=0.6,weight=0.7,height=0.8"]);
+    let face = convert(&["--face-units", "--visemes"]);
+    fn as_strs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let (plain, body, face) = (as_strs(&plain), as_strs(&body), as_strs(&face));
+    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..rounds.max(1) {
         samples[0].push(time(Path::new("cat"), &cat_args)?);
         samples[1].push(time(bin, &plain)?);
         samples[2].push(time(bin, &body)?);
         samples[3].push(time(bin, &face)?);
+        if let Some(other) = other {
+            samples[4].push(time(other, &plain)?);
+        }
     }
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
     };
-    let [cat, plain, body, face] = samples.map(|mut v| median(&mut v));
+    let [cat, plain, body, face, before] = samples.map(|mut v| median(&mut v));
     println!(
-        "against cat (whole processes, 21 interleaved rounds, medians): cat of the inputs {:.1} ms; convert {:.1} ms = {:.1}x cat (target <= 4x); phenotype body {:.1} ms = {:.2}x the convert (target <= 2x); with face units and visemes {:.1} ms = {:.1}x cat",
+        "against cat (whole processes, {rounds} interleaved rounds, medians): cat of the inputs {:.1} ms; convert {:.1} ms = {:.1}x cat (target <= 4x); phenotype body {:.1} ms = {:.2}x the convert (target <= 2x); with face units and visemes {:.1} ms = {:.1}x cat",
         cat * 1e3,
         plain * 1e3,
         plain / cat,
@@ -382,6 +397,16 @@ fn against_cat(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
         face * 1e3,
         face / cat
     );
+    if let Some(other) = other {
+        println!(
+            "against {} in the same rounds: its convert {:.1} ms = {:.1}x cat; this build's {:.1} ms is {:.2}x its time",
+            other.display(),
+            before * 1e3,
+            before / cat,
+            plain * 1e3,
+            plain / before
+        );
+    }
     Ok(())
 }
 

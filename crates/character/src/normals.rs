@@ -69,21 +69,6 @@ fn weighted(normal: DVec3, angle: f64) -> DVec3 {
     }
 }
 
-/// Calls `add(vertex, angle-weighted normal, normal)` for each corner of one polygon.
-/// `position` gives a vertex's position (the mesh's, or a displaced one).
-fn add_polygon(
-    position: impl Fn(u32) -> DVec3,
-    corners: &[u32],
-    mut add: impl FnMut(usize, DVec3, DVec3),
-) {
-    let mut angles = Vec::with_capacity(corners.len());
-    if let Some(normal) = polygon_angles(position, corners, &mut angles) {
-        for (&v, angle) in corners.iter().zip(angles) {
-            add(v as usize, weighted(normal, angle), normal);
-        }
-    }
-}
-
 /// A polygon's unit normal, with its angle at each corner appended to `angles`; `None` (and
 /// no angles) for a degenerate polygon or one of fewer than three corners.
 fn polygon_angles(
@@ -126,6 +111,14 @@ pub struct NormalOffsets<'a> {
     polygons: Vec<u32>,
 }
 
+/// Working memory of [`NormalOffsets::of_with`]: a slot per vertex and a mark per polygon,
+/// so a shape's neighbourhood is found without hashing or sorting duplicates.
+#[derive(Debug, Clone)]
+pub struct Scratch {
+    vertex: Vec<u32>,
+    polygon: Vec<bool>,
+}
+
 /// Normal offsets smaller than this are left out (below float32's resolution of a unit vector).
 pub const NORMAL_OFFSET_EPSILON: f64 = 1e-7;
 
@@ -166,38 +159,88 @@ impl<'a> NormalOffsets<'a> {
     /// exactly what [`smooth_normals`] of the displaced mesh gives, computed only around the
     /// displaced vertices.
     pub fn of(&self, offsets: &[(u32, DVec3)]) -> Vec<(u32, DVec3)> {
+        self.of_with(&mut self.scratch(), offsets)
+    }
+
+    /// Working memory for [`NormalOffsets::of_with`], one per thread.
+    pub fn scratch(&self) -> Scratch {
+        Scratch {
+            vertex: vec![0; self.mesh.positions.len()],
+            polygon: vec![false; self.mesh.polygons.len()],
+        }
+    }
+
+    /// [`NormalOffsets::of`] with reusable working memory (left clean for the next call).
+    pub fn of_with(&self, scratch: &mut Scratch, offsets: &[(u32, DVec3)]) -> Vec<(u32, DVec3)> {
         let polygons = &self.mesh.polygons;
-        // Displaced positions, looked up in the (ascending) offsets rather than copying the
-        // whole mesh once per shape.
         let base = &self.mesh.positions;
-        let position = |v: u32| match offsets.binary_search_by_key(&v, |&(u, _)| u) {
-            Ok(k) => base[v as usize] + offsets[k].1,
-            Err(_) => base[v as usize],
+        // `vertex[v]`: 1 + the index of v's offset, for moved vertices.
+        for (k, &(v, _)) in offsets.iter().enumerate() {
+            scratch.vertex[v as usize] = k as u32 + 1;
+        }
+        let position = |v: u32| match scratch.vertex[v as usize] {
+            0 => base[v as usize],
+            k => base[v as usize] + offsets[k as usize - 1].1,
         };
         // Vertices whose normal can change: those sharing a polygon with a moved vertex.
-        let mut affected: Vec<u32> = offsets
+        let mut touched: Vec<u32> = Vec::new();
+        for &(v, _) in offsets {
+            for &p in self.polygons_of(v) {
+                if !std::mem::replace(&mut scratch.polygon[p as usize], true) {
+                    touched.push(p);
+                }
+            }
+        }
+        let mut affected: Vec<u32> = touched
             .iter()
-            .flat_map(|&(v, _)| self.polygons_of(v))
             .flat_map(|&p| {
                 polygons.vertices[polygons.corners(p as usize)]
                     .iter()
                     .copied()
             })
             .collect();
+        for &p in &touched {
+            scratch.polygon[p as usize] = false;
+        }
         affected.sort_unstable();
         affected.dedup();
-        let mut out = Vec::new();
-        for v in affected {
-            let (mut sum, mut first) = (DVec3::ZERO, None);
+        // Each polygon around them is computed once (not once per affected corner), in
+        // ascending order, so every vertex's sum adds its polygons in the order
+        // `smooth_normals` does: the same bits.
+        let mut around: Vec<u32> = Vec::new();
+        for &v in &affected {
             for &p in self.polygons_of(v) {
-                let corners = &polygons.vertices[polygons.corners(p as usize)];
-                add_polygon(position, corners, |u, weighted, normal| {
-                    if u == v as usize {
-                        sum += weighted;
-                        first.get_or_insert(normal);
-                    }
-                });
+                if !std::mem::replace(&mut scratch.polygon[p as usize], true) {
+                    around.push(p);
+                }
             }
+        }
+        for &p in &around {
+            scratch.polygon[p as usize] = false;
+        }
+        around.sort_unstable();
+        let slot = |v: u32| affected.binary_search(&v).ok();
+        let mut sums = vec![(DVec3::ZERO, None::<DVec3>); affected.len()];
+        let mut angles = Vec::new();
+        for &p in &around {
+            let corners = &polygons.vertices[polygons.corners(p as usize)];
+            angles.clear();
+            let Some(normal) = polygon_angles(position, corners, &mut angles) else {
+                continue;
+            };
+            for (&u, &angle) in corners.iter().zip(&angles) {
+                if let Some(k) = slot(u) {
+                    let (sum, first) = &mut sums[k];
+                    *sum += weighted(normal, angle);
+                    first.get_or_insert(normal);
+                }
+            }
+        }
+        for &(v, _) in offsets {
+            scratch.vertex[v as usize] = 0;
+        }
+        let mut out = Vec::new();
+        for (&v, (sum, first)) in affected.iter().zip(sums) {
             let normal = sum.try_normalize().or(first).unwrap_or(DVec3::Y);
             let offset = normal - self.base[v as usize];
             if offset.length() > NORMAL_OFFSET_EPSILON {

@@ -94,7 +94,10 @@ pub fn normal_offsets(mut character: Character) -> Character {
         character
             .blend_shapes
             .par_iter()
-            .map(|shape| context.of(&shape.offsets))
+            .map_init(
+                || context.scratch(),
+                |scratch, shape| context.of_with(scratch, &shape.offsets),
+            )
             .collect()
     };
     for (shape, normals) in character.blend_shapes.iter_mut().zip(offsets) {
