@@ -356,7 +356,22 @@ mod tests {
         assert_eq!(got.len(), expected.len());
         for ((v, a), (u, b)) in got.iter().zip(&expected) {
             assert_eq!(v, u);
-            assert!((*a - *b).length() < 1e-12);
+            // The same sums in the same order as the full recomputation: the same bits.
+            assert_eq!(
+                a.to_array().map(f64::to_bits),
+                b.to_array().map(f64::to_bits)
+            );
+        }
+        // One scratch reused across shapes (as each thread does) gives what a fresh one does:
+        // it is left clean between calls.
+        let context = NormalOffsets::new(&grid, &base);
+        let mut scratch = context.scratch();
+        let other = vec![
+            (0, DVec3::new(0.3, 0.2, 0.1)),
+            (24, DVec3::new(0.0, 0.0, -0.4)),
+        ];
+        for shape in [&offsets, &other, &offsets, &other] {
+            assert_eq!(context.of_with(&mut scratch, shape), context.of(shape));
         }
     }
 }

@@ -2352,3 +2352,62 @@ fn the_target_cache_changes_no_byte() {
     let warm = convert("warm.g4b", cache.as_os_str());
     assert!(uncached == cold && cold == warm);
 }
+
+#[test]
+fn timings_name_every_stage_and_change_no_byte() {
+    let Some(data) = test_support::mpfb_data_or_skip("timings_name_every_stage_and_change_no_byte")
+    else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let convert = |folder: &str, timings: bool| -> (Vec<u8>, String) {
+        std::fs::create_dir_all(out.path().join(folder)).unwrap();
+        let model = out.path().join(folder).join("timed.g4b");
+        let mut command = bin();
+        command.env_remove("MPFB2G4MF_TIMINGS");
+        if timings {
+            command.env("MPFB2G4MF_TIMINGS", "1");
+        }
+        let result = command
+            .args([
+                "convert",
+                "--rig-name",
+                "default",
+                "--mpfb-data",
+                data.to_str().unwrap(),
+                "--quiet",
+                "-o",
+                model.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(result.status.success(), "{}", stderr(&result));
+        (std::fs::read(&model).unwrap(), stderr(&result))
+    };
+    let (plain, quiet) = convert("plain", false);
+    let (timed, report) = convert("timed", true);
+    assert_eq!(plain, timed, "timings change the output");
+    assert!(!quiet.contains("timings:"), "{quiet}");
+    for stage in [
+        "load inputs",
+        "body",
+        "fit",
+        "assemble",
+        "normals",
+        "write: build",
+        "write: encode",
+        "write ",
+    ] {
+        let line = report
+            .lines()
+            .find(|l| l.starts_with(&format!("timings: {stage}")))
+            .unwrap_or_else(|| panic!("no `{stage}` lap in:\n{report}"));
+        let ms: f64 = line
+            .trim_end_matches(" ms")
+            .rsplit(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no time in `{line}`"));
+        assert!(ms >= 0.0 && ms.is_finite(), "{line}");
+    }
+}
