@@ -29,7 +29,7 @@ fuzz_target!(|input: Input| {
         .map(|i| DVec3::new(i as f64, 0.0, (i % 3) as f64))
         .collect();
     let faces = vec![g4mf_writer::FaceSpec {
-        vertices: vec![0, 1, 2],
+        vertices: [0, 1, 2].as_slice().into(),
         texcoords: None,
     }];
     let influences: Vec<g4mf_writer::Influence> = input
