@@ -10,6 +10,7 @@ pub mod demo;
 pub mod extras;
 pub mod inputs;
 pub mod inspect;
+pub mod malloc_tuning;
 pub mod options;
 pub mod picture;
 pub mod shape_names;

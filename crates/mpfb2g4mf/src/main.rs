@@ -322,8 +322,13 @@ fn output_path(text: &str) -> Result<PathBuf, String> {
 }
 
 fn main() -> ExitCode {
+    // Before anything else (threads, timings): this may replace the process with itself.
+    mpfb2g4mf::malloc_tuning::reexec_with_tuned_malloc();
     // clap exits with 2 on usage errors by itself.
-    mpfb2g4mf::timings::lap("start");
+    mpfb2g4mf::timings::lap(&format!(
+        "start (malloc: {})",
+        mpfb2g4mf::malloc_tuning::describe()
+    ));
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Convert(args) => run_convert(args),

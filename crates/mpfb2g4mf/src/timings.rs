@@ -29,7 +29,7 @@ pub fn lap(label: &str) {
             "timings: {label:<24} {:>8.2} ms",
             (now - previous).as_secs_f64() * 1e3
         ),
-        None => eprintln!("timings: {label:<24} (start)"),
+        None => eprintln!("timings: {label}"),
     }
     *last = Some(now);
 }

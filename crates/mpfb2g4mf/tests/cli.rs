@@ -2411,3 +2411,68 @@ fn timings_name_every_stage_and_change_no_byte() {
         assert!(ms >= 0.0 && ms.is_finite(), "{line}");
     }
 }
+
+/// The start-up re-exec with glibc's malloc tunables: it happens once, the user's own
+/// `GLIBC_TUNABLES` or the opt-out variable prevent it, and no setting changes a byte.
+#[test]
+fn malloc_tuning_reexecs_once_and_changes_no_byte() {
+    let Some(data) =
+        test_support::mpfb_data_or_skip("malloc_tuning_reexecs_once_and_changes_no_byte")
+    else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let convert = |folder: &str, env: &[(&str, &str)]| -> (Vec<u8>, String) {
+        std::fs::create_dir_all(out.path().join(folder)).unwrap();
+        let model = out.path().join(folder).join("tuned.g4b");
+        let mut command = bin();
+        for name in [
+            "GLIBC_TUNABLES",
+            "MPFB2G4MF_SYSTEM_MALLOC",
+            "MPFB2G4MF_MALLOC_TUNED",
+        ] {
+            command.env_remove(name);
+        }
+        command.env("MPFB2G4MF_TIMINGS", "1");
+        command.envs(env.iter().copied());
+        let result = command
+            .args([
+                "convert",
+                "--rig-name",
+                "default",
+                "--mpfb-data",
+                data.to_str().unwrap(),
+                "--quiet",
+                "-o",
+                model.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(result.status.success(), "{}", stderr(&result));
+        let report = stderr(&result);
+        let start = report
+            .lines()
+            .find(|l| l.starts_with("timings: start"))
+            .unwrap_or_else(|| panic!("no start lap in:\n{report}"))
+            .to_owned();
+        // One process reports: a loop or a double start would print the start lap twice.
+        assert_eq!(report.matches("timings: start").count(), 1, "{report}");
+        (std::fs::read(&model).unwrap(), start)
+    };
+    let (tuned, tuned_start) = convert("tuned", &[]);
+    let (system, system_start) = convert("system", &[("MPFB2G4MF_SYSTEM_MALLOC", "1")]);
+    let (own, own_start) = convert("own", &[("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")]);
+    let glibc = cfg!(all(target_os = "linux", target_env = "gnu"));
+    let expected = if glibc { "tuned" } else { "system" };
+    assert!(
+        tuned_start.ends_with(&format!("(malloc: {expected})")),
+        "{tuned_start}"
+    );
+    assert!(system_start.ends_with("(malloc: system)"), "{system_start}");
+    assert!(
+        own_start.ends_with("(malloc: GLIBC_TUNABLES from the environment)"),
+        "{own_start}"
+    );
+    assert_eq!(tuned, system, "the malloc settings change the output");
+    assert_eq!(tuned, own, "the user's malloc settings change the output");
+}
