@@ -2,12 +2,15 @@
 //! against a rig's bones, and builds a deterministic per-vertex skin in G4MF order.
 
 pub mod error;
+pub mod fast;
 pub mod parse;
 pub mod resolve;
 pub mod skin;
 
 pub use error::{Location, WeightsError, WeightsErrorKind, WeightsWarning};
-pub use parse::{WeightGroup, WeightsFile, is_mask_group, parse_weights, read_weights_file};
+pub use parse::{
+    WeightGroup, WeightsFile, is_mask_group, parse_weights, parse_weights_typed, read_weights_file,
+};
 pub use resolve::{
     BoneMap, DropReason, DroppedGroup, MatchRule, Merge, Resolution, RigBones, parse_bone_map,
     read_bone_map, resolve,

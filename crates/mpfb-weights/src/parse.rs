@@ -56,8 +56,19 @@ pub fn read_weights_file(path: &Path) -> Result<WeightsFile, WeightsError> {
     parse_weights(&text).map_err(|e| e.with_file(path))
 }
 
-/// Parses weights JSON text.
+/// Parses weights JSON text: files in the plain shape MPFB writes take the one-pass fast
+/// path ([`crate::fast`]), everything else the typed reader ([`parse_weights_typed`]); the
+/// result is the same either way.
 pub fn parse_weights(text: &str) -> Result<WeightsFile, WeightsError> {
+    match crate::fast::parse_plain(text) {
+        Some(file) => Ok(file),
+        None => parse_weights_typed(text),
+    }
+}
+
+/// Parses weights JSON text with the typed serde reader alone: every shape JSON allows, and
+/// every error with its position. [`parse_weights`] uses it whenever the fast path declines.
+pub fn parse_weights_typed(text: &str) -> Result<WeightsFile, WeightsError> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let file = FileSeed
         .deserialize(&mut deserializer)
