@@ -168,16 +168,18 @@ pub fn parse_obj_with_limits(bytes: &[u8], limits: ObjLimits) -> Result<ObjMesh,
     let mut line_no = 0;
     while line_start <= text.len() {
         line_no += 1;
-        let line_end =
-            memchr::memchr(b'\n', &bytes[line_start..]).map_or(text.len(), |i| line_start + i);
-        let line = &text[line_start..line_end];
-        line_start = line_end + 1;
+        // One search finds the line's end or a comment's start, whichever comes first (comments
+        // are rare, so this is usually the only search on the line).
+        let stop = memchr::memchr2(b'\n', b'#', &bytes[line_start..])
+            .map_or(text.len(), |i| line_start + i);
+        let line_end = if bytes.get(stop) == Some(&b'#') {
+            memchr::memchr(b'\n', &bytes[stop..]).map_or(text.len(), |i| stop + i)
+        } else {
+            stop
+        };
         // Strip comments and the carriage return of CRLF files.
-        let content = match memchr::memchr(b'#', line.as_bytes()) {
-            Some(hash) => &line[..hash],
-            None => line,
-        }
-        .trim_end_matches('\r');
+        let content = text[line_start..stop].trim_end_matches('\r');
+        line_start = line_end + 1;
         let mut tokens = Tokens::new(content);
         let Some((_, keyword)) = tokens.next() else {
             continue;
@@ -406,14 +408,15 @@ fn parse_corner(
         )
     };
     let bytes = token.as_bytes();
-    let first_slash = memchr::memchr(b'/', bytes);
+    // Corner tokens are a few bytes long: a plain scan beats memchr's set-up cost here.
+    let first_slash = bytes.iter().position(|&b| b == b'/');
     let (v, rest) = match first_slash {
         Some(i) => (&token[..i], Some(&token[i + 1..])),
         None => (token, None),
     };
     let (vt, vn) = match rest {
         None => (None, None),
-        Some(rest) => match memchr::memchr(b'/', rest.as_bytes()) {
+        Some(rest) => match rest.bytes().position(|b| b == b'/') {
             Some(i) => (Some(&rest[..i]), Some(&rest[i + 1..])),
             None => (Some(rest), None),
         },
@@ -579,5 +582,29 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn comments_and_line_ends_end_content_where_they_start() {
+        let text = "# header\r\nv 1 2 3# trailing\r\nv 4 5 6\nvt 0.5 0.25 #uv\n\
+                    g body # group\nusemtl skin#m\no thing\r\n#\nf 1/1 2/1 1/1#face\n\
+                    weird 1\nf 2 1 2 # last, no newline";
+        let mesh = parse_obj(text.as_bytes()).expect("valid");
+        assert_eq!(mesh.positions, vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+        assert_eq!(mesh.texcoords, vec![[0.5, 0.25]]);
+        assert_eq!(mesh.face_count(), 2);
+        assert_eq!(mesh.face_offsets, vec![0, 3, 6]);
+        assert_eq!(mesh.group_sets[1], vec!["body".to_owned()]);
+        assert_eq!(mesh.materials, vec!["skin".to_owned()]);
+        assert_eq!(mesh.objects, vec!["thing".to_owned()]);
+        assert_eq!(mesh.ignored_statements, vec![("weird".to_owned(), 1)]);
+        // Errors count comment lines and point into the content's columns.
+        let err = parse_obj(b"# one\n#two\r\nv 1 2 x # three\n").expect_err("bad number");
+        assert_eq!(err.location.to_string(), "3:7");
+        let err = parse_obj(b"v 1 2 3\nf 1 1 #2 1\n").expect_err("too few corners");
+        assert!(
+            matches!(err.kind, MeshErrorKind::TooFewValues { found: 2, .. }),
+            "{err}"
+        );
     }
 }
