@@ -10,8 +10,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--processes") {
         return batch_and_memory();
     }
-    // `--against-cat [--against BIN] [--rounds N]`: only the convert-against-cat table, with
-    // another build of the converter (an older commit's, say) interleaved in the same rounds.
+    // `--against-cat [--against BIN] [--this BIN] [--rounds N]`: only the convert-against-cat
+    // table, with another build of the converter (an older commit's, say) interleaved in the
+    // same rounds.
     if args.iter().any(|a| a == "--against-cat") {
         let value = |flag: &str| {
             args.iter()
@@ -25,7 +26,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 .map_err(|_| format!("--rounds {n}: not a number"))?,
             None => 21,
         };
-        let bin = release_binary()?;
+        // `--this BIN` times another build instead of this tree's (a commit's, for a change's
+        // before-and-after without rebuilding).
+        let bin = match value("--this") {
+            Some(path) => std::path::PathBuf::from(path),
+            None => release_binary()?,
+        };
         let data = test_support::mpfb_data().ok_or("no MPFB data")?;
         let work = std::env::temp_dir().join(format!("mpfb2g4mf-cat-{}", std::process::id()));
         std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;

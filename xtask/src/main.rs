@@ -17,9 +17,10 @@ commands:
                                   of medians with ratios to the serde_json/read-bytes baseline,
                                   then batches, populations and peak memory
   bench --processes               only the whole-process part (batches, populations, memory)
-  bench --against-cat [--against BIN] [--rounds N]
+  bench --against-cat [--against BIN] [--this BIN] [--rounds N]
                                   only convert against cat of its inputs, optionally with
-                                  another build of the converter in the same rounds
+                                  another build of the converter in the same rounds (--this:
+                                  time that build instead of this tree's)
   fuzz --seconds N [--target T]   fuzz every target (or T) for N seconds each with cargo-fuzz
   fuzz --smoke                    build the fuzz targets and replay seeds and regression inputs (CI)
   pictures                        render the README's pictures into docs/ (convert, preview,
