@@ -276,42 +276,16 @@ fn batch_and_memory() -> Result<(), String> {
 /// The cost of `--face-units --visemes` on top of a plain convert: whole processes, the two
 /// interleaved, 11 runs each, medians; and the bytes the 67 shapes add.
 fn blend_shape_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
-    let data = data.to_str().unwrap_or_default();
     let plain = work.join("plain.g4b");
     let shaped = work.join("shaped.g4b");
-    let run = |out: &Path, extra: &[&str]| -> Result<f64, String> {
-        let started = std::time::Instant::now();
-        let mut args = vec![
-            "convert",
-            "--rig-name",
-            "default",
-            "--mpfb-data",
-            data,
-            "-q",
-            "-o",
-        ];
-        args.push(out.to_str().unwrap_or_default());
-        args.extend_from_slice(extra);
-        let ok = Command::new(bin)
-            .args(&args)
-            .status()
-            .map_err(|e| e.to_string())?
-            .success();
-        if !ok {
-            return Err(format!("convert {extra:?} failed"));
-        }
-        Ok(started.elapsed().as_secs_f64())
-    };
+    let plain_args = convert_args(data, &plain, &[]);
+    let shaped_args = convert_args(data, &shaped, &["--face-units", "--visemes"]);
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..11 {
-        a.push(run(&plain, &[])?);
-        b.push(run(&shaped, &["--face-units", "--visemes"])?);
+        a.push(time_process(bin, &plain_args)?);
+        b.push(time_process(bin, &shaped_args)?);
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (a, b) = (median(&mut a), median(&mut b));
+    let (a, b) = (median(a), median(b));
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     println!(
         "blend shapes: convert {:.1} ms, with --face-units --visemes (67 shapes) {:.1} ms (+{:.1} ms, {:.2}x); file {:.2} MiB -> {:.2} MiB (+{:.2} MiB)",
@@ -326,6 +300,43 @@ fn blend_shape_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> 
     Ok(())
 }
 
+/// The arguments of a quiet default convert to `out`, with `extra` flags.
+fn convert_args(data: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = ["convert", "--rig-name", "default", "--mpfb-data"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    args.push(data.to_string_lossy().into_owned());
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    args.extend(["-q".to_owned(), "-o".to_owned()]);
+    args.push(out.to_string_lossy().into_owned());
+    args
+}
+
+/// The wall time of one whole process (standard output discarded); an error if it fails.
+fn time_process<S: AsRef<std::ffi::OsStr>>(program: &Path, args: &[S]) -> Result<f64, String> {
+    let started = std::time::Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!(
+            "{} {:?} failed",
+            program.display(),
+            args.iter().map(|a| a.as_ref().to_owned()).collect::<Vec<_>>()
+        ));
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// The median of some timings (NaN for none).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
 /// Whole processes, interleaved, `rounds` rounds, medians: `cat` of a convert's three
 /// inputs, the default convert, a body from a phenotype, and a character with face units and
 /// visemes; each convert's ratio to `cat` (issue 18's measure: what a conversion costs over
@@ -338,61 +349,30 @@ fn against_cat(
     other: Option<&Path>,
     rounds: usize,
 ) -> Result<(), String> {
-    let d = data.to_str().unwrap_or_default();
     let inputs = [
         data.join("rigs/standard/rig.default.json"),
         data.join("rigs/standard/weights.default.json"),
         data.join("3dobjs/base.obj"),
     ];
     let out = work.join("against-cat.g4b");
-    let out = out.to_str().unwrap_or_default();
-    let time = |program: &Path, args: &[&str]| -> Result<f64, String> {
-        let started = std::time::Instant::now();
-        let status = Command::new(program)
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .map_err(|e| e.to_string())?;
-        if !status.success() {
-            return Err(format!("{} {args:?} failed", program.display()));
-        }
-        Ok(started.elapsed().as_secs_f64())
-    };
-    let cat_args: Vec<&str> = inputs
-        .iter()
-        .map(|p| p.to_str().unwrap_or_default())
-        .collect();
-    let convert = |extra: &[&'static str]| -> Vec<String> {
-        let mut args: Vec<String> = ["convert", "--rig-name", "default", "--mpfb-data", d]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
-        args.extend(extra.iter().map(|s| (*s).to_owned()));
-        args.extend(["-q".to_owned(), "-o".to_owned(), out.to_owned()]);
-        args
-    };
-    let plain = convert(&[]);
-    let body = convert(&["--phenotype", "gender=0.8,age=0.6,weight=0.7,height=0.8"]);
-    let face = convert(&["--face-units", "--visemes"]);
-    fn as_strs(v: &[String]) -> Vec<&str> {
-        v.iter().map(String::as_str).collect()
-    }
-    let (plain, body, face) = (as_strs(&plain), as_strs(&body), as_strs(&face));
+    let plain = convert_args(data, &out, &[]);
+    let body = convert_args(
+        data,
+        &out,
+        &["--phenotype", "gender=0.8,age=0.6,weight=0.7,height=0.8"],
+    );
+    let face = convert_args(data, &out, &["--face-units", "--visemes"]);
     let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..rounds.max(1) {
-        samples[0].push(time(Path::new("cat"), &cat_args)?);
-        samples[1].push(time(bin, &plain)?);
-        samples[2].push(time(bin, &body)?);
-        samples[3].push(time(bin, &face)?);
+        samples[0].push(time_process(Path::new("cat"), &inputs)?);
+        samples[1].push(time_process(bin, &plain)?);
+        samples[2].push(time_process(bin, &body)?);
+        samples[3].push(time_process(bin, &face)?);
         if let Some(other) = other {
-            samples[4].push(time(other, &plain)?);
+            samples[4].push(time_process(other, &plain)?);
         }
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-    };
-    let [cat, plain, body, face, before] = samples.map(|mut v| median(&mut v));
+    let [cat, plain, body, face, before] = samples.map(median);
     println!(
         "against cat (whole processes, {rounds} interleaved rounds, medians): cat of the inputs {:.1} ms; convert {:.1} ms = {:.1}x cat (target <= 4x); phenotype body {:.1} ms = {:.2}x the convert (target <= 2x); with face units and visemes {:.1} ms = {:.1}x cat",
         cat * 1e3,
