@@ -325,7 +325,9 @@ fn time_process<S: AsRef<std::ffi::OsStr>>(program: &Path, args: &[S]) -> Result
         return Err(format!(
             "{} {:?} failed",
             program.display(),
-            args.iter().map(|a| a.as_ref().to_owned()).collect::<Vec<_>>()
+            args.iter()
+                .map(|a| a.as_ref().to_owned())
+                .collect::<Vec<_>>()
         ));
     }
     Ok(started.elapsed().as_secs_f64())

@@ -2410,6 +2410,32 @@ fn timings_name_every_stage_and_change_no_byte() {
             .unwrap_or_else(|| panic!("no time in `{line}`"));
         assert!(ms >= 0.0 && ms.is_finite(), "{line}");
     }
+    // The text format reports the same write laps.
+    let text_model = out.path().join("timed.g4tf");
+    let result = bin()
+        .env("MPFB2G4MF_TIMINGS", "1")
+        .args([
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--quiet",
+            "-o",
+            text_model.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(result.status.success(), "{}", stderr(&result));
+    let report = stderr(&result);
+    for stage in ["write: stats", "write: encode", "write "] {
+        assert!(
+            report
+                .lines()
+                .any(|l| l.starts_with(&format!("timings: {stage}"))),
+            "no `{stage}` lap for .g4tf in:\n{report}"
+        );
+    }
 }
 
 /// The start-up re-exec with glibc's malloc tunables: it happens once, the user's own

@@ -286,6 +286,8 @@ pub fn write(
     let weight_pairs = built.skin.len();
     let joints = built.joint_bones.len();
 
+    crate::timings::lap("write: stats");
+
     // Encode and write.
     let container = ContainerOptions {
         compression: options.compression,
@@ -301,7 +303,6 @@ pub fn write(
     let mut bytes = 0u64;
     match format {
         OutputFormat::Binary => {
-            crate::timings::lap("write: stats");
             let file = write_g4b(&mut built.document, &blobs, container)?;
             crate::timings::lap("write: encode");
             bytes += file.len() as u64;
@@ -319,6 +320,7 @@ pub fn write(
                 TextBufferStorage::Embedded
             };
             let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
+            crate::timings::lap("write: encode");
             let folder = options.output.parent().unwrap_or(Path::new(""));
             for (uri, data) in &text.external {
                 let path = folder.join(uri);
