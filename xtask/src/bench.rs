@@ -215,33 +215,31 @@ fn batch_and_memory() -> Result<(), String> {
     };
     let hundred = population(100)?;
     let twenty = population(20)?;
-    let time_population = |jobs: &str| -> Result<f64, String> {
+    let time_population = |jobs: &str, env: &[(&str, &str)]| -> Result<f64, String> {
         let mut best = f64::INFINITY;
         for _ in 0..3 {
-            let started = std::time::Instant::now();
-            let ok = Command::new(&bin)
-                .args([
-                    "batch",
-                    hundred.to_str().unwrap_or_default(),
-                    "--quiet",
-                    "--jobs",
-                    jobs,
-                ])
-                .status()
-                .map_err(|e| e.to_string())?
-                .success();
-            if !ok {
-                return Err("the population batch failed".into());
-            }
-            best = best.min(started.elapsed().as_secs_f64());
+            let args = [
+                "batch",
+                hundred.to_str().unwrap_or_default(),
+                "--quiet",
+                "--jobs",
+                jobs,
+            ];
+            best = best.min(time_process_with(&bin, &args, env)?);
         }
         Ok(best)
     };
-    let one_worker = time_population("1")?;
-    let best = time_population("2")?;
+    let one_worker = time_population("1", &[])?;
+    let best = time_population("2", &[])?;
+    // The malloc re-exec's gain on a long process (`malloc_tuning.rs`).
+    let one_worker_system = time_population("1", &[("MPFB2G4MF_SYSTEM_MALLOC", "1")])?;
     println!(
         "100 random bodies, best of 3: --jobs 1 {one_worker:.2} s, --jobs 2 {best:.2} s: {:.2}x faster (target >= 1.8x)",
         one_worker / best
+    );
+    println!(
+        "100 random bodies --jobs 1 with glibc's default malloc (MPFB2G4MF_SYSTEM_MALLOC=1), best of 3: {one_worker_system:.2} s; tuned: {:.2}x its time",
+        one_worker / one_worker_system
     );
     let per_body = best / 100.0;
     let per_plain = two / 40.0;
@@ -315,9 +313,19 @@ fn convert_args(data: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
 
 /// The wall time of one whole process (standard output discarded); an error if it fails.
 fn time_process<S: AsRef<std::ffi::OsStr>>(program: &Path, args: &[S]) -> Result<f64, String> {
+    time_process_with(program, args, &[])
+}
+
+/// [`time_process`] with extra environment variables.
+fn time_process_with<S: AsRef<std::ffi::OsStr>>(
+    program: &Path,
+    args: &[S],
+    env: &[(&str, &str)],
+) -> Result<f64, String> {
     let started = std::time::Instant::now();
     let status = Command::new(program)
         .args(args)
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::null())
         .status()
         .map_err(|e| e.to_string())?;
@@ -364,7 +372,10 @@ fn against_cat(
         &["--phenotype", "gender=0.8,age=0.6,weight=0.7,height=0.8"],
     );
     let face = convert_args(data, &out, &["--face-units", "--visemes"]);
-    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    // The malloc re-exec's cost and gain (`malloc_tuning.rs`): start-up alone, and the convert
+    // with glibc's default settings, in the same rounds.
+    let system_malloc = [("MPFB2G4MF_SYSTEM_MALLOC", "1")];
+    let mut samples: [Vec<f64>; 8] = Default::default();
     for _ in 0..rounds.max(1) {
         samples[0].push(time_process(Path::new("cat"), &inputs)?);
         samples[1].push(time_process(bin, &plain)?);
@@ -373,8 +384,20 @@ fn against_cat(
         if let Some(other) = other {
             samples[4].push(time_process(other, &plain)?);
         }
+        samples[5].push(time_process(bin, &["--version"])?);
+        samples[6].push(time_process_with(bin, &["--version"], &system_malloc)?);
+        samples[7].push(time_process_with(bin, &plain, &system_malloc)?);
     }
-    let [cat, plain, body, face, before] = samples.map(median);
+    let [
+        cat,
+        plain,
+        body,
+        face,
+        before,
+        start,
+        start_system,
+        plain_system,
+    ] = samples.map(median);
     println!(
         "against cat (whole processes, {rounds} interleaved rounds, medians): cat of the inputs {:.1} ms; convert {:.1} ms = {:.1}x cat (target <= 4x); phenotype body {:.1} ms = {:.2}x the convert (target <= 2x); with face units and visemes {:.1} ms = {:.1}x cat",
         cat * 1e3,
@@ -395,6 +418,14 @@ fn against_cat(
             plain / before
         );
     }
+    println!(
+        "malloc tuning in the same rounds: `--version` {:.1} ms (with the re-exec) against {:.1} ms (MPFB2G4MF_SYSTEM_MALLOC=1); the convert {:.1} ms against {:.1} ms with glibc's defaults ({:.2}x)",
+        start * 1e3,
+        start_system * 1e3,
+        plain * 1e3,
+        plain_system * 1e3,
+        plain / plain_system
+    );
     Ok(())
 }
 
