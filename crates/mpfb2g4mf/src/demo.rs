@@ -93,7 +93,7 @@ fn fetch_into(cache: &Path) -> Result<PathBuf, FetchError> {
     let status = ["python3", "python"]
         .iter()
         .find_map(|python| {
-            Command::new(python)
+            crate::malloc_tuning::restore_child_env(&mut Command::new(python))
                 .args([
                     "-m",
                     "pip",
