@@ -384,6 +384,30 @@ mod tests {
         }
     }
 
+    #[test]
+    fn extreme_numbers_agree_whichever_reader_takes_them() {
+        for weight in [
+            "1e-99999999999999999999",
+            "0e99999999999999999999",
+            "1e99999999999999999999",
+            "0.0000000000000000000000000000000000000000000000000000000000000000000000001e-300",
+            "123456789012345678901234567890123456789012345678901234567890",
+            "4.9406564584124654e-324",
+            "2.4703282292062327e-324",
+            "2.4703282292062328e-324",
+            "1.7976931348623157e308",
+            "1.7976931348623158e308",
+            "1.7976931348623159e308",
+            "9007199254740993",
+            "18446744073709551615",
+            "18446744073709551616",
+        ] {
+            let text =
+                format!("{{\"version\": {weight}, \"weights\": {{\"a\": [[1, {weight}]]}}}}");
+            assert_agrees(&text);
+        }
+    }
+
     /// A weight token: mostly what MPFB writes, sometimes any JSON number form, sometimes
     /// something no reader should take.
     fn weight_token() -> impl Strategy<Value = String> {
