@@ -118,10 +118,12 @@ pub fn load_inputs(
 ) -> Result<(LoadedRig, LoadedMesh, Option<LoadedWeights>), ConvertError> {
     let ((rig, weights), mesh) = rayon::join(
         || {
-            let rig = LoadedRig::load(rig);
-            (rig, weights.map(LoadedWeights::load).transpose())
+            let rig = crate::timings::part("rig", || LoadedRig::load(rig));
+            let weights =
+                crate::timings::part("weights", || weights.map(LoadedWeights::load).transpose());
+            (rig, weights)
         },
-        || LoadedMesh::load(mesh, vertex_groups),
+        || crate::timings::part("mesh", || LoadedMesh::load(mesh, vertex_groups)),
     );
     // Report the first input in command-line order that failed.
     Ok((rig?, mesh?, weights?))

@@ -33,3 +33,19 @@ pub fn lap(label: &str) {
     }
     *last = Some(now);
 }
+
+/// Runs `work` and, when timings are on, prints how long it took as an indented line
+/// (`timings:   - {label}`) on any thread: the parts of a lap that run side by side, such as
+/// each input file of the load lap.
+pub fn part<T>(label: &str, work: impl FnOnce() -> T) -> T {
+    if !enabled() {
+        return work();
+    }
+    let started = Instant::now();
+    let result = work();
+    eprintln!(
+        "timings:   - {label:<20} {:>8.2} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    result
+}

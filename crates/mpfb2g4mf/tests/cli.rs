@@ -2410,6 +2410,15 @@ fn timings_name_every_stage_and_change_no_byte() {
             .unwrap_or_else(|| panic!("no time in `{line}`"));
         assert!(ms >= 0.0 && ms.is_finite(), "{line}");
     }
+    // The load lap's parts, each input file, timed on whichever core read it.
+    for part in ["rig", "weights", "mesh"] {
+        assert!(
+            report
+                .lines()
+                .any(|l| l.starts_with(&format!("timings:   - {part} ")) && l.ends_with(" ms")),
+            "no `{part}` part in:\n{report}"
+        );
+    }
     // The text format reports the same write laps.
     let text_model = out.path().join("timed.g4tf");
     let result = bin()
