@@ -657,10 +657,12 @@ mod tests {
         // Every token of up to five characters from an alphabet of digits, signs, slashes and
         // junk, against small counts: the fast path gives the full parser's corner, and
         // `None` exactly where the full parser reports an error.
-        let mut mesh = ObjMesh::default();
-        mesh.positions = vec![[0.0; 3]; 12];
-        mesh.texcoords = vec![[0.0; 2]; 3];
-        mesh.normals = vec![[0.0; 3]; 2];
+        let mesh = ObjMesh {
+            positions: vec![[0.0; 3]; 12],
+            texcoords: vec![[0.0; 2]; 3],
+            normals: vec![[0.0; 3]; 2],
+            ..ObjMesh::default()
+        };
         let counts = [
             mesh.positions.len(),
             mesh.texcoords.len(),
