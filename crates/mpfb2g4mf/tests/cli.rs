@@ -21,6 +21,19 @@ fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
 }
 
+/// `convert --rig-name default --mpfb-data DATA EXTRA... --quiet -o OUT`, ready to run (the
+/// caller may still set environment variables on it).
+fn convert_default(data: &Path, out: &Path, extra: &[&str]) -> Command {
+    let mut command = bin();
+    command
+        .args(["convert", "--rig-name", "default", "--mpfb-data"])
+        .arg(data)
+        .args(extra)
+        .args(["--quiet", "-o"])
+        .arg(out);
+    command
+}
+
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -1262,20 +1275,13 @@ fn face_helpers_are_surfaces_of_their_own_and_weighted() {
         ("all", 1 + 5 + 2, 19158),
     ] {
         let output = out.path().join(format!("{helpers}.g4b"));
-        let result = run(&[
-            "convert",
-            "--rig-name",
-            "default",
-            "--mpfb-data",
-            data.to_str().unwrap(),
-            "--helpers",
-            helpers,
-            "--validate",
-            "--json",
-            "--quiet",
-            "-o",
-            output.to_str().unwrap(),
-        ]);
+        let result = convert_default(
+            &data,
+            &output,
+            &["--helpers", helpers, "--validate", "--json"],
+        )
+        .output()
+        .unwrap();
         assert!(result.status.success(), "{helpers}: {}", stderr(&result));
         let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
         assert_eq!(summary["kept_vertices"], kept, "{helpers}");
@@ -1420,16 +1426,7 @@ fn preview_draws_the_character_in_its_proportions() {
     };
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("d.g4b");
-    let result = run(&[
-        "convert",
-        "--rig-name",
-        "default",
-        "--mpfb-data",
-        data.to_str().unwrap(),
-        "--quiet",
-        "-o",
-        model.to_str().unwrap(),
-    ]);
+    let result = convert_default(&data, &model, &[]).output().unwrap();
     assert!(result.status.success(), "{}", stderr(&result));
     let file = read_path(&model, &ReadOptions::default()).unwrap();
     let positions = file.read_f64(file.document.meshes[0].vertices).unwrap();
@@ -1486,18 +1483,9 @@ fn thumbnails_are_embedded_pngs_the_validator_accepts() {
     };
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("t.g4b");
-    let result = run(&[
-        "convert",
-        "--rig-name",
-        "default",
-        "--mpfb-data",
-        data.to_str().unwrap(),
-        "--thumbnail",
-        "--validate",
-        "--quiet",
-        "-o",
-        model.to_str().unwrap(),
-    ]);
+    let result = convert_default(&data, &model, &["--thumbnail", "--validate"])
+        .output()
+        .unwrap();
     assert!(result.status.success(), "{}", stderr(&result));
     let file = read_path(&model, &ReadOptions::default()).unwrap();
     let doc = &file.document;
@@ -1634,19 +1622,9 @@ fn face_units_and_visemes_are_blend_shapes_with_the_targets_offsets() {
     };
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("face.g4tf");
-    let result = run(&[
-        "convert",
-        "--rig-name",
-        "default",
-        "--mpfb-data",
-        data.to_str().unwrap(),
-        "--face-units",
-        "--visemes",
-        "--validate",
-        "--quiet",
-        "-o",
-        model.to_str().unwrap(),
-    ]);
+    let result = convert_default(&data, &model, &["--face-units", "--visemes", "--validate"])
+        .output()
+        .unwrap();
     assert!(result.status.success(), "{}", stderr(&result));
     let file = read_path(&model, &ReadOptions::default()).unwrap();
     let shapes = file.document.meshes[0].blend.as_ref().unwrap().shapes.len();
@@ -1706,20 +1684,13 @@ fn blend_shapes_go_back_to_target_files() {
     };
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("face.g4b");
-    let result = run(&[
-        "convert",
-        "--rig-name",
-        "default",
-        "--mpfb-data",
-        data.to_str().unwrap(),
-        "--face-units",
-        "--visemes",
-        "--helpers",
-        "all",
-        "--quiet",
-        "-o",
-        model.to_str().unwrap(),
-    ]);
+    let result = convert_default(
+        &data,
+        &model,
+        &["--face-units", "--visemes", "--helpers", "all"],
+    )
+    .output()
+    .unwrap();
     assert!(result.status.success(), "{}", stderr(&result));
     let back = out.path().join("back");
     let result = run(&[
@@ -2363,24 +2334,12 @@ fn timings_name_every_stage_and_change_no_byte() {
     let convert = |folder: &str, timings: bool| -> (Vec<u8>, String) {
         std::fs::create_dir_all(out.path().join(folder)).unwrap();
         let model = out.path().join(folder).join("timed.g4b");
-        let mut command = bin();
+        let mut command = convert_default(&data, &model, &[]);
         command.env_remove("MPFB2G4MF_TIMINGS");
         if timings {
             command.env("MPFB2G4MF_TIMINGS", "1");
         }
-        let result = command
-            .args([
-                "convert",
-                "--rig-name",
-                "default",
-                "--mpfb-data",
-                data.to_str().unwrap(),
-                "--quiet",
-                "-o",
-                model.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
+        let result = command.output().unwrap();
         assert!(result.status.success(), "{}", stderr(&result));
         (std::fs::read(&model).unwrap(), stderr(&result))
     };
@@ -2421,18 +2380,8 @@ fn timings_name_every_stage_and_change_no_byte() {
     }
     // The text format reports the same write laps.
     let text_model = out.path().join("timed.g4tf");
-    let result = bin()
+    let result = convert_default(&data, &text_model, &[])
         .env("MPFB2G4MF_TIMINGS", "1")
-        .args([
-            "convert",
-            "--rig-name",
-            "default",
-            "--mpfb-data",
-            data.to_str().unwrap(),
-            "--quiet",
-            "-o",
-            text_model.to_str().unwrap(),
-        ])
         .output()
         .unwrap();
     assert!(result.status.success(), "{}", stderr(&result));
@@ -2460,7 +2409,7 @@ fn malloc_tuning_reexecs_once_and_changes_no_byte() {
     let convert = |folder: &str, env: &[(&str, &str)]| -> (Vec<u8>, String) {
         std::fs::create_dir_all(out.path().join(folder)).unwrap();
         let model = out.path().join(folder).join("tuned.g4b");
-        let mut command = bin();
+        let mut command = convert_default(&data, &model, &[]);
         for name in [
             "GLIBC_TUNABLES",
             "MPFB2G4MF_SYSTEM_MALLOC",
@@ -2470,19 +2419,7 @@ fn malloc_tuning_reexecs_once_and_changes_no_byte() {
         }
         command.env("MPFB2G4MF_TIMINGS", "1");
         command.envs(env.iter().copied());
-        let result = command
-            .args([
-                "convert",
-                "--rig-name",
-                "default",
-                "--mpfb-data",
-                data.to_str().unwrap(),
-                "--quiet",
-                "-o",
-                model.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
+        let result = command.output().unwrap();
         assert!(result.status.success(), "{}", stderr(&result));
         let report = stderr(&result);
         let start = report
