@@ -199,6 +199,12 @@ pub fn parse_obj_with_limits(bytes: &[u8], limits: ObjLimits) -> Result<ObjMesh,
             }
             "f" => {
                 face_corners.clear();
+                // Corners may only name elements defined before their line.
+                let counts = [
+                    mesh.positions.len(),
+                    mesh.texcoords.len(),
+                    mesh.normals.len(),
+                ];
                 for (column, token) in tokens.by_ref() {
                     if face_corners.len() >= limits.max_face_corners {
                         return Err(MeshError::at(
@@ -210,14 +216,9 @@ pub fn parse_obj_with_limits(bytes: &[u8], limits: ObjLimits) -> Result<ObjMesh,
                             },
                         ));
                     }
-                    let counts = [
-                        mesh.positions.len(),
-                        mesh.texcoords.len(),
-                        mesh.normals.len(),
-                    ];
                     let corner = match corner_fast(token.as_bytes(), counts) {
                         Some(corner) => corner,
-                        None => parse_corner(token, &mesh, line_no, column)?,
+                        None => parse_corner(token, counts, line_no, column)?,
                     };
                     face_corners.push(corner);
                 }
@@ -448,7 +449,7 @@ fn resolve_index(index: i64, count: usize) -> Option<u32> {
 #[cold]
 fn parse_corner(
     token: &str,
-    mesh: &ObjMesh,
+    counts: [usize; 3],
     line: usize,
     column: usize,
 ) -> Result<Corner, MeshError> {
@@ -498,14 +499,14 @@ fn parse_corner(
         };
         resolve_index(index, count).ok_or_else(out_of_range)
     };
-    let vertex = resolve(v, "vertex", mesh.positions.len())?;
+    let vertex = resolve(v, "vertex", counts[0])?;
     let texcoord = match vt {
-        Some(t) if !t.is_empty() => Some(resolve(t, "texture coordinate", mesh.texcoords.len())?),
+        Some(t) if !t.is_empty() => Some(resolve(t, "texture coordinate", counts[1])?),
         Some(_) if vn.is_none() => return Err(bad()), // "v/" is not a form
         _ => None,
     };
     let normal = match vn {
-        Some(n) if !n.is_empty() => Some(resolve(n, "normal", mesh.normals.len())?),
+        Some(n) if !n.is_empty() => Some(resolve(n, "normal", counts[2])?),
         Some(_) => return Err(bad()),
         None => None,
     };
@@ -657,17 +658,7 @@ mod tests {
         // Every token of up to five characters from an alphabet of digits, signs, slashes and
         // junk, against small counts: the fast path gives the full parser's corner, and
         // `None` exactly where the full parser reports an error.
-        let mesh = ObjMesh {
-            positions: vec![[0.0; 3]; 12],
-            texcoords: vec![[0.0; 2]; 3],
-            normals: vec![[0.0; 3]; 2],
-            ..ObjMesh::default()
-        };
-        let counts = [
-            mesh.positions.len(),
-            mesh.texcoords.len(),
-            mesh.normals.len(),
-        ];
+        let counts = [12, 3, 2];
         let alphabet = b"01239-+/x";
         let mut checked = 0;
         for length in 1..=5u32 {
@@ -678,7 +669,7 @@ mod tests {
                     n /= alphabet.len();
                 }
                 let text = std::str::from_utf8(&token).expect("ascii");
-                let full = parse_corner(text, &mesh, 1, 1).ok();
+                let full = parse_corner(text, counts, 1, 1).ok();
                 assert_eq!(corner_fast(&token, counts), full, "{text}");
                 checked += 1;
             }
