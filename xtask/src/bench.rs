@@ -124,29 +124,8 @@ fn batch_and_memory() -> Result<(), String> {
     };
     let forty = manifest(40)?;
     let eight = manifest(8)?;
-    let time_batch = |workers: &str| -> Result<f64, String> {
-        let mut best = f64::INFINITY;
-        for _ in 0..3 {
-            let started = std::time::Instant::now();
-            let out = Command::new(&bin)
-                .args([
-                    "batch",
-                    forty.to_str().unwrap_or_default(),
-                    "--quiet",
-                    "--jobs",
-                    workers,
-                ])
-                .status()
-                .map_err(|e| e.to_string())?;
-            if !out.success() {
-                return Err("the batch failed".into());
-            }
-            best = best.min(started.elapsed().as_secs_f64());
-        }
-        Ok(best)
-    };
-    let one = time_batch("1")?;
-    let two = time_batch("2")?;
+    let one = best_batch(&bin, &forty, "1", &[])?;
+    let two = best_batch(&bin, &forty, "2", &[])?;
     println!(
         "40-job batch (default rig, shared inputs), best of 3: --jobs 1 {:.2} s, --jobs 2 {:.2} s: {:.2}x faster (target >= 1.7x)",
         one,
@@ -215,24 +194,10 @@ fn batch_and_memory() -> Result<(), String> {
     };
     let hundred = population(100)?;
     let twenty = population(20)?;
-    let time_population = |jobs: &str, env: &[(&str, &str)]| -> Result<f64, String> {
-        let mut best = f64::INFINITY;
-        for _ in 0..3 {
-            let args = [
-                "batch",
-                hundred.to_str().unwrap_or_default(),
-                "--quiet",
-                "--jobs",
-                jobs,
-            ];
-            best = best.min(time_process_with(&bin, &args, env)?);
-        }
-        Ok(best)
-    };
-    let one_worker = time_population("1", &[])?;
-    let best = time_population("2", &[])?;
+    let one_worker = best_batch(&bin, &hundred, "1", &[])?;
+    let best = best_batch(&bin, &hundred, "2", &[])?;
     // The malloc re-exec's gain on a long process (`malloc_tuning.rs`).
-    let one_worker_system = time_population("1", &[("MPFB2G4MF_SYSTEM_MALLOC", "1")])?;
+    let one_worker_system = best_batch(&bin, &hundred, "1", &[("MPFB2G4MF_SYSTEM_MALLOC", "1")])?;
     println!(
         "100 random bodies, best of 3: --jobs 1 {one_worker:.2} s, --jobs 2 {best:.2} s: {:.2}x faster (target >= 1.8x)",
         one_worker / best
@@ -339,6 +304,27 @@ fn time_process_with<S: AsRef<std::ffi::OsStr>>(
         ));
     }
     Ok(started.elapsed().as_secs_f64())
+}
+
+/// The best wall time of three `batch MANIFEST --quiet --jobs JOBS` runs, with `env` set.
+fn best_batch(
+    bin: &Path,
+    manifest: &Path,
+    jobs: &str,
+    env: &[(&str, &str)],
+) -> Result<f64, String> {
+    let args = [
+        "batch",
+        manifest.to_str().unwrap_or_default(),
+        "--quiet",
+        "--jobs",
+        jobs,
+    ];
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        best = best.min(time_process_with(bin, &args, env)?);
+    }
+    Ok(best)
 }
 
 /// The median of some timings (NaN for none).
