@@ -1,0 +1,394 @@
+//! A MakeHuman assets folder (clothes, hair, eyebrows, eyelashes, eyes, teeth, tongue, body
+//! proxies, skins): finding it ([`locate_assets`]) and what it holds ([`AssetsFolder::status`]).
+
+use crate::error::DataError;
+use crate::folder::Marker;
+use crate::places::Places;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Where an assets folder came from, in the order they are looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AssetsSource {
+    /// `--assets`.
+    Flag,
+    /// `$MAKEHUMAN_ASSETS`.
+    Env,
+    /// MPFB's user data folder in Blender (asset packs install there).
+    MpfbUserData,
+    /// MakeHuman 1.x's user data folder.
+    MakeHumanUserData,
+    /// The cache `data fetch --makehuman-assets` fills.
+    Cache,
+}
+
+impl std::fmt::Display for AssetsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AssetsSource::Flag => "--assets",
+            AssetsSource::Env => "$MAKEHUMAN_ASSETS",
+            AssetsSource::MpfbUserData => "MPFB's user data",
+            AssetsSource::MakeHumanUserData => "MakeHuman's user data",
+            AssetsSource::Cache => "the cache",
+        })
+    }
+}
+
+/// A kind of asset: its folder and the extension of its description files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AssetKind {
+    /// The folder (`clothes`).
+    pub folder: &'static str,
+    /// The description files' extension (`mhclo`).
+    pub extension: &'static str,
+}
+
+/// The kinds of assets a MakeHuman character is dressed with, as MakeHuman lays them out.
+pub const ASSET_KINDS: [AssetKind; 9] = [
+    AssetKind {
+        folder: "clothes",
+        extension: "mhclo",
+    },
+    AssetKind {
+        folder: "hair",
+        extension: "mhclo",
+    },
+    AssetKind {
+        folder: "eyebrows",
+        extension: "mhclo",
+    },
+    AssetKind {
+        folder: "eyelashes",
+        extension: "mhclo",
+    },
+    AssetKind {
+        folder: "eyes",
+        extension: "mhclo",
+    },
+    AssetKind {
+        folder: "teeth",
+        extension: "mhclo",
+    },
+    AssetKind {
+        folder: "tongue",
+        extension: "mhclo",
+    },
+    AssetKind {
+        folder: "proxymeshes",
+        extension: "proxy",
+    },
+    AssetKind {
+        folder: "skins",
+        extension: "mhmat",
+    },
+];
+
+/// Files looked at in one folder tree at most: a wrong path (a home folder, say) must not
+/// walk a whole disk.
+const MAX_FILES: usize = 200_000;
+
+/// A located assets folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssetsFolder {
+    root: PathBuf,
+    source: AssetsSource,
+}
+
+/// How many assets of one kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KindCount {
+    /// The kind's folder.
+    pub kind: &'static str,
+    /// Description files of that kind.
+    pub assets: usize,
+}
+
+/// What an assets folder holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AssetsStatus {
+    /// The folder.
+    pub folder: PathBuf,
+    /// Where it came from.
+    pub source: AssetsSource,
+    /// What `data fetch --makehuman-assets` recorded, when it filled the folder.
+    pub fetched: Option<Marker>,
+    /// Assets per kind.
+    pub kinds: Vec<KindCount>,
+    /// Material files (`.mhmat`) anywhere in it.
+    pub materials: usize,
+    /// Distinct texture files the materials name.
+    pub images_named: usize,
+    /// Of those, present.
+    pub images_present: usize,
+    /// Some of the missing ones (relative to the folder), at most twenty.
+    pub images_missing: Vec<String>,
+}
+
+fn is_assets(dir: &Path) -> bool {
+    ASSET_KINDS.iter().any(|k| dir.join(k.folder).is_dir())
+}
+
+fn named(dir: &Path, source: AssetsSource) -> Result<AssetsFolder, DataError> {
+    let reason = if !dir.exists() {
+        Some("it does not exist".to_owned())
+    } else if !is_assets(dir) {
+        Some(format!(
+            "none of {} is in it",
+            ASSET_KINDS
+                .iter()
+                .map(|k| format!("{}/", k.folder))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    } else {
+        None
+    };
+    match reason {
+        None => Ok(AssetsFolder {
+            root: dir.to_path_buf(),
+            source,
+        }),
+        Some(reason) => Err(DataError::NotAssets {
+            folder: dir.to_path_buf(),
+            origin: source,
+            reason,
+        }),
+    }
+}
+
+/// Finds the assets folder: `explicit` (`--assets`), else `$MAKEHUMAN_ASSETS`, else MPFB's
+/// user data folders (newest Blender first), else MakeHuman's user data folder, else the
+/// cache. `None` when there is none; a folder the user named that is not one is an error,
+/// and so is an incomplete cache.
+pub fn locate_assets(
+    places: &Places,
+    explicit: Option<&Path>,
+) -> Result<Option<AssetsFolder>, DataError> {
+    if let Some(dir) = explicit {
+        return named(dir, AssetsSource::Flag).map(Some);
+    }
+    if let Some(dir) = &places.assets_env {
+        return named(dir, AssetsSource::Env).map(Some);
+    }
+    let candidates = places
+        .mpfb_user_data()
+        .into_iter()
+        .map(|d| (d, AssetsSource::MpfbUserData))
+        .chain(
+            places
+                .makehuman_user_data
+                .iter()
+                .map(|d| (d.clone(), AssetsSource::MakeHumanUserData)),
+        );
+    for (dir, source) in candidates {
+        if is_assets(&dir) {
+            return Ok(Some(AssetsFolder { root: dir, source }));
+        }
+    }
+    match places.assets_cache() {
+        Some(cache) if cache.exists() => {
+            if Marker::read(&cache).is_some() && is_assets(&cache) {
+                Ok(Some(AssetsFolder {
+                    root: cache,
+                    source: AssetsSource::Cache,
+                }))
+            } else {
+                Err(DataError::PartialAssetsCache { folder: cache })
+            }
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Every regular file under `dir` (symbolic links are not followed, so a link loop cannot
+/// hang the walk), at most [`MAX_FILES`].
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if kind.is_file() {
+                out.push(entry.path());
+                if out.len() >= MAX_FILES {
+                    return out;
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn has_extension(path: &Path, extension: &str) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
+}
+
+/// The texture files a material names (`diffuseTexture F`, `normalmapTexture F`, ...).
+fn named_textures(mhmat: &str) -> impl Iterator<Item = &str> {
+    mhmat.lines().filter_map(|line| {
+        let mut words = line.split_whitespace();
+        let key = words.next()?;
+        let value = words.next()?;
+        key.ends_with("Texture").then_some(value)
+    })
+}
+
+impl AssetsFolder {
+    /// An assets folder at `root` as if given with `--assets`, checked.
+    pub fn given(root: &Path) -> Result<AssetsFolder, DataError> {
+        named(root, AssetsSource::Flag)
+    }
+
+    /// The folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where it came from.
+    pub fn source(&self) -> AssetsSource {
+        self.source
+    }
+
+    /// Counts the assets of each kind and checks the images their materials name (a
+    /// texture is found beside its material, or relative to the assets folder, as
+    /// MakeHuman's loader looks for it).
+    pub fn status(&self) -> AssetsStatus {
+        let files = files_under(&self.root);
+        let kinds = ASSET_KINDS
+            .iter()
+            .map(|kind| KindCount {
+                kind: kind.folder,
+                assets: files
+                    .iter()
+                    .filter(|f| {
+                        f.starts_with(self.root.join(kind.folder))
+                            && has_extension(f, kind.extension)
+                    })
+                    .count(),
+            })
+            .collect();
+        let mut materials = 0;
+        let mut named: Vec<(PathBuf, bool)> = Vec::new();
+        for material in files.iter().filter(|f| has_extension(f, "mhmat")) {
+            materials += 1;
+            // Materials are small; a huge one is not a material.
+            let text = match std::fs::metadata(material) {
+                Ok(m) if m.len() <= 1 << 20 => {
+                    std::fs::read_to_string(material).unwrap_or_default()
+                }
+                _ => String::new(),
+            };
+            let beside = material.parent().unwrap_or(&self.root);
+            for texture in named_textures(&text) {
+                let candidates = [beside.join(texture), self.root.join(texture)];
+                let found = candidates.iter().any(|c| c.is_file());
+                let key = candidates[0].clone();
+                if !named.iter().any(|(k, _)| *k == key) {
+                    named.push((key, found));
+                }
+            }
+        }
+        let images_present = named.iter().filter(|(_, found)| *found).count();
+        let images_missing = named
+            .iter()
+            .filter(|(_, found)| !found)
+            .take(20)
+            .map(|(path, _)| {
+                crate::places::relative_slash(path, &self.root)
+                    .unwrap_or_else(|| path.display().to_string())
+            })
+            .collect();
+        AssetsStatus {
+            folder: self.root.clone(),
+            source: self.source,
+            fetched: Marker::read(&self.root),
+            kinds,
+            materials,
+            images_named: named.len(),
+            images_present,
+            images_missing,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, relative: &str, text: &str) {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap_or(root)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn assets_are_found_counted_and_their_images_checked() {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let assets = tmp.path().join("assets");
+        write(&assets, "eyebrows/e1/e1.mhclo", "name e1\n");
+        write(
+            &assets,
+            "eyebrows/e1/e1.mhmat",
+            "diffuseTexture e1.png\nshaderParam litsphereTexture x.png\n",
+        );
+        write(&assets, "eyebrows/e1/e1.png", "png");
+        write(&assets, "clothes/shirt/shirt.mhclo", "name shirt\n");
+        write(
+            &assets,
+            "clothes/shirt/shirt.mhmat",
+            "diffuseTexture shirt.png\nnormalmapTexture shirt_n.png\n",
+        );
+        let places = Places {
+            assets_env: Some(assets.clone()),
+            ..Places::default()
+        };
+        let found = locate_assets(&places, None).ok().flatten();
+        assert_eq!(found.as_ref().map(|a| a.source()), Some(AssetsSource::Env));
+        let status = found.map(|a| a.status());
+        let status = status.as_ref();
+        assert_eq!(
+            status.map(|s| (s.kinds[0].assets, s.kinds[2].assets)),
+            Some((1, 1))
+        );
+        assert_eq!(
+            status.map(|s| (s.materials, s.images_named, s.images_present)),
+            Some((2, 3, 1))
+        );
+        assert_eq!(
+            status.map(|s| s.images_missing.clone()),
+            Some(vec![
+                "clothes/shirt/shirt.png".to_owned(),
+                "clothes/shirt/shirt_n.png".to_owned()
+            ])
+        );
+        // A named folder that is not an assets folder is an error; nothing named is none.
+        let bogus = Places {
+            assets_env: Some(tmp.path().join("nothing")),
+            ..Places::default()
+        };
+        assert!(locate_assets(&bogus, None).is_err());
+        assert!(matches!(locate_assets(&Places::default(), None), Ok(None)));
+        // A cache without the fetch marker is incomplete, never used.
+        let cache = tmp.path().join("cache");
+        write(&cache, "makehuman-assets/hair/h.mhclo", "name h\n");
+        let cached = Places {
+            cache: Some(cache.clone()),
+            ..Places::default()
+        };
+        assert!(matches!(
+            locate_assets(&cached, None),
+            Err(DataError::PartialAssetsCache { .. })
+        ));
+    }
+}
