@@ -1,7 +1,7 @@
 //! `cargo xtask roundtrip`: the round-trip conformance suite as a table, one row per rig.
 
 use conformance::roundtrip::round_trip;
-use mpfb2g4mf::convert::LoadedMesh;
+use mpfb2g4mf::LoadedMesh;
 
 pub fn run(_args: &[String]) -> Result<(), String> {
     let data = test_support::mpfb_data()

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
 use conformance::roundtrip::round_trip;
-use mpfb2g4mf::convert::LoadedMesh;
+use mpfb2g4mf::LoadedMesh;
 
 #[test]
 fn every_shipped_rig_round_trips() {
@@ -14,8 +14,7 @@ fn every_shipped_rig_round_trips() {
     };
     let mesh = LoadedMesh::load(&data.join("3dobjs/base.obj"), None).unwrap();
     let work = tempfile::tempdir().unwrap();
-    let rigs = test_support::json_files_with_prefix(&data.join("rigs"), "rig.");
-    assert_eq!(rigs.len(), 6);
+    let rigs = test_support::test_rig_files(&data);
     for rig in rigs {
         let weights = rig.with_file_name(
             rig.file_name()

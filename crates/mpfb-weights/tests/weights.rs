@@ -16,7 +16,15 @@ fn every_shipped_weights_file_resolves_with_add_semantics() {
     let Some(data) = test_support::mpfb_data_or_skip("every_shipped_weights_file_resolves") else {
         return;
     };
-    let files = test_support::json_files_with_prefix(&data.join("rigs"), "weights.");
+    // The weights of the rigs every data folder has (cmu_mb, default, game_engine, mixamo).
+    let files: Vec<_> = test_support::test_rig_files(&data)
+        .iter()
+        .map(|rig| {
+            let name = rig.file_name().unwrap().to_str().unwrap();
+            rig.with_file_name(name.replacen("rig.", "weights.", 1))
+        })
+        .filter(|w| w.is_file())
+        .collect();
     assert_eq!(files.len(), 4, "{files:?}");
     for path in files {
         let weights = read_weights_file(&path).unwrap_or_else(|e| panic!("{e}"));

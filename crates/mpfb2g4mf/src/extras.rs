@@ -9,7 +9,7 @@
 //!
 //! Field order is serialization order: it is part of the bytes we write.
 
-use crate::convert::Origin;
+use crate::options::Origin;
 use g4mf_model::{AccessorIndex, Node};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

@@ -1,13 +1,22 @@
-//! Stage 1, load: reading a conversion's input files into memory.
+//! Stage 1, load: reading what a [`Job`] names into memory. With the job resolver (which
+//! reads a `.mhm` to learn its rig) this is the only place input files are opened: no later
+//! stage reads a file.
 //!
-//! Loading is separate from converting so a batch parses each distinct file once and shares
-//! it between jobs.
+//! A [`Loader`] shares parsed files between the jobs of a batch (each distinct rig, mesh,
+//! weights file and target parsed once, freed after its last job); a single conversion is a
+//! batch of one. Every file a job names is checked against the input size limit before
+//! anything reads it.
 
-use crate::convert::ConvertError;
+use crate::error::ConvertError;
+use crate::job::{Job, JobFiles, PoseSource};
+use crate::options::{BodyOptions, ConvertOptions, ShapeOptions};
 use mpfb_mesh::{ObjMesh, VertexGroups, joint_groups};
 use mpfb_rig::{FitMesh, ObjFrame, Rig};
-use mpfb_weights::WeightsFile;
+use mpfb_weights::{BoneMap, WeightsFile};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The default limit on any input file's size (1 GiB): far above real MPFB data (<= 6 MB),
 /// low enough that a wrong path or a hostile file fails early and clearly.
@@ -129,45 +138,6 @@ pub fn load_inputs(
     Ok((rig?, mesh?, weights?))
 }
 
-/// The input files of one conversion.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputPaths {
-    /// The rig.
-    pub rig: PathBuf,
-    /// The weights, if any.
-    pub weights: Option<PathBuf>,
-    /// The body.
-    pub mesh: PathBuf,
-    /// Vertex groups for meshes without joint face groups.
-    pub vertex_groups: Option<PathBuf>,
-}
-
-impl InputPaths {
-    /// Refuses any file above `max_input_bytes`, then loads them all ([`load_inputs`]).
-    pub fn load(
-        &self,
-        max_input_bytes: u64,
-    ) -> Result<(LoadedRig, LoadedMesh, Option<LoadedWeights>), ConvertError> {
-        for path in [
-            Some(&self.rig),
-            Some(&self.mesh),
-            self.weights.as_ref(),
-            self.vertex_groups.as_ref(),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            check_input_size(path, max_input_bytes)?;
-        }
-        load_inputs(
-            &self.rig,
-            self.weights.as_deref(),
-            &self.mesh,
-            self.vertex_groups.as_deref(),
-        )
-    }
-}
-
 /// A body built from MakeHuman targets: its description and every target file it applies,
 /// read (stage 1), ready to morph the base mesh (stage 2).
 #[derive(Debug, Clone)]
@@ -200,24 +170,6 @@ pub struct LoadedShape {
     pub path: PathBuf,
 }
 
-/// The targets folder: the one given, else `targets/` of the MPFB data folder found.
-fn targets_dir(given: Option<&Path>) -> Result<PathBuf, ConvertError> {
-    match given {
-        Some(dir) => Ok(dir.to_path_buf()),
-        None => crate::data::find_mpfb_data(None)
-            .map(|d| d.join("targets"))
-            .map_err(|tried| ConvertError::NoTargets { tried }),
-    }
-}
-
-/// A rig's name from its file name (`rig.NAME.json`), as MPFB's folders and our tables use it.
-pub fn rig_name(rig_path: &Path) -> &str {
-    let file = rig_path.file_name().and_then(|f| f.to_str()).unwrap_or("");
-    file.strip_prefix("rig.")
-        .and_then(|f| f.strip_suffix(".json"))
-        .unwrap_or(file)
-}
-
 /// The rest pose to bake, read.
 #[derive(Debug, Clone)]
 pub enum LoadedPose {
@@ -241,53 +193,70 @@ pub struct LoadedAssets {
     /// The rest pose to bake.
     pub rest_pose: Option<LoadedPose>,
     /// The humanoid renaming table, and where it came from.
-    pub humanoid: Option<(std::collections::BTreeMap<String, String>, String)>,
+    pub humanoid: Option<crate::stages::humanoid::Table>,
+    /// The user's map of weight groups to bones.
+    pub bone_map: BoneMap,
 }
 
-/// Reads what `options` ask for beyond the inputs, for the rig at `rig_path`.
-pub fn load_assets(
-    options: &crate::convert::ConvertOptions,
-    rig_path: &Path,
-    cache: &TargetCache,
-) -> Result<LoadedAssets, ConvertError> {
-    use crate::stages::rest_pose::RestPose;
-    let rest_pose = match &options.rest_pose {
+impl LoadedAssets {
+    /// The assets of `options` that need no file (a shipped humanoid table), for converting
+    /// already loaded inputs from a library.
+    pub fn without_files(options: &ConvertOptions, rig_path: &Path) -> Result<Self, ConvertError> {
+        use crate::stages::humanoid::HumanoidTable;
+        let humanoid = match &options.humanoid {
+            Some(HumanoidTable::Builtin) => Some(crate::stages::humanoid::builtin(
+                crate::job::rig_name(rig_path),
+                rig_path,
+            )?),
+            _ => None,
+        };
+        Ok(Self {
+            humanoid,
+            ..Self::default()
+        })
+    }
+}
+
+/// Reads a whole text input (pose files, humanoid tables).
+fn read_text(path: &Path) -> Result<String, ConvertError> {
+    std::fs::read_to_string(path).map_err(|source| ConvertError::Input {
+        location: location::Location::file(path),
+        source,
+    })
+}
+
+/// Reads what the job needs besides rig, mesh, weights and body.
+pub fn load_assets(job: &Job, cache: &TargetCache) -> Result<LoadedAssets, ConvertError> {
+    use crate::stages::humanoid::{self, HumanoidTable};
+    let files = &job.files;
+    let rest_pose = match &files.rest_pose {
         None => None,
-        Some(RestPose::File(path)) => Some(LoadedPose::File {
+        Some(PoseSource::File(path)) => Some(LoadedPose::File {
             pose: mpfb_rig::read_pose_file(path)?,
             source: path.display().to_string(),
         }),
-        Some(RestPose::TPose { poses_dir }) => {
-            let poses = match poses_dir {
-                Some(dir) => Some(dir.clone()),
-                None => crate::data::find_mpfb_data(None)
-                    .ok()
-                    .map(|d| d.join("poses")),
-            };
-            let file = poses
-                .map(|d| {
-                    d.join(crate::stages::rest_pose::pose_folder(rig_name(rig_path)))
-                        .join("t-pose.json")
-                })
-                .filter(|f| f.is_file());
-            Some(match file {
-                Some(file) => LoadedPose::File {
-                    pose: mpfb_rig::read_pose_file(&file)?,
-                    source: file.display().to_string(),
-                },
-                None => LoadedPose::ComputedTPose,
-            })
-        }
+        Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose),
     };
-    let humanoid = options
-        .humanoid
-        .as_ref()
-        .map(|table| crate::stages::humanoid::load(table, rig_path))
-        .transpose()?;
+    let humanoid = match &job.options.humanoid {
+        None => None,
+        Some(HumanoidTable::Builtin) => Some(humanoid::builtin(
+            crate::job::rig_name(&files.rig),
+            &files.rig,
+        )?),
+        Some(HumanoidTable::File(path)) => Some(humanoid::from_text(
+            &read_text(path)?,
+            &path.display().to_string(),
+        )?),
+    };
+    let bone_map = match &files.bone_map {
+        Some(path) => mpfb_weights::read_bone_map(path)?,
+        None => BoneMap::new(),
+    };
     Ok(LoadedAssets {
-        shapes: load_shapes(&options.shapes, cache)?,
+        shapes: load_shapes(&job.options.shapes, files, cache)?,
         rest_pose,
         humanoid,
+        bone_map,
     })
 }
 
@@ -295,32 +264,26 @@ pub fn load_assets(
 /// spec's table order), then the named ones. Each file of the face units and visemes must
 /// exist.
 pub fn load_shapes(
-    options: &crate::options::ShapeOptions,
+    options: &ShapeOptions,
+    files: &JobFiles,
     cache: &TargetCache,
 ) -> Result<Vec<LoadedShape>, ConvertError> {
     use crate::shape_names::{FACE_UNITS, VISEMES};
-    if options.is_empty() {
-        return Ok(Vec::new());
-    }
-    let dir = targets_dir(options.targets_dir.as_deref())?;
     // (name, file) in order, then the files parsed in parallel (67 files for face units and
     // visemes: most of the cost of asking for them).
     let mut wanted: Vec<(String, PathBuf)> = Vec::new();
-    if options.face_units {
+    if let (true, Some(dir)) = (options.face_units, &files.face_units_dir) {
         for (file, name) in FACE_UNITS {
-            wanted.push((
-                name.to_owned(),
-                dir.join(format!("faceunits/{file}.target")),
-            ));
+            wanted.push((name.to_owned(), dir.join(format!("{file}.target"))));
         }
     }
-    if options.visemes {
+    if let (true, Some(dir)) = (options.visemes, &files.visemes_dir) {
         for (file, name) in VISEMES {
-            wanted.push((name.to_owned(), dir.join(format!("visemes/{file}.target"))));
+            wanted.push((name.to_owned(), dir.join(format!("{file}.target"))));
         }
     }
-    if !options.named.is_empty() {
-        let folder = cache.folder(&dir)?;
+    if let (false, Some(dir)) = (options.named.is_empty(), &files.targets_dir) {
+        let folder = cache.folder(dir)?;
         for (i, (name, target)) in options.named.iter().enumerate() {
             let path = folder.0.find(target).map_err(|e| {
                 ConvertError::Body(mpfb_body::description::DescriptionError::new(
@@ -443,22 +406,15 @@ impl TargetCache {
 }
 
 /// Reads a body description (the `.mhm` or preset, then the phenotype and target settings over
-/// it), resolves it against the targets folder and reads every target file.
+/// it), resolves it against the targets folder and reads every target file, through `cache`.
 pub fn load_body(
-    options: &crate::options::BodyOptions,
-    max_input_bytes: u64,
-) -> Result<LoadedBody, ConvertError> {
-    load_body_shared(options, max_input_bytes, &TargetCache::default())
-}
-
-/// [`load_body`] with target files and folders taken from (and added to) `cache`.
-pub fn load_body_shared(
-    options: &crate::options::BodyOptions,
+    options: &BodyOptions,
+    files: &JobFiles,
     max_input_bytes: u64,
     cache: &TargetCache,
 ) -> Result<LoadedBody, ConvertError> {
     use mpfb_body::description::DetailTarget;
-    let mut description = match &options.human {
+    let mut description = match &files.human {
         None => mpfb_body::Description::default(),
         Some(path) => {
             check_input_size(path, max_input_bytes)?;
@@ -475,8 +431,9 @@ pub fn load_body_shared(
             location: location::Location::pointer(format!("/targets/{i}")),
         });
     }
-    let dir = targets_dir(options.targets_dir.as_deref())?;
-    let folder = cache.folder(&dir)?;
+    // The resolver gives every job with a body its targets folder.
+    let dir = files.targets_dir.as_deref().unwrap_or(Path::new("targets"));
+    let folder = cache.folder(dir)?;
     let (index, spec) = (&folder.0, &folder.1);
     // Kept as shapes: resolved here, left out of the body.
     let mut shapes = Vec::new();
@@ -507,7 +464,182 @@ pub fn load_body_shared(
         description,
         model: options.model,
         targets,
-        source: options.human.clone(),
+        source: files.human.clone(),
         shapes,
     })
+}
+
+/// Everything one job reads, loaded.
+#[derive(Debug, Clone)]
+pub struct LoadedJob {
+    /// The rig.
+    pub rig: Arc<LoadedRig>,
+    /// The mesh.
+    pub mesh: Arc<LoadedMesh>,
+    /// The weights.
+    pub weights: Option<Arc<LoadedWeights>>,
+    /// The body description and its targets.
+    pub body: Option<LoadedBody>,
+    /// Shapes, rest pose, humanoid table, bone map.
+    pub assets: LoadedAssets,
+}
+
+/// A shared input: parsed on first use, dropped after its last job.
+struct Shared<T> {
+    state: Mutex<Option<Result<Arc<T>, Arc<ConvertError>>>>,
+    remaining: AtomicUsize,
+}
+
+impl<T> Shared<T> {
+    fn new(uses: usize) -> Self {
+        Self {
+            state: Mutex::new(None),
+            remaining: AtomicUsize::new(uses),
+        }
+    }
+
+    /// The input, loaded by the first job that asks. Holding the lock while loading makes
+    /// other jobs wait instead of parsing again; loading never enters rayon, so a thread
+    /// holding the lock never steals a job that waits for it.
+    fn get(&self, load: impl FnOnce() -> Result<T, ConvertError>) -> Result<Arc<T>, ConvertError> {
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state
+            .get_or_insert_with(|| load().map(Arc::new).map_err(Arc::new))
+            .clone()
+            .map_err(ConvertError::Shared)
+    }
+
+    fn release(&self) {
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *self
+                .state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        }
+    }
+}
+
+fn shared_map<K: std::hash::Hash + Eq, T>(keys: impl Iterator<Item = K>) -> HashMap<K, Shared<T>> {
+    let mut uses: HashMap<K, usize> = HashMap::new();
+    for k in keys {
+        *uses.entry(k).or_default() += 1;
+    }
+    uses.into_iter().map(|(k, n)| (k, Shared::new(n))).collect()
+}
+
+type MeshKey = (PathBuf, Option<PathBuf>);
+
+fn mesh_key(files: &JobFiles) -> MeshKey {
+    (files.mesh.clone(), files.vertex_groups.clone())
+}
+
+/// Loads jobs, sharing what they have in common.
+pub struct Loader {
+    rigs: HashMap<PathBuf, Shared<LoadedRig>>,
+    meshes: HashMap<MeshKey, Shared<LoadedMesh>>,
+    weights: HashMap<PathBuf, Shared<LoadedWeights>>,
+    targets: TargetCache,
+    max_input_bytes: Option<u64>,
+}
+
+impl Loader {
+    /// A loader for `jobs` (each shared file is freed after the last of them released it).
+    pub fn new(jobs: &[Job]) -> Self {
+        Self {
+            rigs: shared_map(jobs.iter().map(|j| j.files.rig.clone())),
+            meshes: shared_map(jobs.iter().map(|j| mesh_key(&j.files))),
+            weights: shared_map(jobs.iter().filter_map(|j| j.files.weights.clone())),
+            targets: TargetCache::default(),
+            max_input_bytes: None,
+        }
+    }
+
+    /// The input size limit for every job (instead of each job's own setting).
+    pub fn with_input_limit(mut self, max_input_bytes: u64) -> Self {
+        self.max_input_bytes = Some(max_input_bytes);
+        self
+    }
+
+    /// The target cache the jobs share.
+    pub fn targets(&self) -> &TargetCache {
+        &self.targets
+    }
+
+    /// Loads everything `job` names: the size of every file checked first, then the mesh
+    /// parsed on one core while the rig and weights parse on the other (`rayon::join`, which
+    /// also starts rayon's pool before the first parallel stage needs it), then the body and
+    /// the assets. Call [`Loader::release`] after converting.
+    pub fn load(&self, job: &Job) -> Result<LoadedJob, ConvertError> {
+        let limit = self.max_input_bytes.unwrap_or(job.options.max_input_bytes);
+        for path in job.files.files() {
+            check_input_size(path, limit)?;
+        }
+        let files = &job.files;
+        let unknown = || ConvertError::NoRig;
+        let ((rig, weights), mesh) = rayon::join(
+            || {
+                let rig = crate::timings::part("rig", || {
+                    self.rigs
+                        .get(&files.rig)
+                        .ok_or_else(unknown)?
+                        .get(|| LoadedRig::load(&files.rig))
+                });
+                let weights = crate::timings::part("weights", || {
+                    files
+                        .weights
+                        .as_ref()
+                        .map(|path| {
+                            self.weights
+                                .get(path)
+                                .ok_or_else(unknown)?
+                                .get(|| LoadedWeights::load(path))
+                        })
+                        .transpose()
+                });
+                (rig, weights)
+            },
+            || {
+                crate::timings::part("mesh", || {
+                    self.meshes
+                        .get(&mesh_key(files))
+                        .ok_or_else(unknown)?
+                        .get(|| LoadedMesh::load(&files.mesh, files.vertex_groups.as_deref()))
+                })
+            },
+        );
+        // Report the first input in command-line order that failed.
+        let (rig, mesh, weights) = (rig?, mesh?, weights?);
+        crate::timings::lap("load inputs");
+        let body = job
+            .options
+            .body
+            .as_ref()
+            .map(|b| load_body(b, files, limit, &self.targets))
+            .transpose()?;
+        let assets = load_assets(job, &self.targets)?;
+        crate::timings::lap("load body and assets");
+        Ok(LoadedJob {
+            rig,
+            mesh,
+            weights,
+            body,
+            assets,
+        })
+    }
+
+    /// Says `job` is done with its shared files; the last job frees them.
+    pub fn release(&self, job: &Job) {
+        if let Some(shared) = self.rigs.get(&job.files.rig) {
+            shared.release();
+        }
+        if let Some(shared) = self.meshes.get(&mesh_key(&job.files)) {
+            shared.release();
+        }
+        if let Some(shared) = job.files.weights.as_ref().and_then(|w| self.weights.get(w)) {
+            shared.release();
+        }
+    }
 }

@@ -1,24 +1,33 @@
 //! `mpfb2g4mf` as a library: the conversion pipeline behind the command-line tool, usable from
 //! other Rust programs (batch jobs, services) without spawning the binary.
+//!
+//! A conversion is a [`job::Job`] (resolved from flags, a manifest or a `.mhm` by
+//! [`job::Resolver`]), loaded by [`inputs::Loader`] and converted by [`convert::run`].
 
 pub mod atomic;
 pub mod batch;
 pub mod convert;
-pub mod data;
-#[cfg(feature = "cli")]
-pub mod demo;
+pub mod error;
 pub mod extras;
 pub mod inputs;
 pub mod inspect;
+pub mod job;
 pub mod malloc_tuning;
 pub mod options;
 pub mod picture;
+pub mod setup;
 pub mod shape_names;
 pub mod stages;
+pub mod summary;
 pub mod timings;
 pub mod to_mpfb;
 
-pub use convert::{
-    ConvertError, ConvertOptions, GENERATOR, LoadedMesh, LoadedRig, LoadedWeights, Origin,
-    OutputFormat, Summary, convert, load_inputs,
-};
+/// The generator string written into every file.
+pub const GENERATOR: &str = concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION"));
+
+pub use convert::convert;
+pub use error::ConvertError;
+pub use inputs::{LoadedMesh, LoadedRig, LoadedWeights, load_inputs};
+pub use job::{Job, JobRequest, Resolver, RigChoice};
+pub use options::{ConvertOptions, Origin, OutputFormat};
+pub use summary::Summary;

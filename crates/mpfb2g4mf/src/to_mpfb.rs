@@ -6,8 +6,8 @@
 //! position strategies matched against the base mesh the way MPFB chooses them on save,
 //! restricted to exact coincidence so that refitting reproduces the skeleton.
 
-use crate::convert::LoadedMesh;
 use crate::extras;
+use crate::inputs::LoadedMesh;
 use g4mf_model::{Document, JointRef, Node};
 use g4mf_reader::G4mfFile;
 use glam::{DMat3, DVec3};

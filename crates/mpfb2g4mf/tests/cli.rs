@@ -8,7 +8,7 @@ use g4mf_model::{Document, JointRef};
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};
 use glam::{DMat3, DVec3};
 use mpfb_rig::{ObjFrame, fit};
-use mpfb2g4mf::convert::{LoadedMesh, LoadedRig};
+use mpfb2g4mf::{LoadedMesh, LoadedRig};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -40,7 +40,7 @@ fn stderr(output: &Output) -> String {
 
 /// Rigs with their weights file, if any.
 fn shipped_rigs(data: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
-    test_support::json_files_with_prefix(&data.join("rigs"), "rig.")
+    test_support::test_rig_files(data)
         .into_iter()
         .map(|rig| {
             let name = rig

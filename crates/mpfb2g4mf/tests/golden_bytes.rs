@@ -36,7 +36,7 @@ fn sha256(path: &Path) -> String {
 fn hashes(data: &Path, extra: &[&str]) -> BTreeMap<String, String> {
     let work = tempfile::tempdir().unwrap();
     let mut got: BTreeMap<String, String> = BTreeMap::new();
-    for rig in test_support::json_files_with_prefix(&data.join("rigs"), "rig.") {
+    for rig in test_support::test_rig_files(data) {
         let stem = rig.file_stem().unwrap().to_str().unwrap().to_owned();
         let weights = rig.with_file_name(stem.replacen("rig.", "weights.", 1) + ".json");
         for (name, flags) in FORMS {
@@ -119,7 +119,7 @@ fn batch_writes_the_same_bytes_as_convert() {
     let work = tempfile::tempdir().unwrap();
     let mut jobs = Vec::new();
     let mut expected_keys = Vec::new();
-    for rig in test_support::json_files_with_prefix(&data.join("rigs"), "rig.") {
+    for rig in test_support::test_rig_files(&data) {
         let stem = rig.file_stem().unwrap().to_str().unwrap().to_owned();
         let weights = rig.with_file_name(stem.replacen("rig.", "weights.", 1) + ".json");
         for (name, settings) in [

@@ -111,12 +111,14 @@ fn every_hostile_file_gets_findings_or_one_clear_line_never_a_panic() {
 
         // to-mpfb: writes both files or nothing.
         let out = tempfile::tempdir().unwrap();
-        let output = bin()
+        let home = tempfile::tempdir().unwrap();
+        // As on a machine without MPFB data: derived skeletons get default positions.
+        let output = test_support::isolate(&mut bin(), home.path())
             .arg("to-mpfb")
             .arg(file)
             .arg("--out-dir")
             .arg(out.path())
-            .args(["--mpfb-data", "/nonexistent", "--quiet"])
+            .arg("--quiet")
             .output()
             .unwrap();
         let left = std::fs::read_dir(out.path()).unwrap().count();
@@ -167,12 +169,12 @@ fn hostile_sizes_are_refused_before_allocating() {
     // A source_vertices range of 2^64 vertices: refused by to-mpfb, bounded by the mesh.
     let file = dir.join("hostile_huge_source_vertices.g4tf");
     let out = tempfile::tempdir().unwrap();
-    let output = bin()
+    let home = tempfile::tempdir().unwrap();
+    let output = test_support::isolate(&mut bin(), home.path())
         .arg("to-mpfb")
         .arg(&file)
         .arg("--out-dir")
         .arg(out.path())
-        .args(["--mpfb-data", "/nonexistent"])
         .output()
         .unwrap();
     let line = one_error_line("huge source_vertices", &file, &output);

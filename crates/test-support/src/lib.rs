@@ -1,9 +1,13 @@
 //! Locating the real MPFB data the tests run against, and skipping loudly when it is absent.
 //!
-//! The data is never copied into the repository: it lives in `../shared/mpfb-data` beside the
-//! checkout (as in CI), or wherever `MPFB_DATA` points.
+//! The data is never copied into the repository. Tests find it as the converter does
+//! (`mpfb_data::locate`): `$MPFB_DATA` when set, else `../shared/mpfb-data` beside the checkout
+//! (as in CI), else MPFB in Blender or the cache `mpfb2g4mf data fetch` fills. A folder counts
+//! only when it has every file of every feature, so a test never runs on half the data.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
 
 /// The environment variable that overrides where the MPFB data folder is.
 pub const MPFB_DATA_ENV: &str = "MPFB_DATA";
@@ -18,19 +22,108 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// The MPFB data folder, if one can be found: `$MPFB_DATA` when set (and nothing else then,
-/// so a wrong setting is noticed), else `<root>/../shared/mpfb-data`.
-///
-/// A folder counts only if it holds `3dobjs/base.obj`, so a half-present folder is not used.
+/// The rigs `../shared/mpfb-data` has, which every MPFB data folder has too (the fetched
+/// package has more). Golden files and counting tests cover exactly these.
+pub const TEST_RIGS: [&str; 6] = [
+    "cmu_mb",
+    "default",
+    "default_no_toes",
+    "game_engine",
+    "human",
+    "mixamo",
+];
+
+/// The MPFB data folder the tests use, or why there is none.
+fn found() -> &'static Result<PathBuf, String> {
+    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    FOUND.get_or_init(|| {
+        let mut places = mpfb_data::Places::from_env();
+        let shared = workspace_root().join("../shared/mpfb-data");
+        if places.mpfb_data_env.is_none() && shared.is_dir() {
+            places.mpfb_data_env = Some(shared);
+        }
+        let data = mpfb_data::locate(&places, None, None).map_err(|e| e.to_string())?;
+        let status = data.status();
+        if !status.complete() {
+            let missing: Vec<String> = status
+                .features
+                .iter()
+                .filter(|f| !f.complete())
+                .map(|f| format!("{} ({} of {} files)", f.feature, f.required - f.present, f.required))
+                .collect();
+            return Err(format!(
+                "{} ({}) is incomplete: {} missing (`mpfb2g4mf data fetch` installs a complete copy)",
+                data.root().display(),
+                data.source(),
+                missing.join(", ")
+            ));
+        }
+        let missing_rigs: Vec<&str> = TEST_RIGS
+            .iter()
+            .copied()
+            .filter(|r| data.rig(r).is_err())
+            .collect();
+        if !missing_rigs.is_empty() {
+            return Err(format!(
+                "{} lacks the rigs the tests cover: {}",
+                data.root().display(),
+                missing_rigs.join(", ")
+            ));
+        }
+        Ok(data.root().to_path_buf())
+    })
+}
+
+/// The MPFB data folder, if a complete one can be found: `$MPFB_DATA` when set (and nothing
+/// else then, so a wrong setting is noticed), else `<root>/../shared/mpfb-data`, else MPFB in
+/// Blender or the cache.
 pub fn mpfb_data() -> Option<PathBuf> {
-    let candidate = match std::env::var_os(MPFB_DATA_ENV) {
-        Some(dir) => PathBuf::from(dir),
-        None => workspace_root().join("../shared/mpfb-data"),
-    };
-    candidate
-        .join("3dobjs/base.obj")
-        .is_file()
-        .then_some(candidate)
+    found().as_ref().ok().cloned()
+}
+
+/// The rig file of each of [`TEST_RIGS`] in `data`, in that order.
+pub fn test_rig_files(data: &Path) -> Vec<PathBuf> {
+    TEST_RIGS
+        .iter()
+        .map(|name| {
+            ["standard", "rigify"]
+                .iter()
+                .map(|kind| {
+                    data.join("rigs")
+                        .join(kind)
+                        .join(format!("rig.{name}.json"))
+                })
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| panic!("rig `{name}` is not in {}", data.display()))
+        })
+        .collect()
+}
+
+/// The MakeHuman assets folder for tests: `$MAKEHUMAN_ASSETS`, else
+/// `<root>/../shared/makehuman-assets`, else where the converter finds one.
+pub fn makehuman_assets() -> Option<PathBuf> {
+    let mut places = mpfb_data::Places::from_env();
+    let shared = workspace_root().join("../shared/makehuman-assets");
+    if places.assets_env.is_none() && shared.is_dir() {
+        places.assets_env = Some(shared);
+    }
+    mpfb_data::locate_assets(&places, None)
+        .ok()
+        .flatten()
+        .map(|a| a.root().to_path_buf())
+}
+
+/// Makes `command` run as on a fresh machine: its home, cache and configuration folders are
+/// inside `home` (empty unless the test fills it), and no data or assets variable is set.
+pub fn isolate<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command {
+    command
+        .env("HOME", home)
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env_remove(MPFB_DATA_ENV)
+        .env_remove(mpfb_data::ASSETS_ENV)
+        .env_remove("MPFB2G4MF_PACKAGE")
+        .env_remove("MPFB2G4MF_ASSETS_ARCHIVE")
 }
 
 /// The environment variable that makes a missing data folder a test failure, not a skip.
@@ -54,23 +147,24 @@ pub fn data_required() -> bool {
 ///
 /// Use as `let Some(data) = test_support::mpfb_data_or_skip("my_test") else { return };`.
 pub fn mpfb_data_or_skip(test_name: &str) -> Option<PathBuf> {
-    let found = mpfb_data();
-    if found.is_none() {
-        let place = workspace_root().join("../shared/mpfb-data");
-        if data_required() {
-            panic!(
-                "{test_name}: no MPFB data found, and {MPFB_DATA_REQUIRED_ENV} or CI says it is required; set {MPFB_DATA_ENV} or place it at {}",
-                place.display()
-            );
-        }
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "SKIPPED {test_name}: no MPFB data found (set {MPFB_DATA_ENV} or place it at {}; set {MPFB_DATA_REQUIRED_ENV}=1 to make this a failure)",
+    let why = match found() {
+        Ok(dir) => return Some(dir.clone()),
+        Err(why) => why,
+    };
+    let place = workspace_root().join("../shared/mpfb-data");
+    if data_required() {
+        panic!(
+            "{test_name}: no complete MPFB data ({why}), and {MPFB_DATA_REQUIRED_ENV} or CI says it is required; set {MPFB_DATA_ENV}, place it at {}, or run `mpfb2g4mf data fetch`",
             place.display()
         );
     }
-    found
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "SKIPPED {test_name}: no complete MPFB data ({why}); set {MPFB_DATA_ENV}, place it at {}, or run `mpfb2g4mf data fetch` (set {MPFB_DATA_REQUIRED_ENV}=1 to make this a failure)",
+        place.display()
+    );
+    None
 }
 
 /// Every file under `dir` (recursively) whose name starts with `prefix` and ends with `.json`,
@@ -130,14 +224,16 @@ mod tests {
         let text = String::from_utf8_lossy(&skipped.stderr);
         assert!(skipped.status.success(), "{text}");
         assert!(
-            text.contains("SKIPPED probe_without_data: no MPFB data found"),
+            text.contains("SKIPPED probe_without_data: no complete MPFB data")
+                && text.contains("/nonexistent/mpfb-data ($MPFB_DATA) is not an MPFB data folder"),
             "the skip line must pass the harness's capture: {text}"
         );
         let failed = run_probe(true);
         let out = String::from_utf8_lossy(&failed.stdout);
         assert!(!failed.status.success(), "{out}");
         assert!(
-            out.contains("MPFB_DATA_REQUIRED or CI says it is required"),
+            out.contains("MPFB_DATA_REQUIRED or CI says it is required")
+                && out.contains("/nonexistent/mpfb-data"),
             "{out}"
         );
     }

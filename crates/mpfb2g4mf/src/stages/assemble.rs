@@ -7,9 +7,10 @@
 
 use super::body::Body;
 use super::fit::Fit;
-use crate::convert::{ConvertError, ConvertOptions};
+use crate::error::ConvertError;
 use crate::extras::{BodyProvenance, BoneExtras, MpfbBone, MpfbMesh, Provenance, SkeletonExtras};
 use crate::inputs::{LoadedBody, LoadedMesh, LoadedRig, LoadedWeights};
+use crate::options::ConvertOptions;
 use character::{
     AuthoredGroup, AuthoredPair, AuthoredWeights, Bone, Character, Influence, Material, Mesh,
     Numbering, Polygons, Skeleton, Skin,
@@ -49,6 +50,9 @@ pub fn file_name(path: &std::path::Path) -> String {
 }
 
 /// Assembles the character.
+// One argument per input and per earlier stage's result: grouping them would hide which
+// stage needs what.
+#[allow(clippy::too_many_arguments)]
 pub fn assemble(
     rig: &LoadedRig,
     mesh: &LoadedMesh,
@@ -56,10 +60,11 @@ pub fn assemble(
     body: &Body,
     fit: &Fit,
     described: Option<&LoadedBody>,
+    bone_map: &mpfb_weights::BoneMap,
     options: &ConvertOptions,
 ) -> Result<Assembled, ConvertError> {
     let (skin, (character_mesh, (bones, bone_extras))) = rayon::join(
-        || skin_of(rig, mesh, weights, options),
+        || skin_of(rig, mesh, weights, bone_map),
         || (mesh_of(mesh, body), bones_of(&rig.rig, &fit.fitted)),
     );
     let (skin, mesh_extras, warnings) = skin?;
@@ -216,7 +221,7 @@ fn skin_of(
     rig: &LoadedRig,
     mesh: &LoadedMesh,
     weights: Option<&LoadedWeights>,
-    options: &ConvertOptions,
+    bone_map: &mpfb_weights::BoneMap,
 ) -> Result<(Option<Skin>, MpfbMesh, Vec<String>), ConvertError> {
     let Some(weights) = weights else {
         return Ok((None, MpfbMesh::default(), Vec::new()));
@@ -232,7 +237,7 @@ fn skin_of(
                     names: &bone_names,
                     extra_bones: rig.rig.header.extra_bones.as_deref().unwrap_or_default(),
                 },
-                &options.bone_map,
+                bone_map,
                 mesh.obj.positions.len(),
             )
         },

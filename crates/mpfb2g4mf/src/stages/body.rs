@@ -5,7 +5,7 @@
 //! targets of a description ([`Body::morphed`]): every vertex, helpers and joint cubes
 //! included, so the rig is fitted to the morphed joint cubes as MPFB fits it.
 
-use crate::convert::ConvertError;
+use crate::error::ConvertError;
 use crate::inputs::{LoadedBody, LoadedMesh};
 use crate::stages::transforms::BODY_PART;
 use mpfb_rig::{FitMesh, ObjFrame, UpAxis, space};

@@ -1,7 +1,7 @@
 //! Stage 3, fit: the rig fitted to the body as MPFB fits it, with its fallback policy.
 
 use super::body::Body;
-use crate::convert::{ConvertError, FallbackRefused};
+use crate::error::{ConvertError, FallbackRefused};
 use crate::inputs::{LoadedMesh, LoadedRig};
 use mpfb_rig::FittedRig;
 

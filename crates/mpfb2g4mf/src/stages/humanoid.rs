@@ -4,7 +4,7 @@
 //! trip are untouched. The renamed skeleton is checked with the profile's rules before anything
 //! is written; a table that breaks them is refused.
 
-use crate::convert::ConvertError;
+use crate::error::ConvertError;
 use character::Character;
 use g4mf_validator::humanoid::{self, SkeletonBone};
 use g4mf_validator::{Code, Severity};
@@ -51,37 +51,30 @@ fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, ConvertEr
     Ok(map.into_iter().filter(|(k, _)| k != "//").collect())
 }
 
-/// The table for `rig_path` (`rig.NAME.json`) from `table`.
-pub fn load(
-    table: &HumanoidTable,
-    rig_path: &Path,
-) -> Result<(BTreeMap<String, String>, String), ConvertError> {
-    match table {
-        HumanoidTable::File(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| ConvertError::Input {
-                location: location::Location::file(path),
-                source,
+/// A humanoid table read: MPFB bone -> G4MF name, and where it came from (for messages).
+pub type Table = (BTreeMap<String, String>, String);
+
+/// The shipped table of rig `rig` (`NAME` of `rig.NAME.json`); `rig_path` names the rig in
+/// messages.
+pub fn builtin(rig: &str, rig_path: &Path) -> Result<Table, ConvertError> {
+    let (name, text) =
+        BUILTIN
+            .iter()
+            .find(|(n, _)| *n == rig)
+            .ok_or_else(|| ConvertError::Humanoid {
+                table: rig_path.display().to_string(),
+                problems: vec![format!(
+                    "no humanoid table for rig `{rig}` (shipped: {}); pass --humanoid-map FILE",
+                    builtin_rigs().collect::<Vec<_>>().join(", ")
+                )],
             })?;
-            let name = path.display().to_string();
-            Ok((parse(&text, &name)?, name))
-        }
-        HumanoidTable::Builtin => {
-            let rig = crate::inputs::rig_name(rig_path);
-            let (name, text) = BUILTIN.iter().find(|(n, _)| *n == rig).ok_or_else(|| {
-                ConvertError::Humanoid {
-                    table: rig_path.display().to_string(),
-                    problems: vec![format!(
-                        "no humanoid table for rig `{rig}` (shipped: {}); pass --humanoid-map FILE",
-                        builtin_rigs().collect::<Vec<_>>().join(", ")
-                    )],
-                }
-            })?;
-            Ok((
-                parse(text, &format!("humanoid/{name}.json"))?,
-                format!("humanoid/{name}.json"),
-            ))
-        }
-    }
+    let source = format!("humanoid/{name}.json");
+    Ok((parse(text, &source)?, source))
+}
+
+/// A user's table from its text (read by the loader), named `source` in messages.
+pub fn from_text(text: &str, source: &str) -> Result<Table, ConvertError> {
+    Ok((parse(text, source)?, source.to_owned()))
 }
 
 /// Renames the character's bones by `table`; bones it does not name keep their names, except

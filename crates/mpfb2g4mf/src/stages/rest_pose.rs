@@ -6,31 +6,21 @@
 //! `t-pose` takes the rig's own MPFB T-pose file, or computes one for rigs without (upper arms,
 //! forearms and hands turned straight along the side axis by the shortest rotation).
 
-use crate::convert::ConvertError;
+use crate::error::ConvertError;
 use character::Character;
 use glam::{DAffine3, DMat3, DVec3};
 use mpfb_rig::Pose;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// Which rest pose to bake.
+/// Which rest pose to bake, as asked (the job resolver finds its file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RestPose {
-    /// The rig's MPFB T-pose (`poses/<rig>_fk/t-pose.json`), computed when it has none.
-    TPose {
-        /// The MPFB data folder's `poses/`, when known.
-        poses_dir: Option<PathBuf>,
-    },
+    /// The rig's MPFB T-pose (`poses/<rig>_fk/t-pose.json`), computed for rigs MPFB ships
+    /// none for.
+    TPose,
     /// A pose file.
     File(PathBuf),
-}
-
-/// The MPFB pose folder of a rig (`default` and `default_no_toes` share `default_fk`).
-pub fn pose_folder(rig: &str) -> String {
-    match rig {
-        "default_no_toes" => "default_fk".into(),
-        other => format!("{other}_fk"),
-    }
 }
 
 /// The rest pose of each bone: an affine map from bone space to skeleton space.
@@ -207,17 +197,14 @@ pub fn posed_frames(
     pose: &crate::inputs::LoadedPose,
     rig_path: &std::path::Path,
 ) -> Result<(Vec<DAffine3>, String), ConvertError> {
-    let rig = crate::inputs::rig_name(rig_path);
+    let rig = crate::job::rig_name(rig_path);
     match pose {
         crate::inputs::LoadedPose::File { pose, source } => {
             Ok((evaluate(character, pose), source.clone()))
         }
         crate::inputs::LoadedPose::ComputedTPose => {
             // No T-pose file: computed from the arm bones the humanoid table names.
-            let table = crate::stages::humanoid::load(
-                &crate::stages::humanoid::HumanoidTable::Builtin,
-                rig_path,
-            )
+            let table = crate::stages::humanoid::builtin(rig, rig_path)
             .map_err(|_| ConvertError::RestPose(format!(
                 "rig `{rig}` has no T-pose file and no humanoid table to find its arms; pass --rest-pose FILE"
             )))?

@@ -4,7 +4,7 @@
 //! what each shape does to the smooth normals, after they are computed. Bodies are linear, so
 //! on a morphed body a shape's offsets are its target's own.
 
-use crate::convert::ConvertError;
+use crate::error::ConvertError;
 use crate::inputs::LoadedShape;
 use character::{BlendShape, Character, NormalOffsets};
 use glam::DVec3;

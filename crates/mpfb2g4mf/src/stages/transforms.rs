@@ -1,8 +1,8 @@
 //! Stage 5, transforms: one character in, one character out. Each is independent of the
 //! input formats; new capabilities (rest poses, normals, influence limits) join this list.
 
-use crate::convert::Origin;
 use crate::options::Helpers;
+use crate::options::Origin;
 use character::{Character, Selection};
 
 /// The part of MakeHuman's base mesh that is the body proper; the rest are helpers (joint

