@@ -50,8 +50,9 @@ pub const MAX_ENTRIES: usize = 200_000;
 /// Staging folders older than this are taken as left behind by an interrupted fetch.
 const STALE: Duration = Duration::from_secs(6 * 3600);
 
-/// The visemes02 pack (CC0), installed into `targets/visemes/`.
-const VISEMES: [(&str, &[u8]); 17] = [
+/// The visemes02 pack (CC0), installed into `targets/visemes/`; its licence and sources go to
+/// `licenses/visemes02/`, out of the targets folder (tools list every file there).
+const VISEMES: [(&str, &[u8]); 15] = [
     (
         "viseme_CH.target",
         include_bytes!("../visemes02/viseme_CH.target"),
@@ -112,6 +113,10 @@ const VISEMES: [(&str, &[u8]); 17] = [
         "viseme_sil.target",
         include_bytes!("../visemes02/viseme_sil.target"),
     ),
+];
+
+/// The visemes02 pack's licence and sources.
+const VISEMES_LICENSE: [(&str, &[u8]); 2] = [
     ("LICENSE.md", include_bytes!("../visemes02/LICENSE.md")),
     ("SOURCES.md", include_bytes!("../visemes02/SOURCES.md")),
 ];
@@ -287,6 +292,11 @@ pub fn fetch_mpfb_data(
         for (name, bytes) in VISEMES {
             write_synced(&visemes.join(name), &mut &bytes[..])?;
         }
+        let licenses = staging.join("licenses/visemes02");
+        std::fs::create_dir_all(&licenses).map_err(io(&licenses))?;
+        for (name, bytes) in VISEMES_LICENSE {
+            write_synced(&licenses.join(name), &mut &bytes[..])?;
+        }
         let missing = missing_files(staging);
         if !missing.is_empty() {
             return Err(FetchError::Incomplete {
@@ -299,7 +309,7 @@ pub fn fetch_mpfb_data(
             kind: "mpfb-data".into(),
             from: described.clone(),
             sha256,
-            files: files.written + VISEMES.len(),
+            files: files.written + VISEMES.len() + VISEMES_LICENSE.len(),
             tool: concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION")).into(),
         })
     })

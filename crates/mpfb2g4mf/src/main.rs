@@ -707,9 +707,11 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         for path in &written {
             eprintln!("mpfb2g4mf: wrote {}", path.display());
         }
-        match &data_used {
-            Some(data) => eprintln!("  data      {data}"),
-            None => eprintln!("  data      none"),
+        match (&data_used, files.derived, &args.mesh) {
+            (Some(data), _, _) => eprintln!("  data      {data}"),
+            (None, false, _) => eprintln!("  data      none needed (MPFB extras in the file)"),
+            (None, true, Some(_)) => eprintln!("  data      none (--mesh given)"),
+            (None, true, None) => eprintln!("  data      none found"),
         }
         eprintln!("  rig       {how}");
         if !files.default_ends.is_empty() {
@@ -946,12 +948,17 @@ fn run_data_fetch(args: FetchArgs) -> Result<()> {
             fetched.lfs_pointers
         );
     }
-    let (data, assets) = match args.makehuman_assets {
-        true => (None, Some(fetched.folder.as_path())),
-        false => (Some(fetched.folder.as_path()), None),
-    };
-    let status = mpfb2g4mf::setup::StatusReport::gather(&places, data, assets);
-    print!("{}", status.text());
+    // What the fetched folder serves, as `data status` would say it.
+    if args.makehuman_assets {
+        let folder = mpfb_data::AssetsFolder::given(&fetched.folder)?;
+        print!("{}", mpfb2g4mf::setup::assets_text(&folder.status()));
+    } else {
+        let folder = match args.into {
+            Some(_) => mpfb_data::MpfbData::given(&fetched.folder)?,
+            None => mpfb_data::MpfbData::cached(&fetched.folder)?,
+        };
+        print!("{}", mpfb2g4mf::setup::data_text(&folder.status()));
+    }
     if args.into.is_some() {
         let (flag, variable) = match args.makehuman_assets {
             true => ("--assets", mpfb_data::ASSETS_ENV),

@@ -45,7 +45,7 @@ impl StatusReport {
     pub fn text(&self) -> String {
         let mut out = String::new();
         match (&self.mpfb_data, &self.mpfb_data_error) {
-            (Some(status), _) => data_text(&mut out, status),
+            (Some(status), _) => out.push_str(&data_text(status)),
             (None, error) => {
                 let _ = writeln!(
                     out,
@@ -59,7 +59,7 @@ impl StatusReport {
             }
         }
         match (&self.assets, &self.assets_error) {
-            (Some(status), _) => assets_text(&mut out, status),
+            (Some(status), _) => out.push_str(&assets_text(status)),
             (None, Some(error)) => {
                 let _ = writeln!(out, "MakeHuman assets: none usable: {error}");
             }
@@ -82,7 +82,10 @@ fn state(f: &FeatureStatus) -> &'static str {
     }
 }
 
-fn data_text(out: &mut String, status: &DataStatus) {
+/// What an MPFB data folder serves, as text: a line per feature, then its rigs and T-poses.
+pub fn data_text(status: &DataStatus) -> String {
+    let mut text = String::new();
+    let out = &mut text;
     let fetched = status
         .fetched
         .as_ref()
@@ -144,9 +147,13 @@ fn data_text(out: &mut String, status: &DataStatus) {
             status.t_poses.join(", ")
         }
     );
+    text
 }
 
-fn assets_text(out: &mut String, status: &AssetsStatus) {
+/// What an assets folder holds, as text.
+pub fn assets_text(status: &AssetsStatus) -> String {
+    let mut text = String::new();
+    let out = &mut text;
     let fetched = status
         .fetched
         .as_ref()
@@ -169,6 +176,7 @@ fn assets_text(out: &mut String, status: &AssetsStatus) {
         "  images: {} of the {} texture files its {} materials name are present",
         status.images_present, status.images_named, status.materials
     );
+    text
 }
 
 /// The data folder for `demo`: as conversions find it; when there is none, or the cache is

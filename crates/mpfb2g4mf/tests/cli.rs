@@ -1705,6 +1705,9 @@ fn blend_shapes_go_back_to_target_files() {
     for folder in ["faceunits", "visemes"] {
         for entry in std::fs::read_dir(data.join("targets").join(folder)).unwrap() {
             let input = entry.unwrap().path();
+            if input.extension().is_none_or(|e| e != "target") {
+                continue; // a data folder may hold a pack's notes beside its targets
+            }
             let output = back
                 .join("targets")
                 .join(folder)
