@@ -10,7 +10,18 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// One step of the transcript: the command as a user types it, then what it printed.
+/// What of a command's output the transcript shows.
+#[derive(Clone, Copy)]
+enum Shown {
+    /// Everything.
+    All,
+    /// Standard error only (the summary, not `--json` on standard output).
+    Stderr,
+    /// The last three lines of standard error (builds, test runs).
+    Tail,
+}
+
+/// A new user's machine: the clone, their home, where the tool is installed.
 struct Session {
     clone: PathBuf,
     home: PathBuf,
@@ -51,9 +62,9 @@ impl Session {
         command
     }
 
-    /// Runs `line` (split on spaces), prints it and its output as a transcript, and returns
-    /// standard output; fails when the command does.
-    fn run(&self, line: &str, quiet_output: bool) -> Result<String, String> {
+    /// Runs `line` (split on spaces), prints it and its output as a transcript (`shown`), and
+    /// returns standard output; fails when the command does.
+    fn run(&self, line: &str, shown: Shown) -> Result<String, String> {
         println!("$ {line}");
         let mut words = line.split_whitespace();
         let program = words.next().ok_or("an empty command")?;
@@ -64,19 +75,27 @@ impl Session {
             .map_err(|e| format!("cannot run `{line}`: {e}"))?;
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        if quiet_output {
-            let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
-            for line in tail.iter().rev() {
-                println!("{line}");
+        match shown {
+            Shown::All => print!("{stderr}{stdout}"),
+            Shown::Stderr => print!("{stderr}"),
+            Shown::Tail => {
+                let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
+                for line in tail.iter().rev() {
+                    println!("{line}");
+                }
             }
-        } else {
-            print!("{stderr}{stdout}");
         }
         println!();
         if output.status.success() {
             Ok(stdout)
         } else {
-            Err(format!("`{line}` failed ({}):\n{stderr}", output.status))
+            // Test harnesses report failures on standard output.
+            let lines: Vec<&str> = stdout.lines().collect();
+            let tail = lines[lines.len().saturating_sub(80)..].join("\n");
+            Err(format!(
+                "`{line}` failed ({}):\n{stderr}\n{tail}",
+                output.status
+            ))
         }
     }
 }
@@ -147,20 +166,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "cargo install --quiet --locked --path crates/mpfb2g4mf --root {}",
         session.prefix.display()
     );
-    session.run(&install, true)?;
-    session.run("mpfb2g4mf data fetch", false)?;
-    session.run("mpfb2g4mf data status", false)?;
-    session.run("mpfb2g4mf demo", false)?;
+    session.run(&install, Shown::Tail)?;
+    session.run("mpfb2g4mf data fetch", Shown::All)?;
+    session.run("mpfb2g4mf demo", Shown::All)?;
     let summary = session.run(
         "mpfb2g4mf convert --human fixtures/bodies/ada.mhm --face-units --visemes --rest-pose t-pose --json -o out/ada.g4b",
-        true,
+        Shown::Stderr,
     )?;
     check_ada(&summary, &session.clone.join("out/ada.g4b"), &session.home)?;
     println!(
         "# checked: the T-pose came from MPFB's file in the fetched data, and all 67 shapes are in out/ada.g4b\n"
     );
     if tests {
-        session.run("cargo test --workspace --locked --quiet", true)?;
+        session.run("cargo test --workspace --locked --quiet", Shown::Tail)?;
         println!("# the tests passed on the fetched data\n");
     }
     if keep {

@@ -142,6 +142,15 @@ impl DataStatus {
     }
 }
 
+/// A rig's name from its file name (`rig.NAME.json`), as MPFB's folders and tables use it;
+/// the file name itself when it is not in that form.
+pub fn rig_name(rig_path: &Path) -> &str {
+    let file = rig_path.file_name().and_then(|f| f.to_str()).unwrap_or("");
+    file.strip_prefix("rig.")
+        .and_then(|f| f.strip_suffix(".json"))
+        .unwrap_or(file)
+}
+
 /// The T-pose file of rig `rig` in MPFB's layout (`default` and `default_no_toes` share
 /// `default_fk`), relative to the data folder.
 pub fn t_pose_path(rig: &str) -> String {

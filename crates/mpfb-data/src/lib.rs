@@ -28,6 +28,6 @@ pub use error::{DataError, summarize_missing};
 pub use features::Feature;
 pub use folder::{
     DataStatus, FeatureStatus, MARKER, Marker, MpfbData, RigEntry, RigFiles, Source, locate,
-    rig_data_folder, ships_t_pose, t_pose_path,
+    rig_data_folder, rig_name, ships_t_pose, t_pose_path,
 };
 pub use places::{ASSETS_ENV, MPFB_DATA_ENV, Places};

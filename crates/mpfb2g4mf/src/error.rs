@@ -107,9 +107,6 @@ pub enum ConvertError {
         /// What the parser said.
         message: String,
     },
-    /// The output path has no `.g4b` or `.g4tf` extension.
-    #[error("{0}: the output must end in .g4b or .g4tf")]
-    OutputExtension(PathBuf),
 }
 
 /// A bone end that would fall back to its default position, refused.

@@ -9,31 +9,16 @@
 
 use crate::error::ConvertError;
 use crate::job::{Job, JobFiles, PoseSource};
-use crate::options::{BodyOptions, ConvertOptions, ShapeOptions};
+use crate::limits::check_input_size;
+pub use crate::options::DEFAULT_MAX_INPUT_BYTES;
+use crate::options::{BodyOptions, ConvertOptions, HumanoidTable, ShapeOptions};
 use mpfb_mesh::{ObjMesh, VertexGroups, joint_groups};
 use mpfb_rig::{FitMesh, ObjFrame, Rig};
 use mpfb_weights::{BoneMap, WeightsFile};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// The default limit on any input file's size (1 GiB): far above real MPFB data (<= 6 MB),
-/// low enough that a wrong path or a hostile file fails early and clearly.
-pub const DEFAULT_MAX_INPUT_BYTES: u64 = 1 << 30;
-
-/// Refuses an input file larger than `limit` bytes, before anything reads it.
-pub fn check_input_size(path: &Path, limit: u64) -> Result<(), ConvertError> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.len() > limit => Err(ConvertError::InputTooLarge {
-            path: path.to_path_buf(),
-            size: meta.len(),
-            limit,
-        }),
-        // Missing files are reported by the reader with its own message.
-        _ => Ok(()),
-    }
-}
 
 /// A parsed rig file.
 #[derive(Debug, Clone)]
@@ -180,8 +165,12 @@ pub enum LoadedPose {
         /// Its file, for messages.
         source: String,
     },
-    /// A T-pose for a rig without an MPFB T-pose file, computed by the stage.
-    ComputedTPose,
+    /// A T-pose for a rig without an MPFB T-pose file, computed by the stage from the arm
+    /// bones the rig's shipped humanoid table names (none when it has no table).
+    ComputedTPose {
+        /// The rig's humanoid table.
+        arms_table: Option<BTreeMap<String, String>>,
+    },
 }
 
 /// What the stages need besides the rig, mesh, weights and body, read in stage 1 so no later
@@ -193,7 +182,7 @@ pub struct LoadedAssets {
     /// The rest pose to bake.
     pub rest_pose: Option<LoadedPose>,
     /// The humanoid renaming table, and where it came from.
-    pub humanoid: Option<crate::stages::humanoid::Table>,
+    pub humanoid: Option<crate::tables::Table>,
     /// The user's map of weight groups to bones.
     pub bone_map: BoneMap,
 }
@@ -202,10 +191,9 @@ impl LoadedAssets {
     /// The assets of `options` that need no file (a shipped humanoid table), for converting
     /// already loaded inputs from a library.
     pub fn without_files(options: &ConvertOptions, rig_path: &Path) -> Result<Self, ConvertError> {
-        use crate::stages::humanoid::HumanoidTable;
         let humanoid = match &options.humanoid {
-            Some(HumanoidTable::Builtin) => Some(crate::stages::humanoid::builtin(
-                crate::job::rig_name(rig_path),
+            Some(HumanoidTable::Builtin) => Some(crate::tables::builtin(
+                mpfb_data::rig_name(rig_path),
                 rig_path,
             )?),
             _ => None,
@@ -227,7 +215,7 @@ fn read_text(path: &Path) -> Result<String, ConvertError> {
 
 /// Reads what the job needs besides rig, mesh, weights and body.
 pub fn load_assets(job: &Job, cache: &TargetCache) -> Result<LoadedAssets, ConvertError> {
-    use crate::stages::humanoid::{self, HumanoidTable};
+    use crate::tables;
     let files = &job.files;
     let rest_pose = match &files.rest_pose {
         None => None,
@@ -235,15 +223,19 @@ pub fn load_assets(job: &Job, cache: &TargetCache) -> Result<LoadedAssets, Conve
             pose: mpfb_rig::read_pose_file(path)?,
             source: path.display().to_string(),
         }),
-        Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose),
+        Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose {
+            arms_table: tables::builtin(mpfb_data::rig_name(&files.rig), &files.rig)
+                .ok()
+                .map(|(table, _)| table),
+        }),
     };
     let humanoid = match &job.options.humanoid {
         None => None,
-        Some(HumanoidTable::Builtin) => Some(humanoid::builtin(
-            crate::job::rig_name(&files.rig),
+        Some(HumanoidTable::Builtin) => Some(tables::builtin(
+            mpfb_data::rig_name(&files.rig),
             &files.rig,
         )?),
-        Some(HumanoidTable::File(path)) => Some(humanoid::from_text(
+        Some(HumanoidTable::File(path)) => Some(tables::from_text(
             &read_text(path)?,
             &path.display().to_string(),
         )?),

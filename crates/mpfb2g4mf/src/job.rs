@@ -1,7 +1,7 @@
 //! One home for a job: the files a conversion reads and how it converts them, decided once
 //! from command-line flags, a manifest job or a `.mhm` ([`Resolver::resolve`]). `convert`,
 //! `demo` and every kind of batch job come through here, so they decide alike; the loader
-//! ([`crate::inputs::Loader`]) then reads what the [`Job`] names, and nothing else.
+//! (`inputs.rs`) then reads what the [`Job`] names, and nothing else.
 //!
 //! The MPFB data folder is looked up only when the job needs something from it (a rig by
 //! name, the base mesh, targets, face units, visemes, a T-pose), in one order: `--mpfb-data`,
@@ -10,9 +10,9 @@
 //! it used so every summary can say so.
 
 use crate::error::ConvertError;
-use crate::options::{ConvertOptions, Request, Settings};
-use crate::stages::rest_pose::RestPose;
+use crate::options::{ConvertOptions, HumanoidTable, Request, RestPose, Settings};
 use crate::summary::DataUsed;
+pub use mpfb_data::rig_name;
 use mpfb_data::{DataError, Feature, MpfbData, Places};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -186,14 +186,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// A rig's name from its file name (`rig.NAME.json`), as MPFB's folders and our tables use it.
-pub fn rig_name(rig_path: &Path) -> &str {
-    let file = rig_path.file_name().and_then(|f| f.to_str()).unwrap_or("");
-    file.strip_prefix("rig.")
-        .and_then(|f| f.strip_suffix(".json"))
-        .unwrap_or(file)
-}
-
 impl Resolver {
     /// A resolver looking for data in `places`.
     pub fn new(places: Places) -> Self {
@@ -235,7 +227,7 @@ impl Resolver {
         if let Some(name) = lock(&self.described_rigs).get(human) {
             return Ok(name.clone());
         }
-        crate::inputs::check_input_size(human, max_input_bytes)?;
+        crate::limits::check_input_size(human, max_input_bytes)?;
         let description = mpfb_body::read_description(human)?;
         let name = description.rig.unwrap_or_else(|| "default".to_owned());
         lock(&self.described_rigs).insert(human.to_path_buf(), name.clone());
@@ -325,7 +317,7 @@ impl Resolver {
             visemes_dir,
             rest_pose,
             humanoid_map: match &options.humanoid {
-                Some(crate::stages::humanoid::HumanoidTable::File(path)) => Some(path.clone()),
+                Some(HumanoidTable::File(path)) => Some(path.clone()),
                 _ => None,
             },
             rig,

@@ -12,6 +12,7 @@ pub mod extras;
 pub mod inputs;
 pub mod inspect;
 pub mod job;
+pub mod limits;
 pub mod malloc_tuning;
 pub mod options;
 pub mod picture;
@@ -19,15 +20,14 @@ pub mod setup;
 pub mod shape_names;
 pub mod stages;
 pub mod summary;
+pub mod tables;
 pub mod timings;
 pub mod to_mpfb;
-
-/// The generator string written into every file.
-pub const GENERATOR: &str = concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION"));
 
 pub use convert::convert;
 pub use error::ConvertError;
 pub use inputs::{LoadedMesh, LoadedRig, LoadedWeights, load_inputs};
 pub use job::{Job, JobRequest, Resolver, RigChoice};
 pub use options::{ConvertOptions, Origin, OutputFormat};
+pub use stages::write::GENERATOR;
 pub use summary::Summary;

@@ -2,11 +2,9 @@
 //! (`--keep-helpers`, with the `cli` feature's clap derives) and for batch manifests
 //! (`keep_helpers`, through serde), and validated once, by `TryFrom`, into
 //! [`ConvertOptions`]. Validation reads no file: which files a job reads is the job
-//! resolver's decision ([`crate::job`]), reading them the loader's ([`crate::inputs`]).
+//! resolver's decision, reading them the loader's. Nothing here imports the rest of the
+//! crate: every other module may import options.
 
-use crate::inputs::DEFAULT_MAX_INPUT_BYTES;
-use crate::stages::humanoid::HumanoidTable;
-use crate::stages::rest_pose::RestPose;
 use g4mf_writer::Compression;
 use mpfb_rig::{ObjFrame, UpAxis};
 use serde::{Deserialize, Serialize};
@@ -62,6 +60,29 @@ pub enum MacroRule {
     Makehuman1,
 }
 
+/// The default limit on any input file's size (1 GiB): far above real MPFB data (<= 6 MB),
+/// low enough that a wrong path or a hostile file fails early and clearly.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Which rest pose to bake, as asked (the job resolver finds its file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestPose {
+    /// The rig's MPFB T-pose (`poses/<rig>_fk/t-pose.json`), computed for rigs MPFB ships
+    /// none for.
+    TPose,
+    /// A pose file.
+    File(PathBuf),
+}
+
+/// Where a humanoid renaming table comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HumanoidTable {
+    /// The shipped table of the rig (by the rig file's name).
+    Builtin,
+    /// A user's JSON file: `{ "mpfb bone": "G4MFName", ... }` (a `//` key is a comment).
+    File(PathBuf),
+}
+
 /// The Zstandard levels the zstd library accepts.
 pub const ZSTD_LEVELS: std::ops::RangeInclusive<i32> = 1..=22;
 
@@ -114,9 +135,9 @@ pub struct ConvertOptions {
     /// Renormalise every vertex's weights to sum 1.
     pub normalize: bool,
     /// A pose baked into the rest.
-    pub rest_pose: Option<crate::stages::rest_pose::RestPose>,
+    pub rest_pose: Option<RestPose>,
     /// Rename bones to G4MF's humanoid names.
-    pub humanoid: Option<crate::stages::humanoid::HumanoidTable>,
+    pub humanoid: Option<HumanoidTable>,
     /// List every bone as a joint.
     pub all_joints: bool,
     /// Write `groupNames`.
@@ -162,21 +183,19 @@ impl ConvertOptions {
             allow_fallback: false,
             name: None,
             bone_map: None,
-            max_input_bytes: crate::inputs::DEFAULT_MAX_INPUT_BYTES,
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             body: None,
             shapes: ShapeOptions::default(),
         }
     }
 
     /// The container the output path and options ask for.
-    pub fn format(&self) -> Result<OutputFormat, crate::error::ConvertError> {
+    pub fn format(&self) -> Result<OutputFormat, SettingsError> {
         match self.output.extension().and_then(|e| e.to_str()) {
             Some("g4b") => Ok(OutputFormat::Binary),
             Some("g4tf") if self.external_bin => Ok(OutputFormat::TextExternal),
             Some("g4tf") => Ok(OutputFormat::TextEmbedded),
-            _ => Err(crate::error::ConvertError::OutputExtension(
-                self.output.clone(),
-            )),
+            _ => Err(SettingsError::OutputExtension(self.output.clone())),
         }
     }
 }
@@ -359,6 +378,9 @@ pub enum SettingsError {
     /// A target setting is not `NAME=WEIGHT` with a weight in [0, 1].
     #[error("target `{0}`: expected NAME=WEIGHT with a weight from 0 to 1")]
     Target(String),
+    /// The output path has no `.g4b` or `.g4tf` extension.
+    #[error("{}: the output must end in .g4b or .g4tf", .0.display())]
+    OutputExtension(PathBuf),
     /// `max_influences` is 0.
     #[error("--max-influences must be at least 1")]
     MaxInfluences,

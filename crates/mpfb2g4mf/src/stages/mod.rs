@@ -1,7 +1,7 @@
-//! The conversion's stages, in the order [`crate::convert::convert`] runs them:
+//! The conversion's stages, in the order the pipeline driver (`convert.rs`) runs them:
 //!
-//! 1. load ([`crate::inputs`]): rig, weights and mesh files into memory;
-//! 2. [`body`]: the body the rig is fitted to (the mesh as read today; morph targets later);
+//! 1. load (`inputs.rs`, before the stages): every file of the job into memory;
+//! 2. [`body`]: the body the rig is fitted to (the mesh, morphed by targets when asked);
 //! 3. [`fit`]: the rig fitted to the body, MPFB's way;
 //! 4. [`assemble`]: one [`character::Character`] (skeleton, whole mesh, skin) and the MPFB
 //!    extras the way back needs;

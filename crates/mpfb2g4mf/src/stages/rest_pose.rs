@@ -11,17 +11,6 @@ use character::Character;
 use glam::{DAffine3, DMat3, DVec3};
 use mpfb_rig::Pose;
 use std::collections::HashMap;
-use std::path::PathBuf;
-
-/// Which rest pose to bake, as asked (the job resolver finds its file).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RestPose {
-    /// The rig's MPFB T-pose (`poses/<rig>_fk/t-pose.json`), computed for rigs MPFB ships
-    /// none for.
-    TPose,
-    /// A pose file.
-    File(PathBuf),
-}
 
 /// The rest pose of each bone: an affine map from bone space to skeleton space.
 fn rest_matrices(character: &Character) -> Vec<DAffine3> {
@@ -197,18 +186,18 @@ pub fn posed_frames(
     pose: &crate::inputs::LoadedPose,
     rig_path: &std::path::Path,
 ) -> Result<(Vec<DAffine3>, String), ConvertError> {
-    let rig = crate::job::rig_name(rig_path);
+    let rig = mpfb_data::rig_name(rig_path);
     match pose {
         crate::inputs::LoadedPose::File { pose, source } => {
             Ok((evaluate(character, pose), source.clone()))
         }
-        crate::inputs::LoadedPose::ComputedTPose => {
+        crate::inputs::LoadedPose::ComputedTPose { arms_table } => {
             // No T-pose file: computed from the arm bones the humanoid table names.
-            let table = crate::stages::humanoid::builtin(rig, rig_path)
-            .map_err(|_| ConvertError::RestPose(format!(
-                "rig `{rig}` has no T-pose file and no humanoid table to find its arms; pass --rest-pose FILE"
-            )))?
-            .0;
+            let table = arms_table.as_ref().ok_or_else(|| {
+                ConvertError::RestPose(format!(
+                    "rig `{rig}` has no T-pose file and no humanoid table to find its arms; pass --rest-pose FILE"
+                ))
+            })?;
             let bone = |g4mf: &str| {
                 let mpfb = table.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
                 character

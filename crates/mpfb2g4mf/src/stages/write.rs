@@ -3,7 +3,6 @@
 //! written atomically.
 
 use super::assemble::MpfbExtras;
-use crate::GENERATOR;
 use crate::atomic::write_atomic;
 use crate::error::ConvertError;
 use crate::extras::{MeshExtras, UnskinnedWeights, ranges};
@@ -18,6 +17,9 @@ use g4mf_writer::{
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// The generator string written into every file.
+pub const GENERATOR: &str = concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION"));
 
 /// What writing produced.
 #[derive(Debug, Clone)]

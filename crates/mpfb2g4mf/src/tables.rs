@@ -1,0 +1,61 @@
+//! The humanoid renaming tables: the ones we ship per MPFB rig (`humanoid/*.json`, data, not
+//! code) and a user's, parsed. The loader reads them; `stages::humanoid` renames with them and
+//! `stages::rest_pose` finds the arms of a computed T-pose with them.
+
+use crate::error::ConvertError;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The built-in tables, by rig name (`rig.NAME.json`).
+const BUILTIN: [(&str, &str); 6] = [
+    ("default", include_str!("../humanoid/default.json")),
+    (
+        "default_no_toes",
+        include_str!("../humanoid/default_no_toes.json"),
+    ),
+    ("game_engine", include_str!("../humanoid/game_engine.json")),
+    ("mixamo", include_str!("../humanoid/mixamo.json")),
+    ("cmu_mb", include_str!("../humanoid/cmu_mb.json")),
+    ("human", include_str!("../humanoid/human.json")),
+];
+
+/// The rig names that have a built-in table.
+pub fn builtin_rigs() -> impl Iterator<Item = &'static str> {
+    BUILTIN.iter().map(|(n, _)| *n)
+}
+
+fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, ConvertError> {
+    let bad = |message: String| ConvertError::Humanoid {
+        table: source.to_owned(),
+        problems: vec![message],
+    };
+    let map: BTreeMap<String, String> =
+        serde_json::from_str(text).map_err(|e| bad(format!("not a JSON object of names: {e}")))?;
+    Ok(map.into_iter().filter(|(k, _)| k != "//").collect())
+}
+
+/// A humanoid table read: MPFB bone -> G4MF name, and where it came from (for messages).
+pub type Table = (BTreeMap<String, String>, String);
+
+/// The shipped table of rig `rig` (`NAME` of `rig.NAME.json`); `rig_path` names the rig in
+/// messages.
+pub fn builtin(rig: &str, rig_path: &Path) -> Result<Table, ConvertError> {
+    let (name, text) =
+        BUILTIN
+            .iter()
+            .find(|(n, _)| *n == rig)
+            .ok_or_else(|| ConvertError::Humanoid {
+                table: rig_path.display().to_string(),
+                problems: vec![format!(
+                    "no humanoid table for rig `{rig}` (shipped: {}); pass --humanoid-map FILE",
+                    builtin_rigs().collect::<Vec<_>>().join(", ")
+                )],
+            })?;
+    let source = format!("humanoid/{name}.json");
+    Ok((parse(text, &source)?, source))
+}
+
+/// A user's table from its text (read by the loader), named `source` in messages.
+pub fn from_text(text: &str, source: &str) -> Result<Table, ConvertError> {
+    Ok((parse(text, source)?, source.to_owned()))
+}
