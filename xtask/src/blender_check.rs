@@ -29,7 +29,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let data = test_support::mpfb_data()
-        .ok_or("no MPFB data found: set MPFB_DATA or place it at ../shared/mpfb-data")?;
+        .ok_or("no complete MPFB data found: run `mpfb2g4mf data fetch`, set MPFB_DATA, or place it at ../shared/mpfb-data")?;
     ensure_blender()?;
 
     let rigs: Vec<PathBuf> = test_support::json_files_with_prefix(&data.join("rigs"), "rig.")

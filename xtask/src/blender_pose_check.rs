@@ -30,7 +30,7 @@ fn to_g4mf(v: &Value) -> Value {
 
 pub fn run(_args: &[String]) -> Result<(), String> {
     let data = test_support::mpfb_data()
-        .ok_or("no MPFB data found: set MPFB_DATA or place it at ../shared/mpfb-data")?;
+        .ok_or("no complete MPFB data found: run `mpfb2g4mf data fetch`, set MPFB_DATA, or place it at ../shared/mpfb-data")?;
     crate::blender_check::ensure_blender()?;
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut rigs = serde_json::Map::new();

@@ -152,19 +152,42 @@ pub fn mpfb_data_or_skip(test_name: &str) -> Option<PathBuf> {
         Err(why) => why,
     };
     let place = workspace_root().join("../shared/mpfb-data");
-    if data_required() {
-        panic!(
-            "{test_name}: no complete MPFB data ({why}), and {MPFB_DATA_REQUIRED_ENV} or CI says it is required; set {MPFB_DATA_ENV}, place it at {}, or run `mpfb2g4mf data fetch`",
+    skip_or_fail(
+        test_name,
+        &format!(
+            "no complete MPFB data ({why}); set {MPFB_DATA_ENV}, place it at {}, or run `mpfb2g4mf data fetch`",
             place.display()
-        );
+        ),
+    );
+    None
+}
+
+/// Says loudly that `test_name` skips (or part of it) for `why`, or fails it when data is
+/// required ([`data_required`]). The line goes past the test harness's capture.
+pub fn skip_or_fail(test_name: &str, why: &str) {
+    if data_required() {
+        panic!("{test_name}: {why}, and {MPFB_DATA_REQUIRED_ENV} or CI says it is required");
     }
     use std::io::Write;
     let _ = writeln!(
         std::io::stderr().lock(),
-        "SKIPPED {test_name}: no complete MPFB data ({why}); set {MPFB_DATA_ENV}, place it at {}, or run `mpfb2g4mf data fetch` (set {MPFB_DATA_REQUIRED_ENV}=1 to make this a failure)",
-        place.display()
+        "SKIPPED {test_name}: {why} (set {MPFB_DATA_REQUIRED_ENV}=1 to make this a failure)"
     );
-    None
+}
+
+/// The environment variable naming a copy of the G4MF specification (its folder with
+/// `schema/`).
+pub const G4MF_SPEC_ENV: &str = "G4MF_SPEC";
+
+/// The G4MF specification's JSON schema folder: `$G4MF_SPEC/schema`, else
+/// `<root>/../shared/spec/g4mf/schema`. Tests that check files against the official schema
+/// skip that check loudly without it ([`skip_or_fail`]).
+pub fn g4mf_schema_dir() -> Option<PathBuf> {
+    let spec = std::env::var_os(G4MF_SPEC_ENV)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared/spec/g4mf"));
+    let schema = spec.join("schema");
+    schema.join("g4mf.schema.json").is_file().then_some(schema)
 }
 
 /// Every file under `dir` (recursively) whose name starts with `prefix` and ends with `.json`,
