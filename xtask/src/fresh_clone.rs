@@ -11,14 +11,50 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// What of a command's output the transcript shows.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Shown {
     /// Everything.
     All,
     /// Standard error only (the summary, not `--json` on standard output).
     Stderr,
-    /// The last three lines of standard error (builds, test runs).
+    /// The last three lines of standard error (builds).
     Tail,
+    /// A test run's totals: tests passed, failed and ignored, and the skip lines.
+    Tests,
+}
+
+/// The totals of a `cargo test` run: `test result:` lines summed, `SKIPPED` lines listed.
+fn test_totals(stdout: &str, stderr: &str) -> String {
+    let mut totals = [0u64; 3];
+    let mut binaries = 0;
+    for line in stdout.lines().filter(|l| l.starts_with("test result:")) {
+        binaries += 1;
+        for (k, word) in ["passed", "failed", "ignored"].iter().enumerate() {
+            let count = line
+                .split(';')
+                .find(|part| part.trim_end().ends_with(word))
+                .and_then(|part| part.split_whitespace().rev().nth(1))
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0);
+            totals[k] += count;
+        }
+    }
+    let skipped: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("SKIPPED"))
+        .collect();
+    let mut out = format!(
+        "{} passed, {} failed, {} ignored in {binaries} test binaries; {} SKIPPED lines\n",
+        totals[0],
+        totals[1],
+        totals[2],
+        skipped.len()
+    );
+    for line in skipped {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// A new user's machine: the clone, their home, where the tool is installed.
@@ -78,6 +114,7 @@ impl Session {
         match shown {
             Shown::All => print!("{stderr}{stdout}"),
             Shown::Stderr => print!("{stderr}"),
+            Shown::Tests => print!("{}", test_totals(&stdout, &stderr)),
             Shown::Tail => {
                 let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
                 for line in tail.iter().rev() {
@@ -178,7 +215,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "# checked: the T-pose came from MPFB's file in the fetched data, and all 67 shapes are in out/ada.g4b\n"
     );
     if tests {
-        session.run("cargo test --workspace --locked --quiet", Shown::Tail)?;
+        session.run("cargo test --workspace --locked", Shown::Tests)?;
         println!("# the tests passed on the fetched data\n");
     }
     if keep {
@@ -224,4 +261,21 @@ fn check_ada(summary: &str, file: &Path, home: &Path) -> Result<(), String> {
         return Err(format!("{} shapes, missing {missing:?}", names.len()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_totals_add_up_every_binary_and_list_the_skips() {
+        let stdout = "test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.1s\n\
+                      other\n\
+                      test result: FAILED. 10 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1s\n";
+        let stderr = "SKIPPED a: why\nnoise\n";
+        assert_eq!(
+            test_totals(stdout, stderr),
+            "13 passed, 2 failed, 1 ignored in 2 test binaries; 1 SKIPPED lines\nSKIPPED a: why\n"
+        );
+    }
 }

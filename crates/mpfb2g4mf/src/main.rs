@@ -959,6 +959,23 @@ fn run_data_fetch(args: FetchArgs) -> Result<()> {
         };
         print!("{}", mpfb2g4mf::setup::data_text(&folder.status()));
     }
+    // A variable that names another folder wins over the cache: say so.
+    let named = match args.makehuman_assets {
+        true => places
+            .assets_env
+            .as_ref()
+            .map(|d| (d, mpfb_data::ASSETS_ENV)),
+        false => places
+            .mpfb_data_env
+            .as_ref()
+            .map(|d| (d, mpfb_data::MPFB_DATA_ENV)),
+    };
+    if let (None, Some((dir, variable))) = (&args.into, named) {
+        eprintln!(
+            "mpfb2g4mf: note: {variable} is set ({}), so conversions use that folder, not the cache",
+            dir.display()
+        );
+    }
     if args.into.is_some() {
         let (flag, variable) = match args.makehuman_assets {
             true => ("--assets", mpfb_data::ASSETS_ENV),

@@ -138,7 +138,7 @@ pub fn data_required() -> bool {
         .any(|name| std::env::var(name).is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false")))
 }
 
-/// Like [`mpfb_data`], but when there is no data: fails the calling test if
+/// Like [`mpfb_data()`], but when there is no data: fails the calling test if
 /// [`data_required`], else says loudly that it skips.
 ///
 /// The skip line goes straight to the process's standard error, past the test harness's

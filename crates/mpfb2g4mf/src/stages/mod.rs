@@ -7,7 +7,7 @@
 //!    extras the way back needs;
 //! 5. [`transforms`]: character to character (helper extraction, standing on the ground,
 //!    normals), then [`dress`]: a material for every surface;
-//! 6. [`write`]: the character as a G4MF document, encoded and written atomically.
+//! 6. [`write`](mod@write): the character as a G4MF document, encoded and written atomically.
 
 pub mod assemble;
 pub mod body;
