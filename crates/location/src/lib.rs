@@ -8,6 +8,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub mod text;
+
 /// A place in an input file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Location {

@@ -5,8 +5,10 @@
 use crate::index::{LookupError, TargetIndex};
 use crate::macros::{MacroModel, MacroSpec, Phenotype, macro_targets};
 use location::Location;
+use location::text::{excerpt, short_number};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 /// A detail target and its weight, with where it was asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,7 +61,7 @@ pub enum DescriptionErrorKind {
     #[error("unknown modifier `{0}`")]
     UnknownModifier(String),
     /// A value outside its range.
-    #[error("`{name}` is {value}, outside [{low}, {high}]")]
+    #[error("`{name}` is {}, outside [{low}, {high}]", short_number(*value))]
     OutOfRange {
         /// The modifier or variable.
         name: String,
@@ -73,6 +75,20 @@ pub enum DescriptionErrorKind {
     /// A target that is not in the targets folder, or is there more than once.
     #[error(transparent)]
     Target(#[from] LookupError),
+    /// A modifier (`.mhm`) or key (preset) given twice: which value was meant is unknown.
+    #[error("`{name}` is given again (first on line {first})")]
+    Repeated {
+        /// The modifier.
+        name: String,
+        /// The line it was first given on.
+        first: usize,
+    },
+    /// A key given twice in a preset.
+    #[error("repeated key `{0}`")]
+    RepeatedKey(String),
+    /// The file is neither a `.mhm` nor a preset.
+    #[error("{0}")]
+    Kind(String),
     /// The file cannot be read.
     #[error("cannot read the description: {0}")]
     Io(#[source] std::io::Error),
@@ -134,34 +150,62 @@ fn range_check(
     }
 }
 
-/// Counts what is not converted, by kind, in first-seen order.
-fn note(not_converted: &mut Vec<(String, usize)>, kind: &str) {
-    match not_converted.iter_mut().find(|(k, _)| k == kind) {
-        Some((_, n)) => *n += 1,
-        None => not_converted.push((kind.to_owned(), 1)),
+/// What a description holds that is not converted, counted by kind in first-seen order (a
+/// map beside the list keeps a file of thousands of odd lines linear).
+#[derive(Default)]
+struct Skipped {
+    order: Vec<(String, usize)>,
+    index: HashMap<String, usize>,
+}
+
+/// Kinds listed by name at most; the rest are counted.
+const MAX_LISTED_KINDS: usize = 20;
+
+impl Skipped {
+    fn note(&mut self, kind: &str) {
+        match self.index.get(kind) {
+            Some(&i) => self.order[i].1 += 1,
+            None => {
+                self.index.insert(kind.to_owned(), self.order.len());
+                self.order.push((kind.to_owned(), 1));
+            }
+        }
+    }
+
+    fn summary(self) -> Vec<String> {
+        let more = self.order.len().saturating_sub(MAX_LISTED_KINDS);
+        let mut out: Vec<String> = self
+            .order
+            .into_iter()
+            .take(MAX_LISTED_KINDS)
+            .map(|(k, n)| {
+                let k = excerpt(&k, 40);
+                if n == 1 { k } else { format!("{k} ({n})") }
+            })
+            .collect();
+        if more > 0 {
+            out.push(format!("{more} other kinds"));
+        }
+        out
     }
 }
 
-fn summarize(counts: Vec<(String, usize)>) -> Vec<String> {
-    counts
-        .into_iter()
-        .map(|(k, n)| if n == 1 { k } else { format!("{k} ({n})") })
-        .collect()
-}
-
-/// Parses a MakeHuman 1.x `.mhm` file's text.
+/// Parses a MakeHuman 1.x `.mhm` file's text (any line end; a byte-order mark is dropped).
 ///
 /// `modifier GROUP/NAME VALUE`: macro modifiers set the phenotype (values in [0, 1]); a
 /// `BASE-NEG|POS` modifier means target `BASE-NEG` at `-VALUE` when VALUE < 0, else
 /// `BASE-POS` at VALUE (values in [-1, 1]); any other means target `NAME` at VALUE (in [0, 1]).
-/// `skeleton NAME.mhskel` names the rig. Everything else that shapes the character (clothes,
-/// proxies, hair, eyes, materials, poses, expressions, subdivision) is listed in
-/// [`Description::not_converted`].
+/// A modifier given twice is an error (MakeHuman keeps the last, a hand-edited file usually
+/// did not mean to). `skeleton NAME.mhskel` names the rig. Everything else that shapes the
+/// character (clothes, proxies, hair, eyes, materials, poses, expressions, subdivision) is
+/// listed in [`Description::not_converted`].
 pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
+    let text = location::text::strip_bom(text);
     let mut description = Description::default();
-    let mut skipped: Vec<(String, usize)> = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let at = Location::line_column(n + 1, 1);
+    let mut skipped = Skipped::default();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (n, line) in location::text::lines(text) {
+        let at = Location::line_column(n, 1);
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -186,9 +230,22 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                     .ok_or_else(|| {
                         DescriptionError::new(
                             at.clone(),
-                            DescriptionErrorKind::Malformed(format!("`{value}` is not a number")),
+                            DescriptionErrorKind::Malformed(format!(
+                                "`{}` is not a number",
+                                excerpt(value, 24)
+                            )),
                         )
                     })?;
+                if let Some(&first) = seen.get(name) {
+                    return Err(DescriptionError::new(
+                        at,
+                        DescriptionErrorKind::Repeated {
+                            name: excerpt(name, 80),
+                            first,
+                        },
+                    ));
+                }
+                seen.insert(name.to_owned(), n);
                 if let Some(&(_, variable)) = MHM_MACROS.iter().find(|(m, _)| *m == name) {
                     range_check(name, value, 0.0, 1.0, &at)?;
                     description.phenotype.set(variable, value);
@@ -197,7 +254,7 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                 let Some((_, modifier)) = name.split_once('/') else {
                     return Err(DescriptionError::new(
                         at,
-                        DescriptionErrorKind::UnknownModifier(name.to_owned()),
+                        DescriptionErrorKind::UnknownModifier(excerpt(name, 80)),
                     ));
                 };
                 let (target, weight) = match modifier.split_once('|') {
@@ -207,7 +264,7 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                         if base.is_empty() || positive.is_empty() || positive.contains('-') {
                             return Err(DescriptionError::new(
                                 at,
-                                DescriptionErrorKind::UnknownModifier(name.to_owned()),
+                                DescriptionErrorKind::UnknownModifier(excerpt(name, 80)),
                             ));
                         }
                         if value < 0.0 {
@@ -238,25 +295,34 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
             "name" => description.name = Some(rest.to_owned()).filter(|n| !n.is_empty()),
             "subdivide" => {
                 if rest.eq_ignore_ascii_case("true") {
-                    note(&mut skipped, "subdivision");
+                    skipped.note("subdivision");
                 }
             }
             k if MHM_METADATA.contains(&k) => {}
-            "skinMaterial" => note(&mut skipped, "skin material"),
-            other => note(&mut skipped, other),
+            "skinMaterial" => skipped.note("skin material"),
+            other => skipped.note(other),
         }
     }
-    description.not_converted = summarize(skipped);
+    description.not_converted = skipped.summary();
     Ok(description)
 }
 
 /// Parses an MPFB `human.*.json` preset's text: `phenotype` (race as a sub-object), `targets`
-/// (`[{"target": NAME, "value": W}]`), `rig`, and asset keys (listed as not converted).
+/// (`[{"target": NAME, "value": W}]`), `rig`, `name`, and asset keys (listed as not
+/// converted). Types are checked: a field of the wrong type is an error at its pointer, never
+/// dropped; a repeated key is an error (which value was meant is unknown).
 pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
+    let text = location::text::strip_bom(text);
+    if let Some(dup) = json_strict::first_duplicate_key(text) {
+        return Err(DescriptionError::new(
+            Location::pointer(dup.pointer()),
+            DescriptionErrorKind::RepeatedKey(excerpt(&dup.key, 80)),
+        ));
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| {
         DescriptionError::new(
             Location::line_column(e.line(), e.column()),
-            DescriptionErrorKind::Json(e.to_string()),
+            DescriptionErrorKind::Json(json_message(&e)),
         )
     })?;
     let Some(object) = value.as_object() else {
@@ -266,68 +332,86 @@ pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
         ));
     };
     let mut description = Description::default();
-    let mut skipped: Vec<(String, usize)> = Vec::new();
-    let number = |v: &Value, at: &str| {
-        v.as_f64().ok_or_else(|| {
-            DescriptionError::new(
-                Location::pointer(at),
-                DescriptionErrorKind::Malformed(format!("expected a number, found {v}")),
-            )
-        })
+    let mut skipped = Skipped::default();
+    let wrong = |at: &str, expected: &str, found: &Value| {
+        DescriptionError::new(
+            Location::pointer(at),
+            DescriptionErrorKind::Malformed(format!(
+                "expected {expected}, found {}",
+                kind_of(found)
+            )),
+        )
     };
+    let number = |v: &Value, at: &str| v.as_f64().ok_or_else(|| wrong(at, "a number", v));
     for (key, v) in object {
+        let pointer = location::json_pointer([key.as_str()]);
         match key.as_str() {
             "phenotype" => {
-                let Some(phenotype) = v.as_object() else {
-                    return Err(DescriptionError::new(
-                        Location::pointer("/phenotype"),
-                        DescriptionErrorKind::Malformed("`phenotype` is an object".into()),
-                    ));
-                };
+                let phenotype = v
+                    .as_object()
+                    .ok_or_else(|| wrong(&pointer, "an object", v))?;
                 for (name, x) in phenotype {
+                    let at = location::json_pointer(["phenotype", name.as_str()]);
                     if name == "race" {
-                        for (race, y) in x.as_object().into_iter().flatten() {
-                            let at = format!("/phenotype/race/{race}");
+                        let race = x.as_object().ok_or_else(|| wrong(&at, "an object", x))?;
+                        for (part, y) in race {
+                            let at = location::json_pointer(["phenotype", "race", part.as_str()]);
                             let y = number(y, &at)?;
-                            range_check(race, y, 0.0, 1.0, &Location::pointer(&at))?;
-                            if !matches!(race.as_str(), "african" | "asian" | "caucasian") {
+                            if !matches!(part.as_str(), "african" | "asian" | "caucasian") {
                                 return Err(DescriptionError::new(
                                     Location::pointer(at),
-                                    DescriptionErrorKind::UnknownModifier(race.clone()),
+                                    DescriptionErrorKind::UnknownModifier(excerpt(part, 80)),
                                 ));
                             }
-                            description.phenotype.set(race, y);
+                            range_check(part, y, 0.0, 1.0, &Location::pointer(&at))?;
+                            description.phenotype.set(part, y);
                         }
                         continue;
                     }
-                    let at = format!("/phenotype/{name}");
                     let x = number(x, &at)?;
-                    range_check(name, x, 0.0, 1.0, &Location::pointer(&at))?;
                     if matches!(name.as_str(), "african" | "asian" | "caucasian")
-                        || !description.phenotype.set(name, x)
+                        || !mpfb_phenotype_name(name)
                     {
                         return Err(DescriptionError::new(
                             Location::pointer(at),
-                            DescriptionErrorKind::UnknownModifier(name.clone()),
+                            DescriptionErrorKind::UnknownModifier(excerpt(name, 80)),
                         ));
                     }
+                    range_check(name, x, 0.0, 1.0, &Location::pointer(&at))?;
+                    description.phenotype.set(name, x);
                 }
             }
             "targets" => {
-                for (i, t) in v.as_array().into_iter().flatten().enumerate() {
+                let targets = v.as_array().ok_or_else(|| wrong(&pointer, "an array", v))?;
+                for (i, t) in targets.iter().enumerate() {
                     let at = format!("/targets/{i}");
-                    let (Some(name), Some(w)) =
-                        (t.get("target").and_then(Value::as_str), t.get("value"))
-                    else {
-                        return Err(DescriptionError::new(
-                            Location::pointer(at),
-                            DescriptionErrorKind::Malformed(
-                                "expected {\"target\": NAME, \"value\": W}".into(),
-                            ),
-                        ));
-                    };
+                    let entry = t
+                        .as_object()
+                        .ok_or_else(|| wrong(&at, "{\"target\": NAME, \"value\": W}", t))?;
+                    let name = entry.get("target").ok_or_else(|| {
+                        wrong(&format!("{at}/target"), "a target name", &Value::Null)
+                    })?;
+                    let name = name
+                        .as_str()
+                        .filter(|n| !n.is_empty())
+                        .ok_or_else(|| wrong(&format!("{at}/target"), "a target name", name))?;
+                    let w = entry
+                        .get("value")
+                        .ok_or_else(|| wrong(&format!("{at}/value"), "a number", &Value::Null))?;
                     let w = number(w, &format!("{at}/value"))?;
                     range_check(name, w, 0.0, 1.0, &Location::pointer(format!("{at}/value")))?;
+                    if let Some(other) = entry
+                        .keys()
+                        .find(|k| !matches!(k.as_str(), "target" | "value"))
+                    {
+                        return Err(DescriptionError::new(
+                            Location::pointer(format!("{at}/{}", excerpt(other, 40))),
+                            DescriptionErrorKind::Malformed(format!(
+                                "unknown key `{}` (a target has `target` and `value`)",
+                                excerpt(other, 40)
+                            )),
+                        ));
+                    }
                     if w != 0.0 {
                         description.targets.push(DetailTarget {
                             name: name.to_owned(),
@@ -337,35 +421,142 @@ pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
                     }
                 }
             }
-            "rig" => description.rig = v.as_str().filter(|r| !r.is_empty()).map(str::to_owned),
-            "name" => description.name = v.as_str().map(str::to_owned),
+            "rig" | "name" => {
+                let text = match v {
+                    Value::Null => None,
+                    Value::String(t) if t.is_empty() => None,
+                    Value::String(t) => Some(t.clone()),
+                    other => return Err(wrong(&pointer, "a string", other)),
+                };
+                if key == "rig" {
+                    description.rig = text;
+                } else {
+                    description.name = text;
+                }
+            }
             // Empty asset slots carry nothing to convert.
             _ if v.is_null()
                 || v.as_str() == Some("")
                 || v.as_array().is_some_and(Vec::is_empty) => {}
-            other => note(&mut skipped, other),
+            other => skipped.note(other),
         }
     }
-    description.not_converted = summarize(skipped);
+    description.not_converted = skipped.summary();
     Ok(description)
 }
 
-/// Reads a description file: an MPFB preset when it ends in `.json`, a MakeHuman `.mhm`
-/// otherwise. Every location it holds (errors, and each detail target's line or pointer)
-/// names the file, so later lookups of its targets report it too.
-pub fn read_description(path: &std::path::Path) -> Result<Description, DescriptionError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| DescriptionError::new(Location::file(path), DescriptionErrorKind::Io(e)))?;
-    let parsed = if path.extension().is_some_and(|e| e == "json") {
-        parse_preset(&text)
-    } else {
-        parse_mhm(&text)
+/// A phenotype variable a preset may set (the race parts come under `race`).
+fn mpfb_phenotype_name(name: &str) -> bool {
+    crate::macros::Phenotype::NAMES.contains(&name)
+}
+
+/// A JSON value's kind, for "expected ..., found ..." (never the value itself).
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// serde_json's message without its trailing ` at line L column C` (the location says it).
+fn json_message(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    }
+}
+
+/// What a description file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DescriptionKind {
+    /// A MakeHuman 1.x `.mhm` file.
+    Mhm,
+    /// An MPFB `human.*.json` preset.
+    Preset,
+}
+
+/// The kind of a description: by extension (`.mhm`, `.json`, any case), else by content (a
+/// JSON object, or MakeHuman's `version` first line); anything else is refused rather than
+/// read as an empty body.
+pub fn description_kind(path: &Path, text: &str) -> Result<DescriptionKind, DescriptionError> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("mhm") => return Ok(DescriptionKind::Mhm),
+        Some("json") => return Ok(DescriptionKind::Preset),
+        _ => {}
+    }
+    let text = location::text::strip_bom(text);
+    if text.trim_start().starts_with('{') {
+        return Ok(DescriptionKind::Preset);
+    }
+    let first = location::text::lines(text)
+        .map(|(_, l)| l.trim())
+        .find(|l| !l.is_empty() && !l.starts_with('#'));
+    if first.is_some_and(|l| l.starts_with("version ")) {
+        return Ok(DescriptionKind::Mhm);
+    }
+    Err(DescriptionError::new(
+        Location::file(path),
+        DescriptionErrorKind::Kind(
+            "neither a MakeHuman .mhm (its first line is `version ...`) nor an MPFB preset (a JSON object); name it .mhm or .json".into(),
+        ),
+    ))
+}
+
+/// Parses a description file's bytes: text decoding (a byte-order mark dropped, invalid UTF-8
+/// located), the kind ([`description_kind`]), then [`parse_mhm`] or [`parse_preset`]. Every
+/// location it holds (errors, and each detail target's line or pointer) names `path`, so later
+/// lookups of its targets report it too.
+pub fn parse_description(bytes: &[u8], path: &Path) -> Result<Description, DescriptionError> {
+    let text = location::text::decode(bytes).map_err(|e| {
+        DescriptionError::new(
+            e.location.clone(),
+            DescriptionErrorKind::Malformed(format!("not UTF-8 text (byte 0x{:02x})", e.byte)),
+        )
+        .with_file(path)
+    })?;
+    let parsed = match description_kind(path, text)? {
+        DescriptionKind::Preset => parse_preset(text),
+        DescriptionKind::Mhm => parse_mhm(text),
     };
     let mut description = parsed.map_err(|e| e.with_file(path))?;
     for target in &mut description.targets {
         target.location.file = Some(path.to_path_buf());
     }
     Ok(description)
+}
+
+/// Descriptions are small: a file larger than this is not one (a library reading one without
+/// its own limit is still bounded).
+pub const MAX_DESCRIPTION_BYTES: u64 = 64 << 20;
+
+/// Reads a description file (at most [`MAX_DESCRIPTION_BYTES`], pipes too) and parses it
+/// with [`parse_description`].
+pub fn read_description(path: &Path) -> Result<Description, DescriptionError> {
+    use std::io::Read;
+    let io_error = |e| DescriptionError::new(Location::file(path), DescriptionErrorKind::Io(e));
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_DESCRIPTION_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > MAX_DESCRIPTION_BYTES {
+        return Err(DescriptionError::new(
+            Location::file(path),
+            DescriptionErrorKind::Malformed(format!(
+                "larger than {MAX_DESCRIPTION_BYTES} bytes: not a character description"
+            )),
+        ));
+    }
+    parse_description(&bytes, path)
 }
 
 /// A target file to apply and its weight.
@@ -501,5 +692,133 @@ mod tests {
             .err()
             .map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("unknown modifier `hair`")));
+    }
+
+    #[test]
+    fn any_line_end_and_a_byte_order_mark_read_the_same_body() {
+        let lf = "version v1.1.1\nmodifier macrodetails/Gender 0.2\nmodifier nose/nose-hump-decr|incr 0.5\n";
+        let expected = parse_mhm(lf).unwrap_or_default();
+        assert_eq!(expected.phenotype.gender, 0.2);
+        for variant in [
+            lf.replace('\n', "\r\n"),
+            lf.replace('\n', "\r"),
+            format!("\u{feff}{lf}"),
+        ] {
+            let got = parse_mhm(&variant).unwrap_or_default();
+            assert_eq!(got.phenotype, expected.phenotype, "{variant:?}");
+            assert_eq!(got.targets.len(), 1, "{variant:?}");
+        }
+        let bytes = [b"\xEF\xBB\xBF".as_slice(), lf.as_bytes()].concat();
+        let d = parse_description(&bytes, Path::new("a.mhm")).unwrap_or_default();
+        assert_eq!(d.phenotype.gender, 0.2);
+        let err = parse_description(b"version v1\nname \xFF\n", Path::new("a.mhm"))
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("a.mhm:2:6: not UTF-8 text (byte 0xff)")
+        );
+    }
+
+    #[test]
+    fn a_repeated_modifier_is_an_error_naming_both_lines() {
+        let text =
+            "version v1\nmodifier macrodetails/Gender 0.5\nmodifier macrodetails/Gender 0.7\n";
+        let err = parse_mhm(text).err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("3:1: `macrodetails/Gender` is given again (first on line 2)")
+        );
+        let text = "modifier nose/nose-hump-decr|incr 0.6\nmodifier nose/nose-hump-decr|incr 0.6\n";
+        assert!(
+            parse_mhm(text).is_err(),
+            "two halves would add up past the range"
+        );
+    }
+
+    #[test]
+    fn the_kind_comes_from_the_extension_or_the_content_never_a_guess() {
+        let kind = |name: &str, text: &str| description_kind(Path::new(name), text).ok();
+        assert_eq!(kind("a.MHM", "x"), Some(DescriptionKind::Mhm));
+        assert_eq!(kind("a.JSON", "x"), Some(DescriptionKind::Preset));
+        assert_eq!(
+            kind("human", " {\"rig\": \"default\"}"),
+            Some(DescriptionKind::Preset)
+        );
+        assert_eq!(
+            kind("human", "# saved\nversion v1.1.1\n"),
+            Some(DescriptionKind::Mhm)
+        );
+        assert_eq!(kind("notes.txt", "hello world\n"), None);
+        let err = parse_description(b"hello\n", Path::new("notes.txt"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("notes.txt: neither a MakeHuman .mhm"),
+            "{err}"
+        );
+        let d = parse_description(br#"{"rig": "mixamo"}"#, Path::new("preset.JSON"))
+            .unwrap_or_default();
+        assert_eq!(d.rig.as_deref(), Some("mixamo"));
+    }
+
+    #[test]
+    fn preset_types_and_repeated_keys_are_checked() {
+        for (text, expected) in [
+            (
+                r#"{"targets": {"nose-hump-incr": 0.5}}"#,
+                "/targets: expected an array, found an object",
+            ),
+            (
+                r#"{"phenotype": {"race": [0.5]}}"#,
+                "/phenotype/race: expected an object, found an array",
+            ),
+            (r#"{"rig": 3}"#, "/rig: expected a string, found a number"),
+            (
+                r#"{"phenotype": {"gender": "0.5"}}"#,
+                "/phenotype/gender: expected a number, found a string",
+            ),
+            (
+                r#"{"targets": [{"target": "x"}]}"#,
+                "/targets/0/value: expected a number, found nothing",
+            ),
+            (
+                r#"{"targets": [{"target": "x", "value": 0.5, "weight": 1}]}"#,
+                "/targets/0/weight: unknown key `weight`",
+            ),
+            (
+                r#"{"phenotype": {"gender": 0.2, "gender": 0.9}}"#,
+                "/phenotype/gender: repeated key `gender`",
+            ),
+            (
+                r#"{"phenotype": {"gender": 1e308}}"#,
+                "/phenotype/gender: `gender` is 1e308, outside [0, 1]",
+            ),
+            ("{\"rig\": \"default\",}", "1:19: trailing comma"),
+        ] {
+            let err = parse_preset(text)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(err.starts_with(expected), "{text}: {err}");
+        }
+        assert!(parse_preset("\u{feff}{\"rig\": \"default\"}").is_ok());
+    }
+
+    #[test]
+    fn many_odd_lines_are_counted_in_linear_time_and_listed_short() {
+        let mut text = String::from("version v1\n");
+        for i in 0..80_000 {
+            text.push_str(&format!("keyword{i} x\n"));
+        }
+        text.push_str(&format!("{} y\n", "k".repeat(5000)));
+        let d = parse_mhm(&text).unwrap_or_default();
+        assert_eq!(d.not_converted.len(), MAX_LISTED_KINDS + 1);
+        assert_eq!(
+            d.not_converted.last().map(String::as_str),
+            Some("79981 other kinds")
+        );
+        assert!(d.not_converted.iter().all(|k| k.len() < 100));
     }
 }

@@ -32,30 +32,39 @@ pub struct PoseError {
     pub message: String,
 }
 
-/// Blender's rotation for an Euler `order` (`XYZ` applies X first: `Rz * Ry * Rx`).
+/// Blender's rotation for an Euler `order` (`XYZ` applies X first: `Rz * Ry * Rx`). `None`
+/// unless `order` names each of X, Y and Z once (Blender's six orders).
 pub fn euler(order: &str, angles: [f64; 3]) -> Option<DMat3> {
-    let axis = |c: char, a: f64| match c {
-        'X' => Some(DMat3::from_rotation_x(a)),
-        'Y' => Some(DMat3::from_rotation_y(a)),
-        'Z' => Some(DMat3::from_rotation_z(a)),
-        _ => None,
-    };
     let chars: Vec<char> = order.chars().collect();
-    if chars.len() != 3 {
+    if chars.len() != 3 || !['X', 'Y', 'Z'].iter().all(|a| chars.contains(a)) {
         return None;
     }
     let mut m = DMat3::IDENTITY;
     for &c in &chars {
-        let a = match c {
-            'X' => angles[0],
-            'Y' => angles[1],
-            'Z' => angles[2],
+        let step = match c {
+            'X' => DMat3::from_rotation_x(angles[0]),
+            'Y' => DMat3::from_rotation_y(angles[1]),
+            'Z' => DMat3::from_rotation_z(angles[2]),
             _ => return None,
         };
         // Each later axis applies after (left of) the earlier ones.
-        m = axis(c, a)? * m;
+        m = step * m;
     }
     Some(m)
+}
+
+/// A unit quaternion from `w, x, y, z` as Blender normalises a pose bone's: refused when it is
+/// zero or its size is not finite (normalising would make it a meaningless rotation, or the
+/// identity).
+fn unit_quaternion([w, x, y, z]: [f64; 4]) -> Option<DQuat> {
+    let largest = [w, x, y, z].iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    if !(largest.is_finite() && largest > 0.0) {
+        return None;
+    }
+    // Scaled first, so huge components do not overflow the length.
+    let q = DQuat::from_xyzw(x / largest, y / largest, z / largest, w / largest);
+    let length = q.length();
+    (length.is_finite() && length > 0.0).then(|| q / length)
 }
 
 fn numbers(value: &Value) -> Option<Vec<f64>> {
@@ -66,105 +75,166 @@ fn numbers(value: &Value) -> Option<Vec<f64>> {
         .collect()
 }
 
-/// Reads a pose from JSON text; `path` names the file in errors.
+/// serde_json's message without its trailing ` at line L column C` (the location says it).
+fn json_message(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    }
+}
+
+/// Reads a pose from JSON text; `path` names the file in errors. Strict like the other
+/// readers: a byte-order mark is dropped, a repeated key is an error, fields of the wrong type
+/// are errors at their pointer, Euler orders must be one of Blender's six, and a quaternion
+/// must have a finite, non-zero size.
 pub fn parse_pose(text: &str, path: &Path) -> Result<Pose, PoseError> {
+    let text = location::text::strip_bom(text);
     let at = |pointer: String, message: String| PoseError {
         location: crate::Location::pointer(pointer).in_file(path),
         message,
     };
-    let root: Map<String, Value> = serde_json::from_str(text).map_err(|e| PoseError {
+    if let Some(dup) = json_strict::first_duplicate_key(text) {
+        return Err(at(
+            dup.pointer(),
+            format!("repeated key `{}`", location::text::excerpt(&dup.key, 80)),
+        ));
+    }
+    let root: Value = serde_json::from_str(text).map_err(|e| PoseError {
         location: crate::Location::line_column(e.line(), e.column()).in_file(path),
-        message: e.to_string(),
+        message: json_message(&e),
     })?;
+    let root = root
+        .as_object()
+        .ok_or_else(|| at(String::new(), "a pose file is a JSON object".into()))?;
     let empty = Map::new();
-    let modes = root
-        .get("bone_rotation_modes")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let object = |key: &str| -> Result<&Map<String, Value>, PoseError> {
+        match root.get(key) {
+            None => Ok(&empty),
+            Some(v) => v
+                .as_object()
+                .ok_or_else(|| at(format!("/{key}"), "must be an object of bone names".into())),
+        }
+    };
+    let number = |key: &str| -> Result<f64, PoseError> {
+        match root.get(key) {
+            None => Ok(0.0),
+            Some(v) => v
+                .as_f64()
+                .filter(|f| f.is_finite())
+                .ok_or_else(|| at(format!("/{key}"), "must be a number".into())),
+        }
+    };
+    let modes = object("bone_rotation_modes")?;
     let mut pose = Pose {
-        skeleton_type: root
-            .get("skeleton_type")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned(),
-        original_shoulder_width: root
-            .get("original_shoulder_width")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0),
-        original_spine_length: root
-            .get("original_spine_length")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0),
+        skeleton_type: match root.get("skeleton_type") {
+            None => String::new(),
+            Some(v) => v
+                .as_str()
+                .ok_or_else(|| at("/skeleton_type".into(), "must be a string".into()))?
+                .to_owned(),
+        },
+        original_shoulder_width: number("original_shoulder_width")?,
+        original_spine_length: number("original_spine_length")?,
         ..Pose::default()
     };
-    if let Some(rotations) = root.get("bone_rotations") {
-        let rotations = rotations.as_object().ok_or_else(|| {
-            at(
-                "/bone_rotations".into(),
-                "must be an object of bone names".into(),
-            )
-        })?;
-        for (bone, value) in rotations {
-            let pointer = format!(
-                "/bone_rotations/{}",
-                bone.replace('~', "~0").replace('/', "~1")
-            );
-            let v = numbers(value)
-                .ok_or_else(|| at(pointer.clone(), "must be an array of numbers".into()))?;
-            let mode = modes
-                .get(bone)
-                .and_then(Value::as_str)
-                .unwrap_or(if v.len() == 4 { "QUATERNION" } else { "XYZ" });
-            let rotation = match (mode, v.as_slice()) {
-                ("QUATERNION", &[w, x, y, z]) => {
-                    let q = DQuat::from_xyzw(x, y, z, w);
-                    // Blender normalises a pose bone's quaternion.
-                    (q.length_squared() > 0.0).then(|| DMat3::from_quat(q.normalize()))
+    for (bone, value) in object("bone_rotations")? {
+        let pointer = location::json_pointer(["bone_rotations", bone.as_str()]);
+        let v = numbers(value)
+            .ok_or_else(|| at(pointer.clone(), "must be an array of finite numbers".into()))?;
+        let mode = match modes.get(bone) {
+            None => {
+                if v.len() == 4 {
+                    "QUATERNION"
+                } else {
+                    "XYZ"
                 }
-                ("AXIS_ANGLE", &[angle, x, y, z]) => DVec3::new(x, y, z)
-                    .try_normalize()
-                    .map(|axis| DMat3::from_axis_angle(axis, angle)),
-                (order, &[x, y, z]) => euler(order, [x, y, z]),
-                _ => None,
             }
-            .ok_or_else(|| {
+            Some(mode) => mode.as_str().ok_or_else(|| {
                 at(
-                    pointer,
-                    format!("{} numbers do not make a {mode} rotation", v.len()),
+                    location::json_pointer(["bone_rotation_modes", bone.as_str()]),
+                    "must be a rotation mode (QUATERNION, AXIS_ANGLE, XYZ, XZY, YXZ, YZX, ZXY, ZYX)"
+                        .into(),
                 )
-            })?;
-            pose.rotations.push((bone.clone(), rotation));
-        }
+            })?,
+        };
+        let rotation = match (mode, v.as_slice()) {
+            ("QUATERNION", &[w, x, y, z]) => unit_quaternion([w, x, y, z])
+                .map(DMat3::from_quat)
+                .ok_or_else(|| {
+                    at(
+                        pointer.clone(),
+                        "a quaternion of zero or infinite size is no rotation".into(),
+                    )
+                })?,
+            ("AXIS_ANGLE", &[angle, x, y, z]) => DVec3::new(x, y, z)
+                .try_normalize()
+                .map(|axis| DMat3::from_axis_angle(axis, angle))
+                .ok_or_else(|| at(pointer.clone(), "the axis has no direction".into()))?,
+            (order, &[x, y, z]) if order.len() == 3 => {
+                euler(order, [x, y, z]).ok_or_else(|| {
+                    at(
+                        location::json_pointer(["bone_rotation_modes", bone.as_str()]),
+                        format!(
+                            "`{}` is not an Euler order (each of X, Y, Z once, as XYZ or ZXY)",
+                            location::text::excerpt(order, 12)
+                        ),
+                    )
+                })?
+            }
+            _ => {
+                return Err(at(
+                    pointer,
+                    format!(
+                        "{} numbers do not make a {} rotation",
+                        v.len(),
+                        location::text::excerpt(mode, 20)
+                    ),
+                ));
+            }
+        };
+        pose.rotations.push((bone.clone(), rotation));
     }
-    if let Some(translations) = root.get("bone_translations") {
-        let translations = translations.as_object().ok_or_else(|| {
-            at(
-                "/bone_translations".into(),
-                "must be an object of bone names".into(),
-            )
-        })?;
-        for (bone, value) in translations {
-            match numbers(value).as_deref() {
-                Some(&[x, y, z]) => pose.translations.push((bone.clone(), DVec3::new(x, y, z))),
-                _ => {
-                    return Err(at(
-                        format!("/bone_translations/{bone}"),
-                        "must be 3 numbers".into(),
-                    ));
-                }
+    for (bone, value) in object("bone_translations")? {
+        match numbers(value).as_deref() {
+            Some(&[x, y, z]) => pose.translations.push((bone.clone(), DVec3::new(x, y, z))),
+            _ => {
+                return Err(at(
+                    location::json_pointer(["bone_translations", bone.as_str()]),
+                    "must be 3 finite numbers".into(),
+                ));
             }
         }
     }
     Ok(pose)
 }
 
-/// Reads a pose file.
+/// Pose files are small: a file larger than this is not one.
+pub const MAX_POSE_BYTES: u64 = 16 << 20;
+
+/// Reads a pose file (at most [`MAX_POSE_BYTES`], pipes too; invalid UTF-8 located).
 pub fn read_pose_file(path: &Path) -> Result<Pose, PoseError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PoseError {
-        location: crate::Location::file(path),
-        message: e.to_string(),
+    use std::io::Read;
+    let fail = |location: crate::Location, message: String| PoseError { location, message };
+    let file =
+        std::fs::File::open(path).map_err(|e| fail(crate::Location::file(path), e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_POSE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(crate::Location::file(path), e.to_string()))?;
+    if bytes.len() as u64 > MAX_POSE_BYTES {
+        return Err(fail(
+            crate::Location::file(path),
+            format!("larger than {MAX_POSE_BYTES} bytes: not a pose file"),
+        ));
+    }
+    let text = location::text::decode(&bytes).map_err(|e| {
+        fail(
+            e.location.clone().in_file(path),
+            format!("not UTF-8 text (byte 0x{:02x})", e.byte),
+        )
     })?;
-    parse_pose(&text, path)
+    parse_pose(text, path)
 }
 
 #[cfg(test)]
@@ -204,5 +274,65 @@ mod tests {
         assert_eq!(pose.translations[0].1, DVec3::new(0.0, 1.0, 2.0));
         let bad = parse_pose(r#"{"bone_rotations": {"a": [1, 2]}}"#, Path::new("p.json"));
         assert!(bad.unwrap_err().to_string().contains("/bone_rotations/a"));
+    }
+
+    #[test]
+    fn hostile_poses_are_refused_at_their_pointer() {
+        for (text, expected) in [
+            (
+                r#"{"bone_rotations": {"a": [0, 0, 1]}, "bone_rotation_modes": {"a": "XXY"}}"#,
+                "p.json: /bone_rotation_modes/a: `XXY` is not an Euler order",
+            ),
+            (
+                r#"{"bone_rotations": {"a": [1e308, 1e308, 1e308, 1e308]}}"#,
+                "",
+            ),
+            (
+                r#"{"bone_rotations": {"a": [0, 0, 0, 0]}}"#,
+                "p.json: /bone_rotations/a: a quaternion of zero or infinite size is no rotation",
+            ),
+            (
+                r#"{"bone_rotations": {"a": [1, 0, 0, 0], "a": [0, 1, 0, 0]}}"#,
+                "p.json: /bone_rotations/a: repeated key `a`",
+            ),
+            (
+                r#"{"skeleton_type": 3}"#,
+                "p.json: /skeleton_type: must be a string",
+            ),
+            (
+                r#"{"bone_rotations": [1, 0, 0, 0]}"#,
+                "p.json: /bone_rotations: must be an object of bone names",
+            ),
+            (
+                r#"{"bone_rotations": {"a/b": [0, 0]}}"#,
+                "p.json: /bone_rotations/a~1b: 2 numbers do not make a XYZ rotation",
+            ),
+            (
+                r#"{"bone_rotations": {"a": [1, 0, 0, 0]}, "bone_rotation_modes": {"a": 7}}"#,
+                "p.json: /bone_rotation_modes/a: must be a rotation mode",
+            ),
+            ("{\"bone_rotations\": }", "p.json:1:20: expected value"),
+        ] {
+            let got = parse_pose(text, Path::new("p.json"));
+            if expected.is_empty() {
+                // Huge components are scaled down before normalising: a real rotation.
+                let pose = got.unwrap_or_default();
+                let m = pose.rotations[0].1;
+                assert!(
+                    m.is_finite() && (m.determinant() - 1.0).abs() < 1e-9,
+                    "{m:?}"
+                );
+                assert!(
+                    (m * DVec3::X - DVec3::X).length() > 0.5,
+                    "not the identity: {m:?}"
+                );
+                continue;
+            }
+            let err = got.err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.starts_with(expected), "{text}: {err}");
+        }
+        assert!(euler("XZY", [0.1, 0.2, 0.3]).is_some());
+        assert!(euler("XYX", [0.1, 0.2, 0.3]).is_none());
+        assert!(parse_pose("\u{feff}{}", Path::new("p.json")).is_ok());
     }
 }

@@ -68,6 +68,36 @@ pub fn evaluate(character: &Character, pose: &Pose) -> Vec<DAffine3> {
     pose_bones(character, |i, relative| relative * local[i])
 }
 
+/// The bones a pose names (rotations and translations) that the character's rig lacks.
+fn unknown_bones<'p>(character: &Character, pose: &'p Pose) -> Vec<&'p str> {
+    let known: std::collections::HashSet<&str> = character
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    pose.rotations
+        .iter()
+        .map(|(b, _)| b.as_str())
+        .chain(pose.translations.iter().map(|(b, _)| b.as_str()))
+        .filter(|b| !known.contains(b))
+        .collect()
+}
+
+/// The first few of `names`, short, for a message.
+fn first_names(names: &[&str]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(3)
+        .map(|n| format!("`{}`", location::text::excerpt(n, 40)))
+        .collect();
+    if names.len() > 3 {
+        format!("{}, ...", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
 /// Poses the bones parents first: `pose(bone, relative)` gives a bone's pose from its rest
 /// carried by its parent's pose (`parent pose x parent rest^-1 x rest`; the rest for roots).
 fn pose_bones(character: &Character, pose: impl Fn(usize, DAffine3) -> DAffine3) -> Vec<DAffine3> {
@@ -189,7 +219,27 @@ pub fn posed_frames(
     let rig = mpfb_data::rig_name(rig_path);
     match pose {
         crate::inputs::LoadedPose::File { pose, source } => {
-            Ok((evaluate(character, pose), source.clone()))
+            let unknown = unknown_bones(character, pose);
+            let named = pose.rotations.len() + pose.translations.len();
+            if unknown.len() == named {
+                return Err(ConvertError::RestPose(format!(
+                    "{source} names no bone of rig `{rig}` ({}); is it a pose for another rig?",
+                    if named == 0 {
+                        "it names no bone at all".to_owned()
+                    } else {
+                        format!("{} bones, such as {}", unknown.len(), first_names(&unknown))
+                    }
+                )));
+            }
+            let mut note = source.clone();
+            if !unknown.is_empty() {
+                note.push_str(&format!(
+                    " ({} of its bones are not in rig `{rig}` and were left out: {})",
+                    unknown.len(),
+                    first_names(&unknown)
+                ));
+            }
+            Ok((evaluate(character, pose), note))
         }
         crate::inputs::LoadedPose::ComputedTPose { arms_table } => {
             // No T-pose file: computed from the arm bones the humanoid table names.
