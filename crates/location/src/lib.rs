@@ -8,7 +8,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub mod input;
 pub mod text;
+
+pub use input::{ReadError, read_bounded, read_text_bounded};
 
 /// A place in an input file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,14 +1,19 @@
 //! A binary cache of parsed targets: parsing MakeHuman's text (often gzipped) is most of a
 //! body's cost, and a population or a batch reads the same macro targets over and over, from
-//! one process to the next. Each target file gets one cache file, named by a hash of its path,
-//! length and modification time, holding its deltas exactly as parsed (so outputs do not
-//! change): `MPFBTGT1`, the entry count (u64), then per entry the vertex (u32) and three f32,
-//! little-endian. A cache file that is missing, short, or of another format is ignored and
-//! rewritten; the cache is an optimisation, never a source of errors.
+//! one process to the next. Each target file gets one cache file, named by a 128-bit hash
+//! (XXH3) of the file's bytes, so a changed target is never served stale whatever its length
+//! and time say. It holds the deltas exactly as parsed (so outputs do not change): `MPFBTGT1`,
+//! the entry count (u64), then per entry the vertex (u32) and three f32, little-endian. A
+//! cache file that is missing, short, or of another format is ignored and rewritten; the
+//! folder is kept under [`MAX_CACHE_BYTES`] by removing the least recently written entries.
+//! The cache is an optimisation, never a source of errors.
 
-use crate::target::{Target, TargetError, read_target_file};
-use std::hash::{Hash, Hasher};
+use crate::target::{MAX_TARGET_DELTAS, Target, TargetError, decode_target, read_target_bytes};
 use std::path::{Path, PathBuf};
+
+/// The most bytes the cache folder holds (the 1,260 body targets, face units and visemes
+/// take about 30 MB).
+pub const MAX_CACHE_BYTES: u64 = 256 << 20;
 
 const MAGIC: &[u8; 8] = b"MPFBTGT1";
 const ENTRY: usize = 16;
@@ -28,22 +33,45 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     Some(base.join("mpfb2g4mf").join("targets"))
 }
 
-/// The cache file of a target file, from its path, length and modification time.
-fn cache_file(dir: &Path, path: &Path) -> Option<PathBuf> {
-    let meta = std::fs::metadata(path).ok()?;
-    let modified = meta.modified().ok()?;
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    std::fs::canonicalize(path).ok()?.hash(&mut hasher);
-    meta.len().hash(&mut hasher);
-    modified.hash(&mut hasher);
-    Some(dir.join(format!("{:016x}.bin", hasher.finish())))
+/// The cache file of a target file's bytes.
+fn cache_file(dir: &Path, bytes: &[u8]) -> PathBuf {
+    dir.join(format!("{:032x}.bin", xxhash_rust::xxh3::xxh3_128(bytes)))
+}
+
+/// Removes the least recently written entries until the folder holds at most three quarters
+/// of [`MAX_CACHE_BYTES`] (run when it holds more, so pruning is rare).
+fn prune(dir: &Path, max_bytes: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            Some((meta.modified().ok()?, meta.len(), e.path()))
+        })
+        .collect();
+    let mut total: u64 = files.iter().map(|f| f.1).sum();
+    if total <= max_bytes {
+        return;
+    }
+    files.sort();
+    for (_, size, path) in files {
+        if total <= max_bytes / 4 * 3 {
+            break;
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            total -= size;
+        }
+    }
 }
 
 fn decode(bytes: &[u8]) -> Option<Target> {
     let body = bytes.strip_prefix(MAGIC.as_slice())?;
     let (count, entries) = body.split_at_checked(8)?;
     let count = u64::from_le_bytes(count.try_into().ok()?) as usize;
-    if entries.len() != count.checked_mul(ENTRY)? {
+    if count > MAX_TARGET_DELTAS || entries.len() != count.checked_mul(ENTRY)? {
         return None;
     }
     let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
@@ -72,27 +100,38 @@ fn encode(target: &Target) -> Vec<u8> {
     out
 }
 
-/// [`read_target_file`] through the cache in `dir` (none: no cache): a valid cache file is
-/// read instead of the target; otherwise the target is parsed and its cache file written
-/// (through a temporary file and a rename, so readers never see half of one).
+/// [`crate::read_target_file`] through the cache in `dir` (none: no cache): the file is
+/// read, and a valid cache file for its bytes is read instead of parsing it; otherwise the
+/// target is parsed and its cache file written (through a temporary file and a rename, so
+/// readers never see half of one).
 pub fn read_target_cached(path: &Path, dir: Option<&Path>) -> Result<Target, TargetError> {
-    let Some(file) = dir.and_then(|d| cache_file(d, path)) else {
-        return read_target_file(path);
+    read_target_cached_within(path, dir, MAX_CACHE_BYTES)
+}
+
+fn read_target_cached_within(
+    path: &Path,
+    dir: Option<&Path>,
+    max_bytes: u64,
+) -> Result<Target, TargetError> {
+    let bytes = read_target_bytes(path)?;
+    let Some(dir) = dir else {
+        return decode_target(&bytes).map_err(|e| e.with_file(path));
     };
+    let file = cache_file(dir, &bytes);
     if let Some(target) = std::fs::read(&file).ok().as_deref().and_then(decode) {
         return Ok(target);
     }
-    let target = read_target_file(path)?;
-    if let Some(dir) = file.parent() {
-        // A temporary file of its own per writer (threads and processes may race to write
-        // the same entry; each rename is whole).
-        let written = std::fs::create_dir_all(dir).and_then(|()| {
-            let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-            std::io::Write::write_all(&mut temp, &encode(&target))?;
-            temp.persist(&file).map(drop).map_err(|e| e.error)
-        });
-        // A read-only or full disk only costs the next run a parse.
-        drop(written);
+    let target = decode_target(&bytes).map_err(|e| e.with_file(path))?;
+    // A temporary file of its own per writer (threads and processes may race to write the
+    // same entry; each rename is whole).
+    let written = std::fs::create_dir_all(dir).and_then(|()| {
+        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+        std::io::Write::write_all(&mut temp, &encode(&target))?;
+        temp.persist(&file).map(drop).map_err(|e| e.error)
+    });
+    // A read-only or full disk only costs the next run a parse.
+    if written.is_ok() {
+        prune(dir, max_bytes);
     }
     Ok(target)
 }
@@ -100,6 +139,7 @@ pub fn read_target_cached(path: &Path, dir: Option<&Path>) -> Result<Target, Tar
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::target::read_target_file;
 
     #[test]
     fn cached_targets_read_back_exactly_and_bad_cache_files_are_ignored() {
@@ -128,5 +168,45 @@ mod tests {
         );
         assert_eq!(decode(&std::fs::read(&file).unwrap()), Some(parsed));
         assert!(decode(b"NOTACACHE").is_none());
+    }
+
+    #[test]
+    fn a_changed_target_is_never_served_stale() {
+        // Same length, same modification time, other content: the content decides.
+        let dir = tempfile::tempdir().unwrap();
+        let target_path = dir.path().join("t.target");
+        let cache = dir.path().join("cache");
+        std::fs::write(&target_path, "3 0.1 0.2 0.3\n").unwrap();
+        let time = std::fs::metadata(&target_path).unwrap().modified().unwrap();
+        let first = read_target_cached(&target_path, Some(&cache)).unwrap();
+        std::fs::write(&target_path, "3 0.1 0.2 0.4\n").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&target_path)
+            .unwrap()
+            .set_modified(time)
+            .unwrap();
+        let second = read_target_cached(&target_path, Some(&cache)).unwrap();
+        assert_eq!(first.deltas[0].1[2], 0.3);
+        assert_eq!(second.deltas[0].1[2], 0.4);
+    }
+
+    #[test]
+    fn the_folder_is_kept_under_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        // Each entry is 16 + 16 bytes; a cap of 100 bytes holds three at most.
+        for i in 0..20 {
+            let path = dir.path().join(format!("{i}.target"));
+            std::fs::write(&path, format!("{i} 0.1 0.2 0.3\n")).unwrap();
+            read_target_cached_within(&path, Some(&cache), 100).unwrap();
+        }
+        let total: u64 = std::fs::read_dir(&cache)
+            .unwrap()
+            .flatten()
+            .map(|e| e.metadata().unwrap().len())
+            .sum();
+        assert!(total <= 100, "cache holds {total} bytes");
+        assert!(total > 0, "the newest entries stay");
     }
 }

@@ -36,6 +36,9 @@ pub fn target_name(file_name: &str) -> Option<&str> {
         .or_else(|| file_name.strip_suffix(".target"))
 }
 
+/// The most files and folders a scan visits (MakeHuman's targets folder holds about 1,400).
+pub const MAX_SCANNED_ENTRIES: usize = 1_000_000;
+
 impl TargetIndex {
     /// Indexes every `.target` and `.target.gz` under `root` (sorted, so lookups are
     /// deterministic); unreadable folders are skipped.
@@ -43,11 +46,27 @@ impl TargetIndex {
         let mut by_name: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
         let mut stack = vec![root.to_path_buf()];
         std::fs::read_dir(root)?; // the root itself must exist
+        // Folders are followed through symbolic links, each real folder once: a link to a
+        // parent (a loop) is seen as visited instead of walked forever.
+        let mut visited = std::collections::HashSet::new();
+        let mut entries_seen = 0usize;
         while let Some(dir) = stack.pop() {
+            let Ok(real) = std::fs::canonicalize(&dir) else {
+                continue;
+            };
+            if !visited.insert(real) {
+                continue;
+            }
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
             for entry in entries.flatten() {
+                entries_seen += 1;
+                if entries_seen > MAX_SCANNED_ENTRIES {
+                    return Err(std::io::Error::other(format!(
+                        "more than {MAX_SCANNED_ENTRIES} files and folders under it: not a targets folder"
+                    )));
+                }
                 let path = entry.path();
                 if path.is_dir() {
                     stack.push(path);
@@ -104,5 +123,23 @@ impl TargetIndex {
             .iter()
             .map(|ext| self.root.join(format!("{relative}{ext}")))
             .find(|p| p.is_file())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symlink_loops_are_walked_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("targets");
+        std::fs::create_dir_all(root.join("nose")).unwrap();
+        std::fs::write(root.join("nose/nose-long.target"), "0 0 0 0\n").unwrap();
+        // A link to the root inside it, and one to its parent: both loops.
+        std::os::unix::fs::symlink(&root, root.join("nose/again")).unwrap();
+        std::os::unix::fs::symlink(dir.path(), root.join("up")).unwrap();
+        let index = TargetIndex::scan(&root).unwrap();
+        assert_eq!(index.len(), 1);
     }
 }

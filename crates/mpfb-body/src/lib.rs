@@ -14,6 +14,10 @@
 //! Facts behind the rules: `../shared/design/makehuman-bodies.md`; our choices:
 //! `spec-notes/bodies.md`.
 
+/// Vertices of MakeHuman's base mesh (`base.obj`, helpers included): targets, weights and
+/// rigs number these.
+pub const BASE_MESH_VERTICES: usize = 19_158;
+
 pub mod cache;
 pub mod description;
 pub mod index;
@@ -22,8 +26,10 @@ pub mod morph;
 pub mod target;
 
 pub use cache::{default_cache_dir, read_target_cached};
-pub use description::{Description, parse_mhm, parse_preset, read_description};
+pub use description::{Description, parse_description, parse_mhm, parse_preset, read_description};
 pub use index::TargetIndex;
 pub use macros::{MacroModel, MacroSpec, Phenotype, Race};
 pub use morph::morph;
-pub use target::{Target, TargetError, TargetErrorKind, parse_target, read_target_file};
+pub use target::{
+    Target, TargetError, TargetErrorKind, decode_target, parse_target, read_target_file,
+};

@@ -6,8 +6,13 @@ use location::Location;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The largest target file accepted, decompressed (MakeHuman's largest is about 600 KB).
-pub const MAX_TARGET_BYTES: u64 = 64 << 20;
+/// The largest target accepted, as a file and decompressed (MakeHuman's largest is about
+/// 600 KB of text): a gzip bomb stops here, not at the end of memory.
+pub const MAX_TARGET_BYTES: u64 = 16 << 20;
+
+/// The most displacements one target may hold (MakeHuman's base mesh has 19,158 vertices; its
+/// largest target moves about 17,000).
+pub const MAX_TARGET_DELTAS: usize = 1 << 20;
 
 /// A morph target: sparse displacements, vertex indices ascending as written.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -60,9 +65,12 @@ pub enum TargetErrorKind {
     /// The file cannot be read or decompressed.
     #[error("cannot read the target: {0}")]
     Io(#[source] std::io::Error),
-    /// The file is larger than [`MAX_TARGET_BYTES`].
+    /// The file, or its text once decompressed, is larger than [`MAX_TARGET_BYTES`].
     #[error("the target is larger than {MAX_TARGET_BYTES} bytes")]
     TooLarge,
+    /// The target holds more than [`MAX_TARGET_DELTAS`] displacements.
+    #[error("the target holds more than {MAX_TARGET_DELTAS} displacements")]
+    TooManyDeltas,
     /// The text is not UTF-8.
     #[error("the line is not valid UTF-8")]
     NotUtf8,
@@ -77,10 +85,17 @@ pub enum TargetErrorKind {
     Number(String),
 }
 
-/// Parses target text.
+/// Parses target text (a byte-order mark dropped; lines end in `\n`, `\r\n`, or, in a file
+/// without `\n`, a lone `\r`).
 pub fn parse_target(text: &[u8]) -> Result<Target, TargetError> {
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    let line_end = if !text.contains(&b'\n') && text.contains(&b'\r') {
+        b'\r'
+    } else {
+        b'\n'
+    };
     let mut deltas = Vec::new();
-    for (n, raw) in text.split(|&b| b == b'\n').enumerate() {
+    for (n, raw) in text.split(|&b| b == line_end).enumerate() {
         let line_number = n + 1;
         let line = std::str::from_utf8(raw).map_err(|e| {
             TargetError::at(line_number, e.valid_up_to() + 1, TargetErrorKind::NotUtf8)
@@ -109,7 +124,7 @@ pub fn parse_target(text: &[u8]) -> Result<Target, TargetError> {
             TargetError::at(
                 line_number,
                 index_at + 1,
-                TargetErrorKind::Index(index_text.to_owned()),
+                TargetErrorKind::Index(location::text::excerpt(index_text, 40)),
             )
         })?;
         let mut delta = [0f32; 3];
@@ -122,10 +137,26 @@ pub fn parse_target(text: &[u8]) -> Result<Target, TargetError> {
                     TargetError::at(
                         line_number,
                         at + 1,
-                        TargetErrorKind::Number(text.to_owned()),
+                        TargetErrorKind::Number(location::text::excerpt(text, 40)),
                     )
                 })?;
-            delta[k] = value as f32;
+            // Narrowed after the range check: 1e300 is finite as f64, infinite as f32.
+            delta[k] = Some(value as f32)
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    TargetError::at(
+                        line_number,
+                        at + 1,
+                        TargetErrorKind::Number(location::text::excerpt(text, 40)),
+                    )
+                })?;
+        }
+        if deltas.len() == MAX_TARGET_DELTAS {
+            return Err(TargetError::at(
+                line_number,
+                1,
+                TargetErrorKind::TooManyDeltas,
+            ));
         }
         deltas.push((index, delta));
     }
@@ -152,31 +183,45 @@ fn field_offsets(line: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// Reads a `.target` or `.target.gz` file (by its name), at most [`MAX_TARGET_BYTES`].
+/// Reads a `.target` or `.target.gz` file, at most [`MAX_TARGET_BYTES`] as a file and as
+/// text: see [`decode_target`].
 pub fn read_target_file(path: &Path) -> Result<Target, TargetError> {
-    let io = |e| TargetError {
+    decode_target(&read_target_bytes(path)?).map_err(|e| e.with_file(path))
+}
+
+/// A target file's bytes as stored (gzipped or not), at most [`MAX_TARGET_BYTES`].
+pub fn read_target_bytes(path: &Path) -> Result<Vec<u8>, TargetError> {
+    location::read_bounded(path, MAX_TARGET_BYTES).map_err(|e| TargetError {
         location: Box::new(Location::file(path)),
-        kind: TargetErrorKind::Io(e),
+        kind: match e {
+            location::ReadError::Io(e) => TargetErrorKind::Io(e),
+            location::ReadError::TooLarge { .. } => TargetErrorKind::TooLarge,
+        },
+    })
+}
+
+/// Parses a target file's bytes: gzip is recognised by its magic bytes, whatever the file's
+/// name, and read whole (every member, as `gzip -d` does), at most [`MAX_TARGET_BYTES`] of text.
+pub fn decode_target(bytes: &[u8]) -> Result<Target, TargetError> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return parse_target(bytes);
+    }
+    let whole = || TargetError {
+        location: Box::new(Location::default()),
+        kind: TargetErrorKind::TooLarge,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let gz = path.extension().is_some_and(|e| e == "gz");
     let mut text = Vec::new();
-    let reader: Box<dyn Read> = if gz {
-        Box::new(flate2::read::GzDecoder::new(file))
-    } else {
-        Box::new(file)
-    };
-    reader
+    flate2::read::MultiGzDecoder::new(bytes)
         .take(MAX_TARGET_BYTES + 1)
         .read_to_end(&mut text)
-        .map_err(io)?;
+        .map_err(|e| TargetError {
+            location: Box::new(Location::default()),
+            kind: TargetErrorKind::Io(e),
+        })?;
     if text.len() as u64 > MAX_TARGET_BYTES {
-        return Err(TargetError {
-            location: Box::new(Location::file(path)),
-            kind: TargetErrorKind::TooLarge,
-        });
+        return Err(whole());
     }
-    parse_target(&text).map_err(|e| e.with_file(path))
+    parse_target(&text)
 }
 
 #[cfg(test)]
@@ -213,5 +258,49 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn hostile_numbers_and_line_ends() {
+        // Finite as f64, infinite as f32: refused, and the long field is cut in the message.
+        let err = parse_target(b"5 1 2 1e300").err().map(|e| e.to_string());
+        assert!(err.as_deref().unwrap_or("").contains("`1e300`"), "{err:?}");
+        let long = format!("5 1 2 {}", "9".repeat(5000));
+        let err = parse_target(long.as_bytes()).err().map(|e| e.to_string());
+        assert!(err.as_ref().is_some_and(|e| e.len() < 200), "{err:?}");
+        // A byte-order mark and lone carriage returns are text as MakeHuman writes it.
+        let t = parse_target(b"\xEF\xBB\xBF0 1 2 3\r1 4 5 6\r").unwrap_or_default();
+        assert_eq!(t.deltas, [(0, [1.0, 2.0, 3.0]), (1, [4.0, 5.0, 6.0])]);
+    }
+
+    #[test]
+    fn gzip_is_read_whole_and_bounded() {
+        use std::io::Write;
+        let gz = |text: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(text).unwrap();
+            e.finish().unwrap()
+        };
+        // Two members, as `cat a.gz b.gz` makes: both are read.
+        let mut two = gz(b"0 1 2 3\n");
+        two.extend(gz(b"1 4 5 6\n"));
+        assert_eq!(decode_target(&two).unwrap_or_default().deltas.len(), 2);
+        // A bomb: 17 MiB of zeros in a few kB stops at the limit.
+        let bomb = gz(&vec![b'0'; (MAX_TARGET_BYTES + (1 << 20)) as usize]);
+        assert!(bomb.len() < 100_000);
+        let err = decode_target(&bomb).err().map(|e| e.kind.to_string());
+        assert!(
+            err.as_deref().unwrap_or("").contains("larger than"),
+            "{err:?}"
+        );
+        // More displacements than any mesh has vertices.
+        let many = "0 0 0 0\n".repeat(MAX_TARGET_DELTAS + 1);
+        let err = parse_target(many.as_bytes())
+            .err()
+            .map(|e| e.kind.to_string());
+        assert!(
+            err.as_deref().unwrap_or("").contains("displacements"),
+            "{err:?}"
+        );
     }
 }

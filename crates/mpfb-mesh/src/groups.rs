@@ -69,12 +69,16 @@ pub fn joint_groups(groups: &VertexGroups) -> VertexGroups {
         .collect()
 }
 
+/// Vertex group files are small: a larger file is not one.
+pub const MAX_VERTEX_GROUP_BYTES: u64 = 64 << 20;
+
 /// Reads `basemesh_vertex_groups.json`.
 pub fn read_vertex_group_file(path: &Path) -> Result<VertexGroups, MeshError> {
-    let text = std::fs::read_to_string(path).map_err(|e| MeshError {
-        location: Box::new(Location::file(path)),
-        kind: MeshErrorKind::Io(e),
-    })?;
+    let text =
+        location::read_text_bounded(path, MAX_VERTEX_GROUP_BYTES).map_err(|e| MeshError {
+            location: Box::new(Location::file(path)),
+            kind: MeshErrorKind::Io(e),
+        })?;
     parse_vertex_groups(&text).map_err(|e| e.with_file(path))
 }
 

@@ -114,19 +114,21 @@ pub fn read_obj_file_with_limits(path: &Path, limits: ObjLimits) -> Result<ObjMe
         location: Box::new(Location::file(path)),
         kind: MeshErrorKind::Io(e),
     };
-    let size = std::fs::metadata(path).map_err(io_error)?.len();
-    if size > limits.max_bytes as u64 {
-        return Err(MeshError::at(
-            1,
-            1,
-            MeshErrorKind::Limit {
-                what: "OBJ file size in bytes",
-                limit: limits.max_bytes,
-            },
-        )
-        .with_file(path));
-    }
-    let bytes = std::fs::read(path).map_err(io_error)?;
+    let bytes = match location::read_bounded(path, limits.max_bytes as u64) {
+        Ok(bytes) => bytes,
+        Err(location::ReadError::TooLarge { .. }) => {
+            return Err(MeshError::at(
+                1,
+                1,
+                MeshErrorKind::Limit {
+                    what: "OBJ file size in bytes",
+                    limit: limits.max_bytes,
+                },
+            )
+            .with_file(path));
+        }
+        Err(location::ReadError::Io(e)) => return Err(io_error(e)),
+    };
     parse_obj_with_limits(&bytes, limits).map_err(|e| e.with_file(path))
 }
 

@@ -16,9 +16,12 @@ use std::path::Path;
 /// The newest rig format version we read (MPFB's `CUR_VERSION`).
 pub const CURRENT_VERSION: u64 = 110;
 
+/// Rig files are small (MPFB's largest is about 130 kB): a larger file is not one.
+pub const MAX_RIG_BYTES: u64 = 64 << 20;
+
 /// Reads and parses a rig file. Errors carry the file path.
 pub fn read_rig_file(path: &Path) -> Result<Rig, RigError> {
-    let text = std::fs::read_to_string(path)
+    let text = location::read_text_bounded(path, MAX_RIG_BYTES)
         .map_err(|e| RigError::new(Location::default(), RigErrorKind::Io(e)).with_file(path))?;
     parse_rig(&text).map_err(|e| e.with_file(path))
 }

@@ -48,9 +48,12 @@ pub fn is_mask_group(name: &str) -> bool {
     name.starts_with("mhmask-")
 }
 
+/// Weights files are a few MB: a larger file is not one.
+pub const MAX_WEIGHTS_BYTES: u64 = 256 << 20;
+
 /// Reads and parses a weights file.
 pub fn read_weights_file(path: &Path) -> Result<WeightsFile, WeightsError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = location::read_text_bounded(path, MAX_WEIGHTS_BYTES).map_err(|e| {
         WeightsError::new(Location::default(), WeightsErrorKind::Io(e)).with_file(path)
     })?;
     parse_weights(&text).map_err(|e| e.with_file(path))

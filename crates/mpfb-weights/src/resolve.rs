@@ -11,9 +11,12 @@ use std::path::Path;
 /// A user's `{ "group": "bone" }` map, applied before the automatic rules.
 pub type BoneMap = IndexMap<String, String>;
 
+/// Bone maps are small: a larger file is not one.
+pub const MAX_BONE_MAP_BYTES: u64 = 16 << 20;
+
 /// Reads a bone map file (`{ "from": "to", ... }`; repeated keys are an error).
 pub fn read_bone_map(path: &Path) -> Result<BoneMap, WeightsError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = location::read_text_bounded(path, MAX_BONE_MAP_BYTES).map_err(|e| {
         WeightsError::new(Location::default(), WeightsErrorKind::Io(e)).with_file(path)
     })?;
     parse_bone_map(&text).map_err(|e| e.with_file(path))

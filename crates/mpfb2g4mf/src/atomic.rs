@@ -1,28 +1,164 @@
 //! The one way we write files: a temporary file in the destination folder, synced, then
-//! renamed over the destination, so a reader never sees a half-written file.
+//! renamed over the destination, so a reader never sees a half-written file; and a `.g4tf`
+//! with its external buffers replaced so that a failure at any step leaves the old pair whole.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The steps of a write where a failure can happen, for tests that inject one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A buffer's temporary file is written and synced, not yet renamed.
+    BufferWritten,
+    /// A buffer is in place under its (new) name.
+    BufferRenamed,
+    /// The `.g4tf`'s temporary file is written and synced, not yet renamed.
+    TextWritten,
+    /// The `.g4tf` is in place; the old buffers are about to be removed.
+    TextRenamed,
+}
 
 /// Writes `bytes` to `path` atomically (same-folder temporary file, `fsync`, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let folder = match path.parent() {
+    write_atomic_with(path, bytes, &mut |_| Ok(()), Step::TextWritten)
+}
+
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
-    };
+    }
+}
+
+/// [`write_atomic`], calling `fail(before_rename)` between the sync and the rename.
+fn write_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    fail: &mut dyn FnMut(Step) -> std::io::Result<()>,
+    before_rename: Step,
+) -> std::io::Result<()> {
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".mpfb2g4mf-").suffix(".part");
+    builder
+        .prefix(crate::interrupt::TEMP_PREFIX)
+        .suffix(crate::interrupt::TEMP_SUFFIX);
     // Temporary files are private (0600); the output is an ordinary file (0666 less umask).
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut file = builder.tempfile_in(folder)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let mut file = crate::interrupt::create_temp(&builder, folder_of(path))?;
+    let result = (|| {
+        file.write_all(bytes)?;
+        file.as_file().sync_all()?;
+        fail(before_rename)?;
+        Ok(())
+    })();
+    let temp_path = file.path().to_path_buf();
+    let result = result.and_then(|()| file.persist(path).map(drop).map_err(|e| e.error));
+    // Dropping the temporary file (on error) removed it; persisting renamed it.
+    crate::interrupt::unregister(&temp_path);
+    result
+}
+
+/// The file name of a `.g4tf`'s external buffer: the stem, then a hash of what the file will
+/// hold, so a new buffer never replaces the one the old `.g4tf` still points to (and an
+/// unchanged buffer keeps its name).
+pub fn buffer_name(stem: &str, blob: &[u8], encoding: &str) -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(blob);
+    hasher.update(encoding.as_bytes());
+    format!("{stem}.{:016x}.bin", hasher.digest())
+}
+
+/// True for a name [`buffer_name`] makes for `stem` (or the `STEM.bin` of earlier versions).
+fn is_our_buffer_name(name: &str, stem: &str) -> bool {
+    let Some(rest) = name.strip_prefix(stem) else {
+        return false;
+    };
+    rest == ".bin"
+        || rest
+            .strip_prefix('.')
+            .and_then(|r| r.strip_suffix(".bin"))
+            .is_some_and(|hash| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The external buffer files a `.g4tf` names (plain file names beside it), if it is one.
+fn buffers_named_by(text_path: &Path) -> Vec<String> {
+    // An old file we cannot read or parse names nothing we would remove.
+    let Ok(bytes) = location::read_bounded(text_path, 64 << 20) else {
+        return Vec::new();
+    };
+    let Ok(json) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Vec::new();
+    };
+    json.get("buffers")
+        .and_then(|b| b.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b.get("uri")?.as_str())
+        .filter(|uri| !uri.contains(['/', '\\', ':']) && !uri.starts_with('.'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Replaces the `.g4tf` at `text_path` and its external `buffers` (file names beside it, as
+/// [`buffer_name`] makes them, with their bytes) so that a failure at any step leaves the old
+/// pair whole: the buffers are written under their new names first (the old `.g4tf` does not
+/// name them), then the `.g4tf` is renamed over the old one, and only then are the old
+/// buffers it named removed. Returns the buffer files written.
+pub fn replace_text_with_buffers(
+    text_path: &Path,
+    text: &[u8],
+    buffers: &[(String, Vec<u8>)],
+    fail: &mut dyn FnMut(Step) -> std::io::Result<()>,
+) -> std::io::Result<Vec<PathBuf>> {
+    let folder = folder_of(text_path);
+    let stem = text_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let old_buffers = buffers_named_by(text_path);
+    let mut written = Vec::new();
+    // Buffers this call created (not ones that already held the same bytes under that name):
+    // removed again if the `.g4tf` cannot be put in place.
+    let mut created = Vec::new();
+    let undo = |created: &[PathBuf]| {
+        for path in created {
+            let _ = std::fs::remove_file(path);
+        }
+    };
+    for (name, data) in buffers {
+        let path = folder.join(name);
+        let existed = path.exists();
+        if let Err(e) = write_atomic_with(&path, data, fail, Step::BufferWritten)
+            .and_then(|()| fail(Step::BufferRenamed))
+        {
+            if !existed && path.exists() {
+                created.push(path);
+            }
+            undo(&created);
+            return Err(e);
+        }
+        if !existed {
+            created.push(path.clone());
+        }
+        written.push(path);
+    }
+    if let Err(e) = write_atomic_with(text_path, text, fail, Step::TextWritten) {
+        undo(&created);
+        return Err(e);
+    }
+    // The new pair is in place: an error from here on loses nothing (at worst an old buffer
+    // stays behind).
+    if fail(Step::TextRenamed).is_ok() {
+        for name in old_buffers {
+            if is_our_buffer_name(&name, &stem) && !buffers.iter().any(|(n, _)| *n == name) {
+                let _ = std::fs::remove_file(folder.join(name));
+            }
+        }
+    }
+    Ok(written)
 }
 
 #[cfg(test)]
@@ -52,6 +188,19 @@ mod tests {
                 0,
                 "outputs are readable by others (mode {mode:o}), not private"
             );
+        }
+    }
+
+    #[test]
+    fn buffer_names_are_ours_and_hash_what_they_hold() {
+        let a = buffer_name("out", b"abc", "None");
+        assert_eq!(a, buffer_name("out", b"abc", "None"));
+        assert_ne!(a, buffer_name("out", b"abd", "None"));
+        assert_ne!(a, buffer_name("out", b"abc", "Zstd(3)"));
+        assert!(is_our_buffer_name(&a, "out"));
+        assert!(is_our_buffer_name("out.bin", "out"));
+        for other in ["other.bin", "out.textures.bin", "out.0123.bin", "outer.bin"] {
+            assert!(!is_our_buffer_name(other, "out"), "{other}");
         }
     }
 }

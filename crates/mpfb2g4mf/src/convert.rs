@@ -76,6 +76,13 @@ fn convert_parts(
     let format = options.format()?;
     let mesh_name = file_name(&mesh.path);
 
+    if !options.any_topology && mesh.obj.positions.len() != mpfb_body::BASE_MESH_VERTICES {
+        return Err(ConvertError::Topology {
+            mesh: mesh.path.clone(),
+            vertices: mesh.obj.positions.len(),
+            expected: mpfb_body::BASE_MESH_VERTICES,
+        });
+    }
     let body = match described {
         None => Body::from_mesh(mesh, options.frame),
         Some(described) => Body::morphed(mesh, options.frame, described)?,

@@ -33,14 +33,59 @@ pub enum ConvertError {
         source: std::io::Error,
     },
     /// An input file is larger than the configured limit.
-    #[error("{path}: {size} bytes exceeds the input limit of {limit} bytes")]
+    #[error(
+        "{}: {}larger than the input limit of {limit} bytes",
+        path.display(),
+        size.map(|s| format!("{s} bytes, ")).unwrap_or_default()
+    )]
     InputTooLarge {
         /// The file.
         path: PathBuf,
-        /// Its size.
-        size: u64,
+        /// Its size, when it reports one (pipes and devices do not).
+        size: Option<u64>,
         /// The limit.
         limit: u64,
+    },
+    /// The mesh is not MakeHuman's topology.
+    #[error(
+        "{}: {vertices} vertices, but MakeHuman's base mesh has {expected}: another topology cannot be fitted by vertex number",
+        mesh.display()
+    )]
+    Topology {
+        /// The mesh.
+        mesh: PathBuf,
+        /// Its vertices.
+        vertices: usize,
+        /// MakeHuman's count.
+        expected: usize,
+    },
+    /// Most weight groups name no bone of the rig: weights made for another rig.
+    #[error(
+        "{}: {unmatched} of its {groups} weight groups name no bone of rig `{rig}`{}",
+        weights.display(),
+        likely.as_ref().map(|r| format!("; these weights look made for rig `{r}`")).unwrap_or_default()
+    )]
+    WeightsForAnotherRig {
+        /// The weights file.
+        weights: PathBuf,
+        /// Groups (mask groups left out) that name no bone.
+        unmatched: usize,
+        /// Groups (mask groups left out).
+        groups: usize,
+        /// The rig's name.
+        rig: String,
+        /// The rig the weights file's name suggests.
+        likely: Option<String>,
+    },
+    /// A job asks for more of something than the converter allows.
+    #[error("{count} {what} is more than the limit of {limit}")]
+    TooMany {
+        /// What was counted.
+        what: &'static str,
+        /// How many there are.
+        count: usize,
+        /// The most allowed.
+        limit: usize,
     },
     /// A body description cannot be read or resolved.
     #[error(transparent)]

@@ -9,8 +9,13 @@
 
 use crate::error::ConvertError;
 use crate::job::{Job, JobFiles, PoseSource};
-use crate::limits::check_input_size;
+use crate::limits::{check_input_size, read_input, read_input_text};
 pub use crate::options::DEFAULT_MAX_INPUT_BYTES;
+
+/// The most target displacements one job applies or writes as shapes, all targets together
+/// (a phenotype body with every face unit and viseme uses a few hundred thousand: the 67
+/// face-unit and viseme targets hold 80,899; each takes 16 bytes).
+pub const MAX_JOB_DISPLACEMENTS: usize = 8 << 20;
 use crate::options::{BodyOptions, ConvertOptions, HumanoidTable, ShapeOptions};
 use mpfb_mesh::{ObjMesh, VertexGroups, joint_groups};
 use mpfb_rig::{FitMesh, ObjFrame, Rig};
@@ -30,11 +35,17 @@ pub struct LoadedRig {
 }
 
 impl LoadedRig {
-    /// Reads and checks a rig file.
+    /// Reads and checks a rig file (at most [`DEFAULT_MAX_INPUT_BYTES`]).
     pub fn load(path: &Path) -> Result<Self, ConvertError> {
+        Self::load_limited(path, DEFAULT_MAX_INPUT_BYTES)
+    }
+
+    /// Reads and checks a rig file of at most `limit` bytes.
+    pub fn load_limited(path: &Path, limit: u64) -> Result<Self, ConvertError> {
+        let text = read_input_text(path, limit)?;
         Ok(Self {
             path: path.to_path_buf(),
-            rig: mpfb_rig::read_rig_file(path)?,
+            rig: mpfb_rig::parse_rig(&text).map_err(|e| e.with_file(path))?,
         })
     }
 }
@@ -56,14 +67,25 @@ impl LoadedMesh {
     /// Reads an OBJ. Joint cubes come from its face groups; when it has none, from
     /// `vertex_groups` (MPFB's `basemesh_vertex_groups.json`), if given.
     pub fn load(path: &Path, vertex_groups: Option<&Path>) -> Result<Self, ConvertError> {
-        let obj = mpfb_mesh::read_obj_file(path)?;
+        Self::load_limited(path, vertex_groups, DEFAULT_MAX_INPUT_BYTES)
+    }
+
+    /// [`LoadedMesh::load`] with files of at most `limit` bytes.
+    pub fn load_limited(
+        path: &Path,
+        vertex_groups: Option<&Path>,
+        limit: u64,
+    ) -> Result<Self, ConvertError> {
+        let obj = mpfb_mesh::parse_obj(&read_input(path, limit)?).map_err(|e| e.with_file(path))?;
         let from_faces = mpfb_mesh::groups::joint_groups_from_faces(&obj);
         let (joint_groups, joint_source) = match (from_faces.is_empty(), vertex_groups) {
             (false, _) | (true, None) => (from_faces, "OBJ face groups".to_owned()),
-            (true, Some(file)) => (
-                joint_groups(&mpfb_mesh::read_vertex_group_file(file)?),
-                file.display().to_string(),
-            ),
+            (true, Some(file)) => {
+                let text = read_input_text(file, limit)?;
+                let groups =
+                    mpfb_mesh::parse_vertex_groups(&text).map_err(|e| e.with_file(file))?;
+                (joint_groups(&groups), file.display().to_string())
+            }
         };
         Ok(Self {
             path: path.to_path_buf(),
@@ -91,11 +113,17 @@ pub struct LoadedWeights {
 }
 
 impl LoadedWeights {
-    /// Reads a weights file.
+    /// Reads a weights file (at most [`DEFAULT_MAX_INPUT_BYTES`]).
     pub fn load(path: &Path) -> Result<Self, ConvertError> {
+        Self::load_limited(path, DEFAULT_MAX_INPUT_BYTES)
+    }
+
+    /// Reads a weights file of at most `limit` bytes.
+    pub fn load_limited(path: &Path, limit: u64) -> Result<Self, ConvertError> {
+        let text = read_input_text(path, limit)?;
         Ok(Self {
             path: path.to_path_buf(),
-            file: mpfb_weights::read_weights_file(path)?,
+            file: mpfb_weights::parse_weights(&text).map_err(|e| e.with_file(path))?,
         })
     }
 }
@@ -205,22 +233,18 @@ impl LoadedAssets {
     }
 }
 
-/// Reads a whole text input (pose files, humanoid tables).
-fn read_text(path: &Path) -> Result<String, ConvertError> {
-    std::fs::read_to_string(path).map_err(|source| ConvertError::Input {
-        location: location::Location::file(path),
-        source,
-    })
-}
-
 /// Reads what the job needs besides rig, mesh, weights and body.
-pub fn load_assets(job: &Job, cache: &TargetCache) -> Result<LoadedAssets, ConvertError> {
+pub fn load_assets(
+    job: &Job,
+    cache: &TargetCache,
+    limit: u64,
+) -> Result<LoadedAssets, ConvertError> {
     use crate::tables;
     let files = &job.files;
     let rest_pose = match &files.rest_pose {
         None => None,
         Some(PoseSource::File(path)) => Some(LoadedPose::File {
-            pose: mpfb_rig::read_pose_file(path)?,
+            pose: mpfb_rig::parse_pose(&read_input_text(path, limit)?, path)?,
             source: path.display().to_string(),
         }),
         Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose {
@@ -236,12 +260,13 @@ pub fn load_assets(job: &Job, cache: &TargetCache) -> Result<LoadedAssets, Conve
             &files.rig,
         )?),
         Some(HumanoidTable::File(path)) => Some(tables::from_text(
-            &read_text(path)?,
+            &read_input_text(path, limit)?,
             &path.display().to_string(),
         )?),
     };
     let bone_map = match &files.bone_map {
-        Some(path) => mpfb_weights::read_bone_map(path)?,
+        Some(path) => mpfb_weights::parse_bone_map(&read_input_text(path, limit)?)
+            .map_err(|e| e.with_file(path))?,
         None => BoneMap::new(),
     };
     Ok(LoadedAssets {
@@ -336,10 +361,7 @@ impl TargetCache {
             source,
         })?;
         let macro_json = dir.join("macrodetails/macro.json");
-        let text = std::fs::read_to_string(&macro_json).map_err(|source| ConvertError::Input {
-            location: location::Location::file(&macro_json),
-            source,
-        })?;
+        let text = read_input_text(&macro_json, DEFAULT_MAX_INPUT_BYTES)?;
         let spec = mpfb_body::MacroSpec::from_json(&text).map_err(|e| ConvertError::Syntax {
             location: location::Location::line_column(e.line(), e.column()).in_file(&macro_json),
             message: e.to_string(),
@@ -408,10 +430,7 @@ pub fn load_body(
     use mpfb_body::description::DetailTarget;
     let mut description = match &files.human {
         None => mpfb_body::Description::default(),
-        Some(path) => {
-            check_input_size(path, max_input_bytes)?;
-            mpfb_body::read_description(path)?
-        }
+        Some(path) => mpfb_body::parse_description(&read_input(path, max_input_bytes)?, path)?,
     };
     for (name, value) in &options.phenotype {
         description.phenotype.set(name, *value);
@@ -577,7 +596,7 @@ impl Loader {
                     self.rigs
                         .get(&files.rig)
                         .ok_or_else(unknown)?
-                        .get(|| LoadedRig::load(&files.rig))
+                        .get(|| LoadedRig::load_limited(&files.rig, limit))
                 });
                 let weights = crate::timings::part("weights", || {
                     files
@@ -587,7 +606,7 @@ impl Loader {
                             self.weights
                                 .get(path)
                                 .ok_or_else(unknown)?
-                                .get(|| LoadedWeights::load(path))
+                                .get(|| LoadedWeights::load_limited(path, limit))
                         })
                         .transpose()
                 });
@@ -598,7 +617,13 @@ impl Loader {
                     self.meshes
                         .get(&mesh_key(files))
                         .ok_or_else(unknown)?
-                        .get(|| LoadedMesh::load(&files.mesh, files.vertex_groups.as_deref()))
+                        .get(|| {
+                            LoadedMesh::load_limited(
+                                &files.mesh,
+                                files.vertex_groups.as_deref(),
+                                limit,
+                            )
+                        })
                 })
             },
         );
@@ -611,7 +636,17 @@ impl Loader {
             .as_ref()
             .map(|b| load_body(b, files, limit, &self.targets))
             .transpose()?;
-        let assets = load_assets(job, &self.targets)?;
+        let assets = load_assets(job, &self.targets, limit)?;
+        let displacements = body
+            .iter()
+            .flat_map(|b| b.targets.iter().map(|(_, t)| t.deltas.len()))
+            .chain(
+                body.iter()
+                    .flat_map(|b| b.shapes.iter().map(|s| s.target.deltas.len())),
+            )
+            .chain(assets.shapes.iter().map(|s| s.target.deltas.len()))
+            .sum::<usize>();
+        crate::limits::check_count("target displacements", displacements, MAX_JOB_DISPLACEMENTS)?;
         crate::timings::lap("load body and assets");
         Ok(LoadedJob {
             rig,

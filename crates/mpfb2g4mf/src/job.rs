@@ -227,8 +227,8 @@ impl Resolver {
         if let Some(name) = lock(&self.described_rigs).get(human) {
             return Ok(name.clone());
         }
-        crate::limits::check_input_size(human, max_input_bytes)?;
-        let description = mpfb_body::read_description(human)?;
+        let bytes = crate::limits::read_input(human, max_input_bytes)?;
+        let description = mpfb_body::parse_description(&bytes, human)?;
         let name = description.rig.unwrap_or_else(|| "default".to_owned());
         lock(&self.described_rigs).insert(human.to_path_buf(), name.clone());
         Ok(name)

@@ -208,6 +208,9 @@ fn flag_hint(err: &anyhow::Error) -> &'static str {
             match e.root() {
                 ConvertError::InputTooLarge { .. } => return " (raise it with --max-input-mib)",
                 ConvertError::Fallback(_) => return " (allow with --allow-fallback)",
+                ConvertError::Topology { .. } => {
+                    return " (--any-topology accepts a mesh made for the rig by hand)";
+                }
                 ConvertError::Data(e) => return data_hint(e),
                 ConvertError::NoTPoseData { .. } => {
                     return " (`mpfb2g4mf data fetch` installs MPFB's data; or pass --mpfb-data DIR)";
@@ -405,6 +408,8 @@ fn main() -> ExitCode {
         mpfb2g4mf::malloc_tuning::describe()
     ));
     let cli = Cli::parse();
+    // Without the handler a signal still ends the process; only the clean-up is lost.
+    let _ = mpfb2g4mf::interrupt::install();
     let result = match cli.command {
         Command::Convert(args) => run_convert(args),
         Command::Demo(args) => run_demo(args),
@@ -422,11 +427,40 @@ fn main() -> ExitCode {
         Err(err) => {
             // One line: the outermost context and the root cause, which carries the position,
             // then which flag changes the outcome (library errors name no flags).
-            let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
-            eprintln!("mpfb2g4mf: error: {}{}", chain.join(": "), flag_hint(&err));
+            eprintln!("mpfb2g4mf: error: {}{}", error_line(&err), flag_hint(&err));
             ExitCode::from(1)
         }
     }
+}
+
+/// Removes temporary files a killed run left in `folder`, and says so.
+fn report_stale(folder: &Path) {
+    let removed = mpfb2g4mf::interrupt::remove_stale(folder, mpfb2g4mf::interrupt::STALE_AFTER);
+    if !removed.is_empty() {
+        eprintln!(
+            "mpfb2g4mf: removed {} temporary file{} an interrupted run left in {}",
+            removed.len(),
+            if removed.len() == 1 { "" } else { "s" },
+            folder.display()
+        );
+    }
+}
+
+/// An error and its causes on one line, each said once: a cause whose text the line already
+/// holds (library errors often print their source in their own message) is left out.
+fn error_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 fn run_convert(args: ConvertArgs) -> Result<()> {
@@ -446,6 +480,24 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
         settings: args.settings,
     };
     let job = Resolver::from_env().resolve(&request)?;
+    let mut roles = vec![mpfb2g4mf::paths::Role {
+        what: "the output".into(),
+        path: &job.options.output,
+        written: true,
+    }];
+    roles.extend(job.files.files().map(|path| mpfb2g4mf::paths::Role {
+        what: "an input".into(),
+        path,
+        written: false,
+    }));
+    mpfb2g4mf::paths::check_distinct(&roles)?;
+    if let Some(folder) = job.options.output.parent() {
+        report_stale(if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        });
+    }
     let summary = mpfb2g4mf::convert::run(&job)?;
     if args.validate {
         let report = g4mf_validator::validate_path(
@@ -542,6 +594,17 @@ fn run_inspect(args: InspectArgs) -> Result<()> {
 }
 
 fn run_preview(args: PreviewArgs) -> Result<()> {
+    let mut roles = vec![mpfb2g4mf::paths::Role {
+        what: "the picture".into(),
+        path: &args.output,
+        written: true,
+    }];
+    roles.extend(args.files.iter().map(|path| mpfb2g4mf::paths::Role {
+        what: "an input".into(),
+        path,
+        written: false,
+    }));
+    mpfb2g4mf::paths::check_distinct(&roles)?;
     let read = g4mf_reader::ReadOptions {
         max_buffer_bytes: args.max_buffer_mib.saturating_mul(1 << 20),
         ..Default::default()
@@ -729,20 +792,40 @@ fn run_batch(args: BatchArgs) -> Result<()> {
     use mpfb2g4mf::batch::{self, BatchOptions, JobRecord, Status};
     use std::io::IsTerminal;
     let started = std::time::Instant::now();
+    if args.jobs > batch::max_workers() {
+        return Err(anyhow!(
+            "--jobs {}: at most {} on this machine ({} per core)",
+            args.jobs,
+            batch::max_workers(),
+            batch::MAX_WORKERS_PER_CORE
+        ));
+    }
     let manifest = batch::read_manifest(&args.manifest)?;
     let base = args
         .manifest
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    let mut requests =
-        batch::expand(&manifest, &base).map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
-    let total = requests.len();
-    if let Some(shard) = args.shard {
-        requests = shard.select(requests);
-    }
-    let jobs = batch::resolve(&requests, &Resolver::from_env())
+    let shard = args.shard;
+    let expanded = batch::expand_selected(&manifest, &base, &|i| {
+        shard.is_none_or(|s| i % s.count == s.index)
+    })
+    .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
+    let total = expanded.total;
+    let jobs = batch::resolve(&expanded.requests, &Resolver::from_env())
         .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
+    batch::check_files(
+        &jobs,
+        &args.manifest,
+        &[
+            ("--report", args.report.as_deref()),
+            ("--contact-sheet", args.contact_sheet.as_deref()),
+        ],
+    )
+    .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
+    for folder in batch::output_folders(&jobs) {
+        report_stale(&folder);
+    }
     let options = BatchOptions {
         jobs: args.jobs,
         fail_fast: args.fail_fast,

@@ -148,6 +148,8 @@ pub struct ConvertOptions {
     pub origin: Origin,
     /// Accept bone ends placed at their default position.
     pub allow_fallback: bool,
+    /// Accept a mesh whose vertex count is not MakeHuman's base mesh's (19,158).
+    pub any_topology: bool,
     /// The character's name; defaults to the output's file stem.
     pub name: Option<String>,
     /// A user map of weight groups to bones (`{ "weight group": "bone" }`), read by the loader.
@@ -181,6 +183,7 @@ impl ConvertOptions {
             frame: ObjFrame::MAKEHUMAN,
             origin: Origin::Ground,
             allow_fallback: false,
+            any_topology: false,
             name: None,
             bone_map: None,
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
@@ -260,6 +263,10 @@ pub struct Settings {
     /// Accept bone ends placed at their default position when their strategy fails.
     #[cfg_attr(feature = "cli", arg(long))]
     pub allow_fallback: bool,
+    /// Accept a mesh whose vertex count is not the MakeHuman base mesh's 19,158 (a mesh made
+    /// for the rig by hand; proxies and other topologies are not fitted this way).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub any_topology: bool,
     /// JSON map { "weight group": "bone" } applied before the automatic name rules.
     #[cfg_attr(feature = "cli", arg(long))]
     pub bone_map: Option<PathBuf>,
@@ -340,6 +347,7 @@ impl Default for Settings {
             up_axis: Up::Y,
             origin: Origin::Ground,
             allow_fallback: false,
+            any_topology: false,
             bone_map: None,
             vertex_groups: None,
             mpfb_data: None,
@@ -541,6 +549,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         };
         options.origin = s.origin;
         options.allow_fallback = s.allow_fallback;
+        options.any_topology = s.any_topology;
         options.name = request.name.map(str::to_owned);
         options.max_input_bytes = s.max_input_mib.saturating_mul(1 << 20);
         options.bone_map = s.bone_map.clone();

@@ -29,9 +29,31 @@ fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, ConvertEr
         table: source.to_owned(),
         problems: vec![message],
     };
-    let map: BTreeMap<String, String> =
-        serde_json::from_str(text).map_err(|e| bad(format!("not a JSON object of names: {e}")))?;
+    let map: BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| {
+        bad(format!(
+            "{}:{}: not a JSON object of names: {}",
+            e.line(),
+            e.column(),
+            strip_position(&e.to_string())
+        ))
+    })?;
+    // serde keeps the last of repeated keys: a table that names a bone twice is refused.
+    if let Some(dup) = json_strict::first_duplicate_key(text) {
+        return Err(bad(format!(
+            "{}: `{}` is named twice",
+            dup.pointer(),
+            location::text::excerpt(&dup.key, 40)
+        )));
+    }
     Ok(map.into_iter().filter(|(k, _)| k != "//").collect())
+}
+
+/// serde_json's message without its ` at line L column C` (the message gives the position).
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
 }
 
 /// A humanoid table read: MPFB bone -> G4MF name, and where it came from (for messages).

@@ -60,12 +60,40 @@ fn hashes(data: &Path, extra: &[&str]) -> BTreeMap<String, String> {
                 "{stem} {name}: {}",
                 String::from_utf8_lossy(&output.stderr)
             );
-            got.insert(format!("{stem} {name}"), sha256(&out));
-            let bin = out.with_extension("bin");
-            if bin.is_file() {
-                got.insert(format!("{stem} {name} (.bin)"), sha256(&bin));
-                std::fs::remove_file(bin).unwrap();
+            // An external buffer is named by its content (`STEM.<16 hex>.bin`, so a failed
+            // write never strands the old file): the name is put back to the `STEM.bin` of
+            // the recorded bytes before hashing, so every other byte is still pinned.
+            let mut bytes = std::fs::read(&out).unwrap();
+            let old_name = format!("{}.bin", out.file_stem().unwrap().to_string_lossy());
+            let buffers: Vec<_> = std::fs::read_dir(work.path())
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".bin"))
+                .collect();
+            for bin in &buffers {
+                let hash = bin
+                    .strip_prefix(&old_name[..old_name.len() - 3])
+                    .and_then(|h| h.strip_suffix(".bin"));
+                assert!(hash.is_some_and(|h| h.len() == 16), "{bin}");
+                let at = bytes
+                    .windows(bin.len())
+                    .position(|w| w == bin.as_bytes())
+                    .unwrap();
+                bytes.splice(at..at + bin.len(), old_name.bytes());
+                got.insert(
+                    format!("{stem} {name} (.bin)"),
+                    sha256(&work.path().join(bin)),
+                );
+                std::fs::remove_file(work.path().join(bin)).unwrap();
             }
+            got.insert(
+                format!("{stem} {name}"),
+                Sha256::digest(&bytes)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect(),
+            );
         }
     }
     assert_eq!(got.len(), 6 * FORMS.len() + 6, "every rig in every form");

@@ -215,6 +215,46 @@ fn authored_pairs(file: &mpfb_weights::WeightsFile) -> AuthoredWeights {
     authored
 }
 
+/// Refuses weights most of whose groups (mask groups left out) name no bone of the rig: they
+/// were made for another rig, and would leave most of the body unweighted.
+fn check_weights_match(
+    rig: &LoadedRig,
+    weights: &LoadedWeights,
+    resolution: &mpfb_weights::Resolution,
+) -> Result<(), ConvertError> {
+    let groups = weights
+        .file
+        .groups
+        .iter()
+        .filter(|g| !mpfb_weights::is_mask_group(&g.name))
+        .count();
+    let unmatched = resolution
+        .dropped
+        .iter()
+        .filter(|d| d.reason == mpfb_weights::DropReason::NotInRig)
+        .count();
+    if unmatched * 2 <= groups {
+        return Ok(());
+    }
+    let rig_name = mpfb_data::rig_name(&rig.path);
+    // `weights.NAME.json` is MPFB's name for the weights of rig NAME.
+    let likely = weights
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("weights."))
+        .and_then(|n| n.strip_suffix(".json"))
+        .filter(|n| *n != rig_name)
+        .map(str::to_owned);
+    Err(ConvertError::WeightsForAnotherRig {
+        weights: weights.path.clone(),
+        unmatched,
+        groups,
+        rig: rig_name.to_owned(),
+        likely,
+    })
+}
+
 /// Resolves the weights against the rig: the skin in the source numbering, the authored
 /// pairs (so nothing the skin cannot carry is lost), and the weights' metadata and masks.
 fn skin_of(
@@ -244,6 +284,7 @@ fn skin_of(
         || authored_pairs(&weights.file),
     );
     let resolution = resolution.map_err(|e| e.with_file(&weights.path))?;
+    check_weights_match(rig, weights, &resolution)?;
     warnings.extend(resolution.warnings.iter().map(ToString::to_string));
     for dropped in &resolution.dropped {
         warnings.push(format!(

@@ -319,26 +319,28 @@ pub fn write(
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                TextBufferStorage::External(format!("{stem}.bin"))
+                // Named by content: the old `.g4tf` keeps pointing at its own buffer until
+                // the new one replaces it (see `atomic::replace_text_with_buffers`).
+                let encoding = format!("{:?}", options.compression);
+                TextBufferStorage::External(crate::atomic::buffer_name(&stem, &blobs[0], &encoding))
             } else {
                 TextBufferStorage::Embedded
             };
             let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
             crate::timings::lap("write: encode");
-            let folder = options.output.parent().unwrap_or(Path::new(""));
-            for (uri, data) in &text.external {
-                let path = folder.join(uri);
-                write_atomic(&path, data).map_err(output_error(&path))?;
-                bytes += data.len() as u64;
-                external.push(path);
-            }
             bytes += text.json.len() as u64;
-            if let Err(e) = write_atomic(&options.output, &text.json) {
-                for path in &external {
-                    let _ = std::fs::remove_file(path);
-                }
-                return Err(output_error(&options.output)(e));
-            }
+            bytes += text
+                .external
+                .iter()
+                .map(|(_, d)| d.len() as u64)
+                .sum::<u64>();
+            external = crate::atomic::replace_text_with_buffers(
+                &options.output,
+                &text.json,
+                &text.external,
+                &mut |_| Ok(()),
+            )
+            .map_err(output_error(&options.output))?;
         }
     }
     Ok(Written {
