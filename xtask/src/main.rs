@@ -7,6 +7,7 @@ mod blender_check;
 mod blender_pose_check;
 mod fresh_clone;
 mod fuzz;
+mod hostile;
 mod pictures;
 mod roundtrip;
 mod validator_fixtures;
@@ -24,6 +25,9 @@ commands:
                                   time that build instead of this tree's)
   fuzz --seconds N [--target T]   fuzz every target (or T) for N seconds each with cargo-fuzz
   fuzz --smoke                    build the fuzz targets and replay seeds and regression inputs (CI)
+  hostile                         time and peak memory of each hostile input (issue 25) with the
+                                  release build, as docs/benchmarks.md's table (target: < 5 s,
+                                  < 512 MiB each)
   pictures                        render the README's pictures into docs/ (convert, preview,
                                   batch --contact-sheet on the real data)
   roundtrip                       the round-trip conformance suite over every shipped rig, as a table
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Some("validator-fixtures") => validator_fixtures::run(&args[1..]),
         Some("roundtrip") => roundtrip::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("hostile") => hostile::run(&args[1..]),
         Some("fresh-clone") => fresh_clone::run(&args[1..]),
         Some("pictures") => pictures::run_all(&args[1..]),
         Some("-h" | "--help") | None => {

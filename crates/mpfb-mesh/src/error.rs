@@ -47,8 +47,8 @@ pub enum MeshErrorKind {
         /// What was expected.
         expected: &'static str,
     },
-    /// A number is NaN or infinite.
-    #[error("`{text}` is not a finite number")]
+    /// A number is NaN or infinite, or too large for the f32 it is stored as.
+    #[error("`{text}` is not a finite number in f32's range")]
     NonFinite {
         /// The text found.
         text: String,

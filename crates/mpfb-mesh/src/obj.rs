@@ -385,17 +385,19 @@ fn read_floats<const N: usize>(
                     line,
                     column,
                     MeshErrorKind::BadNumber {
-                        text: token.to_owned(),
+                        text: location::text::excerpt(token, 40),
                         expected: "a decimal number",
                     },
                 )
             })?;
-        if !value.is_finite() {
+        // Written as f32 in the end: a value finite as f64 but not as f32 (1e300) is refused
+        // here, where its line is known, not as an infinity in the output.
+        if !value.is_finite() || !(value as f32).is_finite() {
             return Err(MeshError::at(
                 line,
                 column,
                 MeshErrorKind::NonFinite {
-                    text: token.to_owned(),
+                    text: location::text::excerpt(token, 40),
                 },
             ));
         }

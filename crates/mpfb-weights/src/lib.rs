@@ -12,7 +12,7 @@ pub use parse::{
     WeightGroup, WeightsFile, is_mask_group, parse_weights, parse_weights_typed, read_weights_file,
 };
 pub use resolve::{
-    BoneMap, DropReason, DroppedGroup, MatchRule, Merge, Resolution, RigBones, parse_bone_map,
-    read_bone_map, resolve,
+    BoneMap, DropReason, DroppedGroup, MAX_BONE_MAP_BYTES, MatchRule, Merge, Resolution, RigBones,
+    parse_bone_map, read_bone_map, resolve,
 };
 pub use skin::{Skin, SkinStats, VertexKeyed, for_each_vertex_run};

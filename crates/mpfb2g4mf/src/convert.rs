@@ -106,6 +106,7 @@ fn convert_parts(
     )?;
     crate::timings::lap("assemble");
     let mut warnings = fit.warnings.clone();
+    let mut notes = Vec::new();
     if let Some(described) = described {
         if !described.description.not_converted.is_empty() {
             warnings.push(format!(
@@ -127,7 +128,7 @@ fn convert_parts(
         None => character,
         Some(pose) => {
             let (posed, source) = stages::rest_pose::posed_frames(&character, pose, &rig.path)?;
-            warnings.push(format!("rest pose baked from {source}"));
+            notes.push(format!("rest pose baked from {source}"));
             stages::rest_pose::bake(character, &posed)?
         }
     };
@@ -213,6 +214,7 @@ fn convert_parts(
         max_influences: written.max_influences,
         unweighted_vertices: written.unweighted_vertices,
         fallbacks: fit.fallbacks,
+        notes,
         warnings,
         ground_offset,
         influence_changes: influence_changes.map(|c| InfluenceChanges {

@@ -77,6 +77,16 @@ pub enum ConvertError {
         /// The rig the weights file's name suggests.
         likely: Option<String>,
     },
+    /// An input file is larger than any file of its kind.
+    #[error("{}: larger than {limit} bytes: not a {kind}", path.display())]
+    NotThisKind {
+        /// The file.
+        path: PathBuf,
+        /// What it should be.
+        kind: &'static str,
+        /// The most bytes of such a file.
+        limit: u64,
+    },
     /// A job asks for more of something than the converter allows.
     #[error("{count} {what} is more than the limit of {limit}")]
     TooMany {

@@ -9,7 +9,7 @@
 
 use crate::error::ConvertError;
 use crate::job::{Job, JobFiles, PoseSource};
-use crate::limits::{check_input_size, read_input, read_input_text};
+use crate::limits::{Kind, check_input_size, read_input_of, read_input_text_of};
 pub use crate::options::DEFAULT_MAX_INPUT_BYTES;
 
 /// The most target displacements one job applies or writes as shapes, all targets together
@@ -42,7 +42,7 @@ impl LoadedRig {
 
     /// Reads and checks a rig file of at most `limit` bytes.
     pub fn load_limited(path: &Path, limit: u64) -> Result<Self, ConvertError> {
-        let text = read_input_text(path, limit)?;
+        let text = read_input_text_of(path, limit, Kind::RIG)?;
         Ok(Self {
             path: path.to_path_buf(),
             rig: mpfb_rig::parse_rig(&text).map_err(|e| e.with_file(path))?,
@@ -76,12 +76,13 @@ impl LoadedMesh {
         vertex_groups: Option<&Path>,
         limit: u64,
     ) -> Result<Self, ConvertError> {
-        let obj = mpfb_mesh::parse_obj(&read_input(path, limit)?).map_err(|e| e.with_file(path))?;
+        let obj = mpfb_mesh::parse_obj(&read_input_of(path, limit, Kind::MESH)?)
+            .map_err(|e| e.with_file(path))?;
         let from_faces = mpfb_mesh::groups::joint_groups_from_faces(&obj);
         let (joint_groups, joint_source) = match (from_faces.is_empty(), vertex_groups) {
             (false, _) | (true, None) => (from_faces, "OBJ face groups".to_owned()),
             (true, Some(file)) => {
-                let text = read_input_text(file, limit)?;
+                let text = read_input_text_of(file, limit, Kind::VERTEX_GROUPS)?;
                 let groups =
                     mpfb_mesh::parse_vertex_groups(&text).map_err(|e| e.with_file(file))?;
                 (joint_groups(&groups), file.display().to_string())
@@ -120,7 +121,7 @@ impl LoadedWeights {
 
     /// Reads a weights file of at most `limit` bytes.
     pub fn load_limited(path: &Path, limit: u64) -> Result<Self, ConvertError> {
-        let text = read_input_text(path, limit)?;
+        let text = read_input_text_of(path, limit, Kind::WEIGHTS)?;
         Ok(Self {
             path: path.to_path_buf(),
             file: mpfb_weights::parse_weights(&text).map_err(|e| e.with_file(path))?,
@@ -244,7 +245,7 @@ pub fn load_assets(
     let rest_pose = match &files.rest_pose {
         None => None,
         Some(PoseSource::File(path)) => Some(LoadedPose::File {
-            pose: mpfb_rig::parse_pose(&read_input_text(path, limit)?, path)?,
+            pose: mpfb_rig::parse_pose(&read_input_text_of(path, limit, Kind::POSE)?, path)?,
             source: path.display().to_string(),
         }),
         Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose {
@@ -260,12 +261,12 @@ pub fn load_assets(
             &files.rig,
         )?),
         Some(HumanoidTable::File(path)) => Some(tables::from_text(
-            &read_input_text(path, limit)?,
+            &read_input_text_of(path, limit, Kind::MAP)?,
             &path.display().to_string(),
         )?),
     };
     let bone_map = match &files.bone_map {
-        Some(path) => mpfb_weights::parse_bone_map(&read_input_text(path, limit)?)
+        Some(path) => mpfb_weights::parse_bone_map(&read_input_text_of(path, limit, Kind::MAP)?)
             .map_err(|e| e.with_file(path))?,
         None => BoneMap::new(),
     };
@@ -361,7 +362,7 @@ impl TargetCache {
             source,
         })?;
         let macro_json = dir.join("macrodetails/macro.json");
-        let text = read_input_text(&macro_json, DEFAULT_MAX_INPUT_BYTES)?;
+        let text = read_input_text_of(&macro_json, DEFAULT_MAX_INPUT_BYTES, Kind::MAP)?;
         let spec = mpfb_body::MacroSpec::from_json(&text).map_err(|e| ConvertError::Syntax {
             location: location::Location::line_column(e.line(), e.column()).in_file(&macro_json),
             message: e.to_string(),
@@ -430,7 +431,10 @@ pub fn load_body(
     use mpfb_body::description::DetailTarget;
     let mut description = match &files.human {
         None => mpfb_body::Description::default(),
-        Some(path) => mpfb_body::parse_description(&read_input(path, max_input_bytes)?, path)?,
+        Some(path) => mpfb_body::parse_description(
+            &read_input_of(path, max_input_bytes, Kind::DESCRIPTION)?,
+            path,
+        )?,
     };
     for (name, value) in &options.phenotype {
         description.phenotype.set(name, *value);

@@ -227,7 +227,8 @@ impl Resolver {
         if let Some(name) = lock(&self.described_rigs).get(human) {
             return Ok(name.clone());
         }
-        let bytes = crate::limits::read_input(human, max_input_bytes)?;
+        let bytes =
+            crate::limits::read_input_of(human, max_input_bytes, crate::limits::Kind::DESCRIPTION)?;
         let description = mpfb_body::parse_description(&bytes, human)?;
         let name = description.rig.unwrap_or_else(|| "default".to_owned());
         lock(&self.described_rigs).insert(human.to_path_buf(), name.clone());

@@ -21,6 +21,79 @@ pub fn check_input_size(path: &Path, limit: u64) -> Result<(), ConvertError> {
     }
 }
 
+/// What a file must be, and the most bytes such a file can hold: a larger one is not one,
+/// whatever `--max-input-mib` allows (so `/dev/zero` named as a pose file costs 16 MiB, not
+/// the input limit).
+#[derive(Debug, Clone, Copy)]
+pub struct Kind {
+    /// `a pose file`, for messages.
+    pub name: &'static str,
+    /// Its most bytes.
+    pub max_bytes: u64,
+}
+
+impl Kind {
+    /// A rig.
+    pub const RIG: Kind = Kind {
+        name: "rig file",
+        max_bytes: mpfb_rig::parse::MAX_RIG_BYTES,
+    };
+    /// A weights file.
+    pub const WEIGHTS: Kind = Kind {
+        name: "weights file",
+        max_bytes: mpfb_weights::parse::MAX_WEIGHTS_BYTES,
+    };
+    /// A mesh (MakeHuman's is 1.7 MB).
+    pub const MESH: Kind = Kind {
+        name: "mesh",
+        max_bytes: 256 << 20,
+    };
+    /// A vertex group file.
+    pub const VERTEX_GROUPS: Kind = Kind {
+        name: "vertex group file",
+        max_bytes: mpfb_mesh::groups::MAX_VERTEX_GROUP_BYTES,
+    };
+    /// A `.mhm` or preset.
+    pub const DESCRIPTION: Kind = Kind {
+        name: "character description",
+        max_bytes: mpfb_body::description::MAX_DESCRIPTION_BYTES,
+    };
+    /// A pose file.
+    pub const POSE: Kind = Kind {
+        name: "pose file",
+        max_bytes: mpfb_rig::pose::MAX_POSE_BYTES,
+    };
+    /// A name map (bone map, humanoid table) or the targets' `macro.json`.
+    pub const MAP: Kind = Kind {
+        name: "map of names",
+        max_bytes: mpfb_weights::MAX_BONE_MAP_BYTES,
+    };
+}
+
+/// Reads an input file of `kind` whole, at most `limit` bytes (`--max-input-mib`) and at most
+/// what such a file can hold.
+pub fn read_input_of(path: &Path, limit: u64, kind: Kind) -> Result<Vec<u8>, ConvertError> {
+    if kind.max_bytes >= limit {
+        return read_input(path, limit);
+    }
+    location::read_bounded(path, kind.max_bytes).map_err(|e| match e {
+        ReadError::Io(source) => ConvertError::Input {
+            location: Location::file(path),
+            source,
+        },
+        ReadError::TooLarge { limit, .. } => ConvertError::NotThisKind {
+            path: path.to_path_buf(),
+            kind: kind.name,
+            limit,
+        },
+    })
+}
+
+/// [`read_input_of`] as text without its byte-order mark.
+pub fn read_input_text_of(path: &Path, limit: u64, kind: Kind) -> Result<String, ConvertError> {
+    decode_text(path, read_input_of(path, limit, kind)?)
+}
+
 /// Reads an input file whole, at most `limit` bytes.
 pub fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, ConvertError> {
     location::read_bounded(path, limit).map_err(|e| match e {
@@ -38,7 +111,10 @@ pub fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, ConvertError> {
 
 /// Reads a text input file whole, at most `limit` bytes, without its byte-order mark.
 pub fn read_input_text(path: &Path, limit: u64) -> Result<String, ConvertError> {
-    let bytes = read_input(path, limit)?;
+    decode_text(path, read_input(path, limit)?)
+}
+
+fn decode_text(path: &Path, bytes: Vec<u8>) -> Result<String, ConvertError> {
     match location::text::decode(&bytes) {
         Ok(text) => Ok(text.to_owned()),
         Err(e) => Err(ConvertError::Syntax {

@@ -433,6 +433,9 @@ fn main() -> ExitCode {
     }
 }
 
+/// Warnings the summary prints at most; `--json` has all of them.
+const SHOWN_WARNINGS: usize = 20;
+
 /// Removes temporary files a killed run left in `folder`, and says so.
 fn report_stale(folder: &Path) {
     let removed = mpfb2g4mf::interrupt::remove_stale(folder, mpfb2g4mf::interrupt::STALE_AFTER);
@@ -1143,11 +1146,20 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
     for fallback in &summary.fallbacks {
         eprintln!("  fallback  {fallback}");
     }
+    for note in &summary.notes {
+        eprintln!("  note      {note}");
+    }
     if summary.warnings.is_empty() {
         eprintln!("  warnings  none");
     }
-    for warning in &summary.warnings {
+    for warning in summary.warnings.iter().take(SHOWN_WARNINGS) {
         eprintln!("  warning   {warning}");
+    }
+    if summary.warnings.len() > SHOWN_WARNINGS {
+        eprintln!(
+            "  warning   ... and {} more (--json lists every one)",
+            summary.warnings.len() - SHOWN_WARNINGS
+        );
     }
     Ok(())
 }

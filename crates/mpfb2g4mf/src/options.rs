@@ -374,8 +374,11 @@ impl Default for Settings {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SettingsError {
-    /// The mesh scale is not a positive finite number.
-    #[error("the mesh scale must be a positive number, got {0}")]
+    /// The mesh scale is outside [`MESH_SCALES`].
+    #[error(
+        "the mesh scale must be between 1e-6 and 1e6, got {}",
+        location::text::short_number(*.0)
+    )]
     MeshScale(f64),
     /// The Zstandard level is outside 1..=22.
     #[error("the Zstandard level must be from 1 to 22, got {0}")]
@@ -497,13 +500,17 @@ pub struct Request<'a> {
     pub name: Option<&'a str>,
 }
 
+/// Mesh scales accepted: from micrometres to kilometres per unit. Outside it a body is a
+/// point (bones without direction) or overflows the f32 numbers G4MF stores.
+pub const MESH_SCALES: std::ops::RangeInclusive<f64> = 1e-6..=1e6;
+
 impl TryFrom<Request<'_>> for ConvertOptions {
     type Error = SettingsError;
 
     /// The one place settings are checked.
     fn try_from(request: Request<'_>) -> Result<Self, SettingsError> {
         let s = request.settings;
-        if !(s.mesh_scale.is_finite() && s.mesh_scale > 0.0) {
+        if !MESH_SCALES.contains(&s.mesh_scale) {
             return Err(SettingsError::MeshScale(s.mesh_scale));
         }
         if !ZSTD_LEVELS.contains(&s.compress_level) {

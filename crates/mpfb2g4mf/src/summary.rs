@@ -37,6 +37,9 @@ pub struct Summary {
     pub unweighted_vertices: usize,
     /// Bone ends placed at their default position.
     pub fallbacks: Vec<String>,
+    /// What the conversion did that a user should know but need not act on (the rest pose
+    /// baked and from where).
+    pub notes: Vec<String>,
     /// Everything worth a look.
     pub warnings: Vec<String>,
     /// Skeleton offset that puts the character on the ground (metres, G4MF y).

@@ -2182,7 +2182,7 @@ fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
     assert!(result.status.success(), "{}", stderr(&result));
     let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
     assert!(
-        summary["warnings"]
+        summary["notes"]
             .as_array()
             .unwrap()
             .iter()

@@ -530,7 +530,7 @@ fn a_rig_file_in_a_data_folder_brings_its_poses_and_every_command_names_its_data
     let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["data"]["source"], "rig_folder");
     assert_eq!(summary["data"]["folder"], data.display().to_string());
-    let warnings = summary["warnings"].to_string();
+    let warnings = summary["notes"].to_string();
     assert!(
         warnings.contains("rest pose baked from")
             && warnings.contains("poses/game_engine_fk/t-pose.json"),

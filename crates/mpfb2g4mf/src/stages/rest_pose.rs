@@ -227,7 +227,10 @@ pub fn posed_frames(
                     if named == 0 {
                         "it names no bone at all".to_owned()
                     } else {
-                        format!("{} bones, such as {}", unknown.len(), first_names(&unknown))
+                        match unknown.len() {
+                            1 => format!("it names bone {}", first_names(&unknown)),
+                            n => format!("{n} bones, such as {}", first_names(&unknown)),
+                        }
                     }
                 )));
             }
