@@ -21,6 +21,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     let bin = crate::bench::release_binary()?;
     let data = test_support::mpfb_data().ok_or("no MPFB data (set MPFB_DATA)")?;
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(work.path().join("out")).map_err(|e| e.to_string())?;
     let cases = cases(&data, work.path())?;
     println!("| Hostile input | Exit | Time (s) | Peak memory (MiB) | First line of stderr |");
     println!("| --- | --- | --- | --- | --- |");
