@@ -235,12 +235,9 @@ fn check_ada(summary: &str, file: &Path, home: &Path) -> Result<(), String> {
     }
     let pose = home.join(".cache/mpfb2g4mf/mpfb-data/poses/game_engine_fk/t-pose.json");
     let expected = format!("rest pose baked from {}", pose.display());
-    let warnings = json["warnings"].as_array().cloned().unwrap_or_default();
-    if !warnings
-        .iter()
-        .any(|w| w.as_str() == Some(expected.as_str()))
-    {
-        return Err(format!("no `{expected}` in {warnings:?}"));
+    let notes = json["notes"].as_array().cloned().unwrap_or_default();
+    if !notes.iter().any(|w| w.as_str() == Some(expected.as_str())) {
+        return Err(format!("no `{expected}` in {notes:?}"));
     }
     let read = g4mf_reader::read_path(file, &g4mf_reader::ReadOptions::default())
         .map_err(|e| e.to_string())?;
