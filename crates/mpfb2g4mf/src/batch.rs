@@ -753,7 +753,7 @@ pub struct JobRecord {
     /// Why it failed.
     pub error: Option<String>,
     /// Warnings of the conversion.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::summary::Warning>,
     /// Bytes written.
     pub bytes: u64,
     /// Milliseconds spent on this job (loading shared inputs included when this job loaded them).

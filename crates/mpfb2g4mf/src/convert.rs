@@ -15,7 +15,7 @@ use crate::stages::{
     body::Body,
     transforms,
 };
-use crate::summary::{DataUsed, InfluenceChanges, Summary};
+use crate::summary::{DataUsed, InfluenceChanges, Summary, Warning, WarningKind};
 use glam::DVec3;
 use mpfb_rig::RigLayout;
 use std::time::Instant;
@@ -105,17 +105,24 @@ fn convert_parts(
         options,
     )?;
     crate::timings::lap("assemble");
-    let mut warnings = fit.warnings.clone();
+    let mut warnings: Vec<Warning> = fit
+        .warnings
+        .iter()
+        .map(|w| Warning::new(WarningKind::Fit, w.clone()))
+        .collect();
     let mut notes = Vec::new();
     if let Some(described) = described {
         if !described.description.not_converted.is_empty() {
-            warnings.push(format!(
-                "not converted from {}: {}",
-                described
-                    .source
-                    .as_deref()
-                    .map_or_else(|| "the description".to_owned(), file_name),
-                described.description.not_converted.join(", ")
+            warnings.push(Warning::new(
+                WarningKind::Description,
+                format!(
+                    "not converted from {}: {}",
+                    described
+                        .source
+                        .as_deref()
+                        .map_or_else(|| "the description".to_owned(), file_name),
+                    described.description.not_converted.join(", ")
+                ),
             ));
         }
     }
@@ -137,7 +144,11 @@ fn convert_parts(
         Some((table, source)) => {
             let (character, humanoid_warnings) =
                 stages::humanoid::rename(character, table, source)?;
-            warnings.extend(humanoid_warnings);
+            warnings.extend(
+                humanoid_warnings
+                    .into_iter()
+                    .map(|w| Warning::new(WarningKind::Humanoid, w)),
+            );
             character
         }
     };
@@ -146,9 +157,21 @@ fn convert_parts(
         .iter()
         .map(|s| !s.offsets.is_empty())
         .collect();
+    let mut helper_warnings = Vec::new();
     let character =
-        transforms::extract_helpers(character, options.helpers, &mesh_name, &mut warnings);
-    let character = stages::shapes::prune(character, &moved, &mut warnings);
+        transforms::extract_helpers(character, options.helpers, &mesh_name, &mut helper_warnings);
+    let mut shape_warnings = Vec::new();
+    let character = stages::shapes::prune(character, &moved, &mut shape_warnings);
+    warnings.extend(
+        helper_warnings
+            .into_iter()
+            .map(|w| Warning::new(WarningKind::Helpers, w)),
+    );
+    warnings.extend(
+        shape_warnings
+            .into_iter()
+            .map(|w| Warning::new(WarningKind::Shapes, w)),
+    );
     let character = transforms::stand(character, options.origin, body.ground_height());
     crate::timings::lap("pose, names, helpers");
     let character = if options.flat {
@@ -184,13 +207,20 @@ fn convert_parts(
     let written = stages::write::write(character, extras, options, format)?;
     crate::timings::lap("write");
     if let Some(w) = height_warning {
-        warnings.push(w.to_string());
+        warnings.push(Warning::new(WarningKind::Scale, w.to_string()));
     }
-    warnings.extend(assembly_warnings);
+    warnings.extend(
+        assembly_warnings
+            .into_iter()
+            .map(|w| Warning::new(WarningKind::Skin, w)),
+    );
     if written.unweighted_vertices > 0 {
-        warnings.push(format!(
-            "{} kept vertices are moved by no bone",
-            written.unweighted_vertices
+        warnings.push(Warning::new(
+            WarningKind::Skin,
+            format!(
+                "{} kept vertices are moved by no bone",
+                written.unweighted_vertices
+            ),
         ));
     }
     let layout = match rig.rig.source_layout {

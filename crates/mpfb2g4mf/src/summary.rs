@@ -40,8 +40,8 @@ pub struct Summary {
     /// What the conversion did that a user should know but need not act on (the rest pose
     /// baked and from where).
     pub notes: Vec<String>,
-    /// Everything worth a look.
-    pub warnings: Vec<String>,
+    /// Everything worth a look, in the order the stages noticed it.
+    pub warnings: Vec<Warning>,
     /// Skeleton offset that puts the character on the ground (metres, G4MF y).
     pub ground_offset: f64,
     /// What `--max-influences` / `--normalize` changed (when asked).
@@ -53,6 +53,53 @@ pub struct Summary {
     pub data: Option<DataUsed>,
     /// Wall time in milliseconds.
     pub millis: f64,
+}
+
+/// A warning: which stage or input it is about, and what it says (the message names the file,
+/// bone or group).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Warning {
+    /// What it is about.
+    pub kind: WarningKind,
+    /// The text.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning of `kind`.
+    pub fn new(kind: WarningKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What a [`Warning`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// Fitting the rig to the body.
+    Fit,
+    /// The `.mhm` or preset: what it names that is not converted.
+    Description,
+    /// The weights and the skin (dropped or merged groups, weights above one, unweighted
+    /// vertices).
+    Skin,
+    /// The humanoid renaming.
+    Humanoid,
+    /// Helper geometry left out or kept.
+    Helpers,
+    /// Blend shapes left out.
+    Shapes,
+    /// The body's size (a probably wrong mesh scale).
+    Scale,
 }
 
 /// The MPFB data folder a job used, and where it came from.
