@@ -77,6 +77,20 @@ pub enum ConvertError {
         /// The rig the weights file's name suggests.
         likely: Option<String>,
     },
+    /// With `--validate`: the encoded file fails validation, so it was not written (the file
+    /// that was there is unchanged).
+    #[error(
+        "{}: the new file fails validation ({errors} errors; first: {first}); it was not written",
+        path.display()
+    )]
+    Invalid {
+        /// The output.
+        path: PathBuf,
+        /// Errors found.
+        errors: usize,
+        /// The first error's code and message.
+        first: String,
+    },
     /// An input file is larger than any file of its kind.
     #[error("{}: larger than {limit} bytes: not a {kind}", path.display())]
     NotThisKind {

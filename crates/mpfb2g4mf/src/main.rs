@@ -482,7 +482,9 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
         name: args.name,
         settings: args.settings,
     };
-    let job = Resolver::from_env().resolve(&request)?;
+    let mut job = Resolver::from_env().resolve(&request)?;
+    // Checked in memory before the file replaces anything (see stages::write).
+    job.options.validate = args.validate;
     let mut roles = vec![mpfb2g4mf::paths::Role {
         what: "the output".into(),
         path: &job.options.output,
@@ -502,29 +504,6 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
         });
     }
     let summary = mpfb2g4mf::convert::run(&job)?;
-    if args.validate {
-        let report = g4mf_validator::validate_path(
-            &summary.output,
-            &g4mf_validator::ValidateOptions::default(),
-        );
-        if !report.is_valid() {
-            let first = report
-                .findings
-                .iter()
-                .find(|f| f.severity == g4mf_validator::Severity::Error);
-            for path in std::iter::once(&summary.output).chain(&summary.external) {
-                let _ = std::fs::remove_file(path);
-            }
-            return Err(anyhow!(
-                "{}: the written file fails validation ({} errors; first: {}); removed it",
-                summary.output.display(),
-                report.counts.num_errors,
-                first
-                    .map(|f| format!("{} {}", f.code, f.message))
-                    .unwrap_or_default()
-            ));
-        }
-    }
     report(&summary, &args.report)
 }
 

@@ -130,6 +130,8 @@ pub struct ConvertOptions {
     pub materials: bool,
     /// Embed a PNG thumbnail (`asset.thumbnail`).
     pub thumbnail: bool,
+    /// Validate the encoded file before it replaces anything; an invalid one is not written.
+    pub validate: bool,
     /// Keep at most this many influences per vertex (renormalised).
     pub max_influences: Option<usize>,
     /// Renormalise every vertex's weights to sum 1.
@@ -174,6 +176,7 @@ impl ConvertOptions {
             flat: false,
             materials: true,
             thumbnail: false,
+            validate: false,
             max_influences: None,
             normalize: false,
             humanoid: None,

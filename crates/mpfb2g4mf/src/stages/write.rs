@@ -130,6 +130,32 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
     (surfaces, texcoords)
 }
 
+/// Validates encoded G4MF bytes that will be written to `output` (external buffers are read
+/// from its folder): an invalid file is an error before it replaces anything.
+fn check_valid(bytes: &[u8], output: &Path) -> Result<(), ConvertError> {
+    let folder = output.parent().filter(|p| !p.as_os_str().is_empty());
+    let report = g4mf_validator::validate_bytes(
+        bytes,
+        Some(folder.unwrap_or(Path::new("."))),
+        &output.display().to_string(),
+        &g4mf_validator::ValidateOptions::default(),
+    );
+    if report.is_valid() {
+        return Ok(());
+    }
+    let first = report
+        .findings
+        .iter()
+        .find(|f| f.severity == g4mf_validator::Severity::Error)
+        .map(|f| format!("{} {}", f.code, f.message))
+        .unwrap_or_default();
+    Err(ConvertError::Invalid {
+        path: output.to_path_buf(),
+        errors: report.counts.num_errors,
+        first,
+    })
+}
+
 /// Writes `character` with its `extras` to `options.output` in `format`. The character is
 /// the last stage's: its arrays move into the writer's spec instead of being copied.
 pub fn write(
@@ -310,6 +336,9 @@ pub fn write(
             let file = write_g4b(&mut built.document, &blobs, container)?;
             crate::timings::lap("write: encode");
             bytes += file.len() as u64;
+            if options.validate {
+                check_valid(&file, &options.output)?;
+            }
             write_atomic(&options.output, &file).map_err(output_error(&options.output))?;
         }
         OutputFormat::TextEmbedded | OutputFormat::TextExternal => {
@@ -334,13 +363,33 @@ pub fn write(
                 .iter()
                 .map(|(_, d)| d.len() as u64)
                 .sum::<u64>();
-            external = crate::atomic::replace_text_with_buffers(
+            if options.validate && text.external.is_empty() {
+                check_valid(&text.json, &options.output)?;
+            }
+            // With external buffers the check runs once the new buffers are in place under
+            // their new names and before the `.g4tf` replaces the old one.
+            let mut invalid = None;
+            let written = crate::atomic::replace_text_with_buffers(
                 &options.output,
                 &text.json,
                 &text.external,
-                &mut |_| Ok(()),
-            )
-            .map_err(output_error(&options.output))?;
+                &mut |step| {
+                    if options.validate
+                        && !text.external.is_empty()
+                        && step == crate::atomic::Step::TextWritten
+                    {
+                        if let Err(e) = check_valid(&text.json, &options.output) {
+                            invalid = Some(e);
+                            return Err(std::io::Error::other("fails validation"));
+                        }
+                    }
+                    Ok(())
+                },
+            );
+            if let Some(e) = invalid {
+                return Err(e);
+            }
+            external = written.map_err(output_error(&options.output))?;
         }
     }
     Ok(Written {
@@ -352,4 +401,23 @@ pub fn write(
         unweighted_vertices,
         faces,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_invalid_encoding_is_refused_with_its_first_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("x.g4tf");
+        match check_valid(br#"{"nodes": [{"name": "no asset"}]}"#, &output) {
+            Err(ConvertError::Invalid { errors, first, .. }) => {
+                assert!(errors > 0);
+                assert!(!first.is_empty());
+            }
+            other => panic!("expected Invalid, got {other:?}"),
+        }
+        assert!(!output.exists());
+    }
 }
