@@ -40,7 +40,7 @@ pub enum WeightsErrorKind {
     #[error("{0}")]
     Json(String),
     /// A weight is NaN or infinite (Python's JSON writer emits `NaN`/`Infinity` tokens).
-    #[error("weight `{token}` is not a finite number")]
+    #[error("weight `{token}` is not a finite number in f32's range")]
     NonFiniteWeight {
         /// The token found.
         token: String,

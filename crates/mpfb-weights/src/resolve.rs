@@ -205,6 +205,16 @@ pub fn resolve(
                     },
                 ));
             }
+            // Skins store f32: a weight finite as f64 but not as f32 (1e300) is refused here,
+            // at its pointer, not found later as an infinity in the output.
+            if !(weight as f32).is_finite() {
+                return Err(WeightsError::new(
+                    Location::pointer(pointer(&group.name, i)),
+                    WeightsErrorKind::NonFiniteWeight {
+                        token: format!("{weight:e}"),
+                    },
+                ));
+            }
             if weight > 1.0 {
                 warnings.push(WeightsWarning::WeightAboveOne {
                     group: group.name.clone(),

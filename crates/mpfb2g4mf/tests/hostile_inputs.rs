@@ -288,6 +288,24 @@ fn weights_for_another_rig_and_meshes_of_another_topology_are_refused() {
         &out,
         &["huge.obj:", "`1e300` is not a finite number in f32's range"],
     );
+    // The same for a weight: its pointer, not an infinite accessor value.
+    let mut weights: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(data.join("rigs/standard/weights.default.json")).unwrap(),
+    )
+    .unwrap();
+    weights["weights"]["breast.L"][0][1] = serde_json::json!(1e300);
+    let file = dir.path().join("weights.huge.json");
+    std::fs::write(&file, serde_json::to_vec(&weights).unwrap()).unwrap();
+    let result = convert(
+        &data,
+        &out,
+        &["--rig-name", "default", "--weights", file.to_str().unwrap()],
+    );
+    refused(
+        &result,
+        &out,
+        &["weights.huge.json: /weights/breast.L/0: weight `1e300` is not a finite number"],
+    );
 }
 
 #[cfg(unix)]
