@@ -219,8 +219,15 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
         ],
     });
     cases.push(Case {
-        name: "`batch --jobs 20000`",
-        args: vec!["batch".into(), "--jobs".into(), "20000".into(), million],
+        name: "`batch --jobs 20000 --shard 0/1000` of the same manifest (capped at 4 per core)",
+        args: vec![
+            "batch".into(),
+            "--jobs".into(),
+            "20000".into(),
+            "--shard".into(),
+            "0/1000".into(),
+            million,
+        ],
     });
     Ok(cases)
 }

@@ -38,6 +38,12 @@ fn cache_file(dir: &Path, bytes: &[u8]) -> PathBuf {
     dir.join(format!("{:032x}.bin", xxhash_rust::xxh3::xxh3_128(bytes)))
 }
 
+/// True for a cache entry's file name (see [`cache_file`]).
+fn is_entry_name(name: &str) -> bool {
+    name.strip_suffix(".bin")
+        .is_some_and(|hash| hash.len() == 32 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// Removes the least recently written entries until the folder holds at most three quarters
 /// of [`MAX_CACHE_BYTES`] (run when it holds more, so pruning is rare).
 fn prune(dir: &Path, max_bytes: u64) {
@@ -46,7 +52,8 @@ fn prune(dir: &Path, max_bytes: u64) {
     };
     let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
+        // Only our entries (32 hex digits and `.bin`): the folder may be one the user named.
+        .filter(|e| is_entry_name(&e.file_name().to_string_lossy()))
         .filter_map(|e| {
             let meta = e.metadata().ok()?;
             Some((meta.modified().ok()?, meta.len(), e.path()))
@@ -208,5 +215,12 @@ mod tests {
             .sum();
         assert!(total <= 100, "cache holds {total} bytes");
         assert!(total > 0, "the newest entries stay");
+        // A file of the user's in the folder is never counted or removed.
+        let user = cache.join("backup.bin");
+        std::fs::write(&user, vec![0u8; 1000]).unwrap();
+        let path = dir.path().join("last.target");
+        std::fs::write(&path, "7 0.1 0.2 0.3\n").unwrap();
+        read_target_cached_within(&path, Some(&cache), 100).unwrap();
+        assert!(user.exists());
     }
 }

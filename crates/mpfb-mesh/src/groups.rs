@@ -84,6 +84,16 @@ pub fn read_vertex_group_file(path: &Path) -> Result<VertexGroups, MeshError> {
 
 /// Parses `{ "name": [[first, last], ...], ... }` (inclusive ranges) into vertex groups.
 pub fn parse_vertex_groups(text: &str) -> Result<VertexGroups, MeshError> {
+    // serde keeps the last of repeated keys: a group given twice is refused instead.
+    if let Some(dup) = json_strict::first_duplicate_key(text) {
+        return Err(MeshError {
+            location: Box::new(Location::pointer(dup.pointer())),
+            kind: MeshErrorKind::Groups(format!(
+                "repeated key `{}`",
+                location::text::excerpt(&dup.key, 40)
+            )),
+        });
+    }
     let raw: IndexMap<String, Vec<[u32; 2]>> =
         serde_json::from_str(text).map_err(|e| MeshError {
             location: Box::new(Location::line_column(e.line(), e.column())),
@@ -167,5 +177,22 @@ impl Extraction {
     /// True when nothing was dropped and nothing renumbered.
     pub fn is_identity(&self) -> bool {
         self.vertices.len() == self.new_index.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_given_twice_is_refused() {
+        let err = parse_vertex_groups(r#"{"joint-head": [[0, 3]], "joint-head": [[0, 10]]}"#)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("/joint-head") && err.contains("repeated key"),
+            "{err}"
+        );
     }
 }

@@ -20,7 +20,7 @@ pub enum Step {
 
 /// Writes `bytes` to `path` atomically (same-folder temporary file, `fsync`, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_with(path, bytes, &mut |_| Ok(()), Step::TextWritten)
+    write_atomic_with(path, bytes, &mut |_| Ok(()), Step::TextWritten, &[])
 }
 
 fn folder_of(path: &Path) -> &Path {
@@ -30,12 +30,14 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// [`write_atomic`], calling `fail(before_rename)` between the sync and the rename.
+/// [`write_atomic`], calling `fail(before_rename)` between the sync and the rename; the files
+/// `makes_useful` stop being removed on a signal once the rename is done.
 fn write_atomic_with(
     path: &Path,
     bytes: &[u8],
     fail: &mut dyn FnMut(Step) -> std::io::Result<()>,
     before_rename: Step,
+    makes_useful: &[PathBuf],
 ) -> std::io::Result<()> {
     let mut builder = tempfile::Builder::new();
     builder
@@ -54,11 +56,15 @@ fn write_atomic_with(
         fail(before_rename)?;
         Ok(())
     })();
-    let temp_path = file.path().to_path_buf();
-    let result = result.and_then(|()| file.persist(path).map(drop).map_err(|e| e.error));
-    // Dropping the temporary file (on error) removed it; persisting renamed it.
-    crate::interrupt::unregister(&temp_path);
-    result
+    match result {
+        Ok(()) => crate::interrupt::persist(file, path, makes_useful),
+        Err(e) => {
+            let temp = file.path().to_path_buf();
+            drop(file);
+            crate::interrupt::unregister(&temp);
+            Err(e)
+        }
+    }
 }
 
 /// The file name of a `.g4tf`'s external buffer: the stem, then a hash of what the file will
@@ -102,6 +108,23 @@ fn buffers_named_by(text_path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// True when a `.g4tf` in `folder` other than `text_path` mentions `name` (a copy of the old
+/// file still uses its buffer): such a buffer is kept.
+fn named_by_another(folder: &Path, text_path: &Path, name: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return true;
+    };
+    let finder = memchr::memmem::Finder::new(name.as_bytes());
+    entries.flatten().any(|e| {
+        let path = e.path();
+        path.extension().is_some_and(|x| x.eq_ignore_ascii_case("g4tf"))
+            && path.file_name() != text_path.file_name()
+            // A file we cannot read might name it: keep the buffer.
+            && location::read_bounded(&path, 64 << 20)
+                .map_or(true, |bytes| finder.find(&bytes).is_some())
+    })
+}
+
 /// Replaces the `.g4tf` at `text_path` and its external `buffers` (file names beside it, as
 /// [`buffer_name`] makes them, with their bytes) so that a failure at any step leaves the old
 /// pair whole: the buffers are written under their new names first (the old `.g4tf` does not
@@ -126,13 +149,20 @@ pub fn replace_text_with_buffers(
     let undo = |created: &[PathBuf]| {
         for path in created {
             let _ = std::fs::remove_file(path);
+            crate::interrupt::unregister(path);
         }
     };
     for (name, data) in buffers {
         let path = folder.join(name);
         let existed = path.exists();
-        if let Err(e) = write_atomic_with(&path, data, fail, Step::BufferWritten)
-            .and_then(|()| fail(Step::BufferRenamed))
+        if let Err(e) =
+            write_atomic_with(&path, data, fail, Step::BufferWritten, &[]).and_then(|()| {
+                // Of no use until the `.g4tf` names it: a signal before then removes it.
+                if !existed {
+                    crate::interrupt::register(&path);
+                }
+                fail(Step::BufferRenamed)
+            })
         {
             if !existed && path.exists() {
                 created.push(path);
@@ -145,7 +175,7 @@ pub fn replace_text_with_buffers(
         }
         written.push(path);
     }
-    if let Err(e) = write_atomic_with(text_path, text, fail, Step::TextWritten) {
+    if let Err(e) = write_atomic_with(text_path, text, fail, Step::TextWritten, &created) {
         undo(&created);
         return Err(e);
     }
@@ -153,7 +183,10 @@ pub fn replace_text_with_buffers(
     // stays behind).
     if fail(Step::TextRenamed).is_ok() {
         for name in old_buffers {
-            if is_our_buffer_name(&name, &stem) && !buffers.iter().any(|(n, _)| *n == name) {
+            if is_our_buffer_name(&name, &stem)
+                && !buffers.iter().any(|(n, _)| *n == name)
+                && !named_by_another(folder, text_path, &name)
+            {
                 let _ = std::fs::remove_file(folder.join(name));
             }
         }

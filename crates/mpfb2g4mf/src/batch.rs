@@ -59,6 +59,9 @@ pub enum BatchError {
         /// The file.
         output: PathBuf,
     },
+    /// A job's output is a file the batch writes for itself.
+    #[error(transparent)]
+    SameFile(#[from] crate::paths::SameFile),
     /// The manifest makes more jobs than [`MAX_JOBS`].
     #[error("the manifest makes more than {MAX_JOBS} jobs")]
     TooManyJobs,
@@ -408,23 +411,37 @@ pub struct Expanded {
     pub total: usize,
 }
 
-/// Every job's output so far, by a 128-bit hash of its path with `..` resolved: a million
-/// outputs take 16 MB, not their paths' worth.
+/// Every job's output so far, by a 128-bit hash of its path as the file system resolves it
+/// (`..` after links): a million outputs take 16 MB, not their paths' worth.
 #[derive(Default)]
 struct Outputs {
     seen: HashMap<u128, usize>,
     total: usize,
+    keys: crate::paths::FileKeys,
+    /// Files the batch itself writes (`--report`, `--contact-sheet`), by the same hash.
+    reserved: HashMap<u128, String>,
 }
 
 impl Outputs {
+    fn hash(&mut self, path: &Path) -> u128 {
+        let key = self.keys.key_in_folder(path);
+        xxhash_rust::xxh3::xxh3_128(key.as_os_str().as_encoded_bytes())
+    }
+
     /// Counts a job writing `output` and returns its index; two jobs may not write one file.
     fn add(&mut self, output: &Path) -> Result<usize, BatchError> {
         let index = self.total;
         if index == MAX_JOBS {
             return Err(BatchError::TooManyJobs);
         }
-        let key = crate::paths::lexical(output);
-        let hash = xxhash_rust::xxh3::xxh3_128(key.as_os_str().as_encoded_bytes());
+        let hash = self.hash(output);
+        if let Some(what) = self.reserved.get(&hash) {
+            return Err(BatchError::SameFile(crate::paths::SameFile {
+                first: what.clone(),
+                second: format!("the output of job {index}"),
+                path: output.to_path_buf(),
+            }));
+        }
         if let Some(first) = self.seen.insert(hash, index) {
             return Err(BatchError::SameOutput {
                 first,
@@ -451,6 +468,18 @@ pub fn expand_selected(
     manifest: &Manifest,
     base: &Path,
     keep: &dyn Fn(usize) -> bool,
+) -> Result<Expanded, BatchError> {
+    expand_selected_with(manifest, base, keep, &[])
+}
+
+/// [`expand_selected`], where the batch also writes `written` (`--report`, `--contact-sheet`,
+/// with their flags): every job's output, kept or not, is compared with them too, so a shard
+/// cannot write its report over another shard's output.
+pub fn expand_selected_with(
+    manifest: &Manifest,
+    base: &Path,
+    keep: &dyn Fn(usize) -> bool,
+    written: &[(&str, &Path)],
 ) -> Result<Expanded, BatchError> {
     let at = |p: &Path| {
         if p.is_absolute() {
@@ -485,6 +514,10 @@ pub fn expand_selected(
     };
     let mut jobs: Vec<JobRequest> = Vec::new();
     let mut outputs = Outputs::default();
+    for &(what, path) in written {
+        let hash = outputs.hash(path);
+        outputs.reserved.insert(hash, what.to_owned());
+    }
     for (k, spec) in manifest.jobs.iter().enumerate() {
         let context = || BatchError::within(format!("job {k} ({})", spec.output.display()));
         let output = at(&spec.output);

@@ -83,6 +83,21 @@ fn convert_parts(
             expected: mpfb_body::BASE_MESH_VERTICES,
         });
     }
+    // G4MF stores f32: a coordinate the scale carries past f32's range is refused here, naming
+    // the mesh, not found later as an infinite accessor value.
+    let largest = mesh
+        .obj
+        .positions
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, c| m.max(c.abs()));
+    if !((largest * options.frame.scale) as f32).is_finite() {
+        return Err(ConvertError::OutOfRange {
+            mesh: mesh.path.clone(),
+            largest,
+            scale: options.frame.scale,
+        });
+    }
     let body = match described {
         None => Body::from_mesh(mesh, options.frame),
         Some(described) => Body::morphed(mesh, options.frame, described)?,

@@ -59,6 +59,21 @@ pub enum ConvertError {
         /// MakeHuman's count.
         expected: usize,
     },
+    /// The mesh scale carries a coordinate past the f32 numbers G4MF stores.
+    #[error(
+        "{}: a coordinate of {} at mesh scale {} is beyond the f32 numbers G4MF stores",
+        mesh.display(),
+        location::text::short_number(*largest),
+        location::text::short_number(*scale)
+    )]
+    OutOfRange {
+        /// The mesh.
+        mesh: PathBuf,
+        /// Its largest coordinate (absolute value).
+        largest: f64,
+        /// The scale.
+        scale: f64,
+    },
     /// Most weight groups name no bone of the rig: weights made for another rig.
     #[error(
         "{}: {unmatched} of its {groups} weight groups name no bone of rig `{rig}`{}",

@@ -25,6 +25,25 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// The target displacements one job has loaded so far, checked against
+/// [`MAX_JOB_DISPLACEMENTS`] as each target arrives (so the bound holds before the memory is
+/// spent, not after).
+#[derive(Debug, Default)]
+pub struct Displacements(AtomicUsize);
+
+impl Displacements {
+    /// Counts `target`'s displacements, refusing the job past the bound.
+    pub fn spend(
+        &self,
+        target: Arc<mpfb_body::Target>,
+    ) -> Result<Arc<mpfb_body::Target>, ConvertError> {
+        let n = target.deltas.len();
+        let total = self.0.fetch_add(n, Ordering::AcqRel) + n;
+        crate::limits::check_count("target displacements", total, MAX_JOB_DISPLACEMENTS)?;
+        Ok(target)
+    }
+}
+
 /// A parsed rig file.
 #[derive(Debug, Clone)]
 pub struct LoadedRig {
@@ -239,6 +258,7 @@ pub fn load_assets(
     job: &Job,
     cache: &TargetCache,
     limit: u64,
+    budget: &Displacements,
 ) -> Result<LoadedAssets, ConvertError> {
     use crate::tables;
     let files = &job.files;
@@ -271,7 +291,7 @@ pub fn load_assets(
         None => BoneMap::new(),
     };
     Ok(LoadedAssets {
-        shapes: load_shapes(&job.options.shapes, files, cache)?,
+        shapes: load_shapes(&job.options.shapes, files, cache, budget)?,
         rest_pose,
         humanoid,
         bone_map,
@@ -285,6 +305,7 @@ pub fn load_shapes(
     options: &ShapeOptions,
     files: &JobFiles,
     cache: &TargetCache,
+    budget: &Displacements,
 ) -> Result<Vec<LoadedShape>, ConvertError> {
     use crate::shape_names::{FACE_UNITS, VISEMES};
     // (name, file) in order, then the files parsed in parallel (67 files for face units and
@@ -319,7 +340,7 @@ pub fn load_shapes(
             Ok(LoadedShape {
                 name,
                 amount: 0.0,
-                target: cache.target(&path)?,
+                target: budget.spend(cache.target(&path)?)?,
                 path,
             })
         })
@@ -427,6 +448,7 @@ pub fn load_body(
     files: &JobFiles,
     max_input_bytes: u64,
     cache: &TargetCache,
+    budget: &Displacements,
 ) -> Result<LoadedBody, ConvertError> {
     use mpfb_body::description::DetailTarget;
     let mut description = match &files.human {
@@ -460,7 +482,7 @@ pub fn load_body(
             shapes.push(LoadedShape {
                 name: t.name.clone(),
                 amount: t.weight,
-                target: cache.target(&path)?,
+                target: budget.spend(cache.target(&path)?)?,
                 path,
             });
         }
@@ -471,7 +493,7 @@ pub fn load_body(
         .resolve(index, spec, options.model)?
         .into_par_iter()
         .map(|w| {
-            let target = cache.target(&w.path)?;
+            let target = budget.spend(cache.target(&w.path)?)?;
             Ok((w, target))
         })
         .collect::<Result<Vec<_>, ConvertError>>()?;
@@ -634,23 +656,14 @@ impl Loader {
         // Report the first input in command-line order that failed.
         let (rig, mesh, weights) = (rig?, mesh?, weights?);
         crate::timings::lap("load inputs");
+        let budget = Displacements::default();
         let body = job
             .options
             .body
             .as_ref()
-            .map(|b| load_body(b, files, limit, &self.targets))
+            .map(|b| load_body(b, files, limit, &self.targets, &budget))
             .transpose()?;
-        let assets = load_assets(job, &self.targets, limit)?;
-        let displacements = body
-            .iter()
-            .flat_map(|b| b.targets.iter().map(|(_, t)| t.deltas.len()))
-            .chain(
-                body.iter()
-                    .flat_map(|b| b.shapes.iter().map(|s| s.target.deltas.len())),
-            )
-            .chain(assets.shapes.iter().map(|s| s.target.deltas.len()))
-            .sum::<usize>();
-        crate::limits::check_count("target displacements", displacements, MAX_JOB_DISPLACEMENTS)?;
+        let assets = load_assets(job, &self.targets, limit, &budget)?;
         crate::timings::lap("load body and assets");
         Ok(LoadedJob {
             rig,

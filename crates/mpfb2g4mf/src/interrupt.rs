@@ -37,6 +37,27 @@ pub fn unregister(path: &Path) {
     live().retain(|p| p != path);
 }
 
+/// Registers a file that is of no use until a later step (a new `.g4tf`'s buffer before the
+/// `.g4tf` is in place): a signal removes it.
+pub fn register(path: &Path) {
+    live().push(path.to_path_buf());
+}
+
+/// Renames `file` to `path` and forgets it and `also` (files the renamed one makes useful),
+/// all under the lock: a signal removes them before the rename or none of them after it.
+pub fn persist(
+    file: tempfile::NamedTempFile,
+    path: &Path,
+    also: &[PathBuf],
+) -> std::io::Result<()> {
+    let mut live = live();
+    let temp = file.path().to_path_buf();
+    let result = file.persist(path).map(drop).map_err(|e| e.error);
+    // On error the temporary file was dropped (removed) with the error.
+    live.retain(|p| *p != temp && (result.is_err() || !also.contains(p)));
+    result
+}
+
 /// Installs the SIGINT/SIGTERM handler: it removes every registered temporary file, says so
 /// on stderr and exits with 130. The lock is held until the exit, so no new temporary file is
 /// created after the removal.

@@ -775,12 +775,13 @@ fn run_batch(args: BatchArgs) -> Result<()> {
     use std::io::IsTerminal;
     let started = std::time::Instant::now();
     if args.jobs > batch::max_workers() {
-        return Err(anyhow!(
-            "--jobs {}: at most {} on this machine ({} per core)",
+        // Capped, not refused: a script written for a larger machine still runs here.
+        eprintln!(
+            "mpfb2g4mf: --jobs {} capped at {} on this machine ({} per core)",
             args.jobs,
             batch::max_workers(),
             batch::MAX_WORKERS_PER_CORE
-        ));
+        );
     }
     let manifest = batch::read_manifest(&args.manifest)?;
     let base = args
@@ -789,9 +790,19 @@ fn run_batch(args: BatchArgs) -> Result<()> {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let shard = args.shard;
-    let expanded = batch::expand_selected(&manifest, &base, &|i| {
-        shard.is_none_or(|s| i % s.count == s.index)
-    })
+    let written: Vec<(&str, &Path)> = [
+        ("--report", args.report.as_deref()),
+        ("--contact-sheet", args.contact_sheet.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(what, path)| Some((what, path?)))
+    .collect();
+    let expanded = batch::expand_selected_with(
+        &manifest,
+        &base,
+        &|i| shard.is_none_or(|s| i % s.count == s.index),
+        &written,
+    )
     .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
     let total = expanded.total;
     let jobs = batch::resolve(&expanded.requests, &Resolver::from_env())

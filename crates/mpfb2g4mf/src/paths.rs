@@ -3,30 +3,20 @@
 //! input, a manifest or a report.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-/// `path` made absolute (against the current folder) with `.` and `..` resolved by name.
-pub fn lexical(path: &Path) -> PathBuf {
-    let absolute = if path.is_absolute() {
+/// `path` made absolute against the current folder (nothing else changed).
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
         path.to_path_buf()
     } else {
         std::env::current_dir().unwrap_or_default().join(path)
-    };
-    let mut out = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
     }
-    out
 }
 
-/// Names files the way the file system does: the folder through its real path (symbolic
-/// links followed) when it exists, the file name as given. Folders are looked up once.
+/// Names files the way the file system does: folders through their real paths (symbolic links
+/// followed, and each `..` taken after the links before it, as the kernel does), the file name
+/// as given. Folders are looked up once.
 #[derive(Debug, Default)]
 pub struct FileKeys {
     folders: HashMap<PathBuf, PathBuf>,
@@ -40,26 +30,45 @@ impl FileKeys {
         if let Some(key) = self.known.get(path) {
             return key.clone();
         }
-        let key = self.look_up(path);
+        // An existing file (an input) is its own real path.
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| self.key_in_folder(path));
         self.known.insert(path.to_path_buf(), key.clone());
         key
     }
 
-    fn look_up(&mut self, path: &Path) -> PathBuf {
-        // An existing file (an input) is its own real path.
-        if let Ok(real) = std::fs::canonicalize(path) {
-            return real;
+    /// The key of a file that need not exist, from its folder's real path and its name (one
+    /// look-up per folder: a million outputs in one folder cost one).
+    pub fn key_in_folder(&mut self, path: &Path) -> PathBuf {
+        let path = absolute(path);
+        match (path.parent(), path.file_name()) {
+            (Some(folder), Some(name)) => self.real_folder(folder).join(name),
+            // Ends in `..` or is the root: a folder.
+            _ => self.real_folder(&path),
         }
-        let path = lexical(path);
-        let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
-            return path;
+    }
+
+    /// The real path of folder `dir` (absolute), resolved from the longest part that exists.
+    fn real_folder(&mut self, dir: &Path) -> PathBuf {
+        if let Some(real) = self.folders.get(dir) {
+            return real.clone();
+        }
+        let real = match std::fs::canonicalize(dir) {
+            Ok(real) => real,
+            Err(_) => match (dir.parent(), dir.file_name()) {
+                (Some(parent), Some(name)) => self.real_folder(parent).join(name),
+                (Some(parent), None) => {
+                    // `parent/..`: the parent's real path, one up (a real path holds no links).
+                    let mut real = self.real_folder(parent);
+                    if dir.ends_with("..") {
+                        real.pop();
+                    }
+                    real
+                }
+                (None, _) => dir.to_path_buf(),
+            },
         };
-        let folder = self
-            .folders
-            .entry(folder.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(folder).unwrap_or_else(|_| folder.into()))
-            .clone();
-        folder.join(name)
+        self.folders.insert(dir.to_path_buf(), real.clone());
+        real
     }
 }
 
@@ -123,6 +132,22 @@ mod tests {
         {
             std::os::unix::fs::symlink(dir.path().join("out"), dir.path().join("link")).unwrap();
             assert_eq!(keys.key(&a), keys.key(&dir.path().join("link/a.g4b")));
+            // `link/..` is the link target's parent, not the link's folder.
+            std::fs::create_dir_all(dir.path().join("sub/deep")).unwrap();
+            std::os::unix::fs::symlink(dir.path().join("sub/deep"), dir.path().join("ld")).unwrap();
+            assert_eq!(
+                keys.key_in_folder(&dir.path().join("ld/../new.g4b")),
+                keys.key_in_folder(&dir.path().join("sub/new.g4b"))
+            );
+            assert_ne!(
+                keys.key_in_folder(&dir.path().join("ld/../new.g4b")),
+                keys.key_in_folder(&dir.path().join("new.g4b"))
+            );
+            // Below a folder that does not exist, `..` is taken by name.
+            assert_eq!(
+                keys.key_in_folder(&dir.path().join("none/../sub/new.g4b")),
+                keys.key_in_folder(&dir.path().join("sub/new.g4b"))
+            );
         }
         let roles = |second_written| {
             vec![

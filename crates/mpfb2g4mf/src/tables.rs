@@ -38,7 +38,11 @@ fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, ConvertEr
         ))
     })?;
     // serde keeps the last of repeated keys: a table that names a bone twice is refused.
-    if let Some(dup) = json_strict::first_duplicate_key(text) {
+    // `"//"` is the tables' comment key and may repeat.
+    if let Some(dup) = json_strict::duplicate_keys(text)
+        .into_iter()
+        .find(|d| d.key != "//")
+    {
         return Err(bad(format!(
             "{}: `{}` is named twice",
             dup.pointer(),
@@ -80,4 +84,18 @@ pub fn builtin(rig: &str, rig_path: &Path) -> Result<Table, ConvertError> {
 /// A user's table from its text (read by the loader), named `source` in messages.
 pub fn from_text(text: &str, source: &str) -> Result<Table, ConvertError> {
     Ok((parse(text, source)?, source.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_names_are_refused_but_comments_may_repeat() {
+        let table = r#"{"//": "one", "//": "two", "root": "Hips"}"#;
+        let parsed = parse(table, "t.json").unwrap();
+        assert_eq!(parsed.get("root").map(String::as_str), Some("Hips"));
+        let err = parse(r#"{"root": "Hips", "root": "Spine"}"#, "t.json").unwrap_err();
+        assert!(err.to_string().contains("`root` is named twice"), "{err}");
+    }
 }

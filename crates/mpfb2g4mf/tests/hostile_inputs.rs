@@ -418,6 +418,30 @@ fn targets_are_bounded_and_read_whole() {
         &out,
         &["bomb.target.gz", "larger than 16777216 bytes"],
     );
+    // Nine shapes of a target with a million displacements: refused when the job's count
+    // passes its bound, as the targets arrive.
+    {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all("0 0 0 0\n".repeat(1 << 20).as_bytes()).unwrap();
+        std::fs::write(targets.join("custom/big.target.gz"), e.finish().unwrap()).unwrap();
+    }
+    let mut args = vec![
+        "--rig-name".to_owned(),
+        "default".to_owned(),
+        "--targets-dir".to_owned(),
+        targets.display().to_string(),
+    ];
+    for i in 0..9 {
+        args.push("--blend-shape".into());
+        args.push(format!("Big{i}=big"));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    refused(
+        &convert(&data, &out, &args),
+        &out,
+        &["target displacements is more than the limit of 8388608"],
+    );
     // Both members of a concatenated gzip are read: two vertices move.
     let result = cli()
         .args(["convert", "--rig-name", "default", "--json", "--mpfb-data"])
@@ -464,6 +488,17 @@ fn outputs_never_replace_inputs_reports_or_each_other() {
             .output()
             .unwrap()
     };
+    // A shard's report naming another shard's output.
+    write_manifest(&["out/0.g4b", "out/1.g4b"]);
+    let other = dir.path().join("out/0.g4b");
+    let result = batch(&["--shard", "1/2", "--report", other.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(1));
+    assert!(
+        stderr(&result).contains("--report and the output of job 0 are the same file"),
+        "{}",
+        stderr(&result)
+    );
+    assert!(!dir.path().join("out").exists());
     // The same file through `..`.
     write_manifest(&["out/a.g4b", "out/../out/a.g4b"]);
     let result = batch(&[]);
@@ -525,15 +560,22 @@ fn batch_sizes_are_bounded_before_work_starts() {
         "[population]\noutput = \"b{index}.g4b\"\ncount = 1000000\n[population.ranges]\nage = [0.2, 0.8]\n",
     )
     .unwrap();
-    // --jobs beyond a few per core: refused, not thousands of threads.
+    // --jobs beyond a few per core: capped, not thousands of threads (this batch then stops
+    // at its missing rig).
+    let small = dir.path().join("small.toml");
+    std::fs::write(
+        &small,
+        "[population]\nrig = \"missing.json\"\noutput = \"b{index}.g4b\"\ncount = 2\n",
+    )
+    .unwrap();
     let result = cli()
         .args(["batch", "--jobs", "20000"])
-        .arg(&manifest)
+        .arg(&small)
         .output()
         .unwrap();
     assert_eq!(result.status.code(), Some(1));
     assert!(
-        stderr(&result).contains("--jobs 20000: at most"),
+        stderr(&result).contains("--jobs 20000 capped at"),
         "{}",
         stderr(&result)
     );
@@ -661,6 +703,25 @@ fn a_failed_pair_write_keeps_the_old_pair_whole() {
         }
         valid(&folder.join("body.g4tf"));
     }
+    // A copy of the old `.g4tf` still names the old buffer: it is kept.
+    let folder = dir.path().join("with-copy");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("body.g4tf"), &old_text).unwrap();
+    std::fs::write(folder.join("body-v1.g4tf"), &old_text).unwrap();
+    std::fs::write(folder.join(&old_name), &old_bin).unwrap();
+    replace_text_with_buffers(
+        &folder.join("body.g4tf"),
+        &new_text,
+        &[(new_name.clone(), new_bin.clone())],
+        &mut |_| Ok(()),
+    )
+    .unwrap();
+    assert_eq!(
+        names(&folder),
+        sorted(&["body-v1.g4tf", "body.g4tf", &old_name, &new_name])
+    );
+    valid(&folder.join("body-v1.g4tf"));
+    valid(&folder.join("body.g4tf"));
 }
 
 fn sorted(names: &[&str]) -> Vec<String> {
