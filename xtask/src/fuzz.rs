@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 9] = [
+const TARGETS: [&str; 14] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -17,6 +17,11 @@ const TARGETS: [&str; 9] = [
     "to_mpfb",
     "validate",
     "preview",
+    "mhm",
+    "preset",
+    "target",
+    "pose",
+    "manifest",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

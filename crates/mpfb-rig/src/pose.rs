@@ -53,6 +53,16 @@ pub fn euler(order: &str, angles: [f64; 3]) -> Option<DMat3> {
     Some(m)
 }
 
+/// A unit axis: scaled by its largest component first, so a tiny axis (1e-160) does not lose
+/// its precision in a subnormal squared length, nor a huge one overflow.
+fn unit_axis(axis: DVec3) -> Option<DVec3> {
+    let largest = axis.abs().max_element();
+    if !(largest.is_finite() && largest > 0.0) {
+        return None;
+    }
+    (axis / largest).try_normalize()
+}
+
 /// A unit quaternion from `w, x, y, z` as Blender normalises a pose bone's: refused when it is
 /// zero or its size is not finite (normalising would make it a meaningless rotation, or the
 /// identity).
@@ -167,10 +177,15 @@ pub fn parse_pose(text: &str, path: &Path) -> Result<Pose, PoseError> {
                         "a quaternion of zero or infinite size is no rotation".into(),
                     )
                 })?,
-            ("AXIS_ANGLE", &[angle, x, y, z]) => DVec3::new(x, y, z)
-                .try_normalize()
+            ("AXIS_ANGLE", &[angle, x, y, z]) => unit_axis(DVec3::new(x, y, z))
+                .filter(|_| angle.is_finite())
                 .map(|axis| DMat3::from_axis_angle(axis, angle))
-                .ok_or_else(|| at(pointer.clone(), "the axis has no direction".into()))?,
+                .ok_or_else(|| {
+                    at(
+                        pointer.clone(),
+                        "the axis has no direction, or the angle is not finite".into(),
+                    )
+                })?,
             (order, &[x, y, z]) if order.len() == 3 => {
                 euler(order, [x, y, z]).ok_or_else(|| {
                     at(
@@ -334,5 +349,20 @@ mod tests {
         assert!(euler("XZY", [0.1, 0.2, 0.3]).is_some());
         assert!(euler("XYX", [0.1, 0.2, 0.3]).is_none());
         assert!(parse_pose("\u{feff}{}", Path::new("p.json")).is_ok());
+    }
+
+    #[test]
+    fn tiny_axes_give_rotations() {
+        // Found by the `pose` fuzz target: a squared length in the subnormal range lost the
+        // axis' precision, and the matrix was not a rotation.
+        let text = r#"{"bone_rotation_modes": {"a": "AXIS_ANGLE"},
+            "bone_rotations": {"a": [1.0, 1e-160, 3e-161, 0]}}"#;
+        let pose = parse_pose(text, Path::new("p.json")).unwrap();
+        let m = pose.rotations[0].1;
+        let identity = m * m.transpose();
+        assert!(
+            identity.abs_diff_eq(DMat3::IDENTITY, 1e-12),
+            "not orthonormal: {identity}"
+        );
     }
 }

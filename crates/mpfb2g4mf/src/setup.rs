@@ -2,9 +2,9 @@
 //! assets folder in use (as text and as JSON), and, with the `cli` feature, installing the
 //! data when nothing usable is found (`data fetch`, and `demo` on a fresh machine).
 
-use mpfb_data::{
-    AssetsFolder, AssetsStatus, DataError, DataStatus, FeatureStatus, MpfbData, Places,
-};
+use mpfb_data::{AssetsFolder, AssetsStatus, DataStatus, FeatureStatus, Places};
+#[cfg(feature = "cli")]
+use mpfb_data::{DataError, MpfbData};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
