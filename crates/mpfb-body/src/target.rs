@@ -210,16 +210,29 @@ pub fn decode_target(bytes: &[u8]) -> Result<Target, TargetError> {
         location: Box::new(Location::default()),
         kind: TargetErrorKind::TooLarge,
     };
+    let io = |e| TargetError {
+        location: Box::new(Location::default()),
+        kind: TargetErrorKind::Io(e),
+    };
+    // Member after member, as `gzip -d` reads them; zero bytes after the last member (tape
+    // padding) end the stream, as they do for gzip and Python's gzip module.
     let mut text = Vec::new();
-    flate2::read::MultiGzDecoder::new(bytes)
-        .take(MAX_TARGET_BYTES + 1)
-        .read_to_end(&mut text)
-        .map_err(|e| TargetError {
-            location: Box::new(Location::default()),
-            kind: TargetErrorKind::Io(e),
-        })?;
-    if text.len() as u64 > MAX_TARGET_BYTES {
-        return Err(whole());
+    let mut rest = bytes;
+    while !rest.iter().all(|&b| b == 0) {
+        let room = (MAX_TARGET_BYTES + 1).saturating_sub(text.len() as u64);
+        let mut member = flate2::bufread::GzDecoder::new(rest);
+        (&mut member)
+            .take(room)
+            .read_to_end(&mut text)
+            .map_err(io)?;
+        if text.len() as u64 > MAX_TARGET_BYTES {
+            return Err(whole());
+        }
+        let left = member.into_inner();
+        if left.len() == rest.len() {
+            break; // nothing consumed: cannot happen for a member that read
+        }
+        rest = left;
     }
     parse_target(&text)
 }
@@ -285,6 +298,13 @@ mod tests {
         let mut two = gz(b"0 1 2 3\n");
         two.extend(gz(b"1 4 5 6\n"));
         assert_eq!(decode_target(&two).unwrap_or_default().deltas.len(), 2);
+        // Zero padding after the last member is the end, not an error; other trailing bytes are.
+        let mut padded = two.clone();
+        padded.extend([0u8; 512]);
+        assert_eq!(decode_target(&padded).unwrap_or_default().deltas.len(), 2);
+        let mut junk = two.clone();
+        junk.extend(b"junk");
+        assert!(decode_target(&junk).is_err());
         // A bomb: 17 MiB of zeros in a few kB stops at the limit.
         let bomb = gz(&vec![b'0'; (MAX_TARGET_BYTES + (1 << 20)) as usize]);
         assert!(bomb.len() < 100_000);
