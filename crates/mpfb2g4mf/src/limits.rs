@@ -33,6 +33,11 @@ pub struct Kind {
 }
 
 impl Kind {
+    /// Any file: only `--max-input-mib` bounds it.
+    pub const ANY: Kind = Kind {
+        name: "file",
+        max_bytes: u64::MAX,
+    };
     /// A rig.
     pub const RIG: Kind = Kind {
         name: "rig file",
@@ -71,19 +76,22 @@ impl Kind {
 }
 
 /// Reads an input file of `kind` whole, at most `limit` bytes (`--max-input-mib`) and at most
-/// what such a file can hold.
+/// what such a file can hold; the smaller bound decides, and which error says so.
 pub fn read_input_of(path: &Path, limit: u64, kind: Kind) -> Result<Vec<u8>, ConvertError> {
-    if kind.max_bytes >= limit {
-        return read_input(path, limit);
-    }
-    location::read_bounded(path, kind.max_bytes).map_err(|e| match e {
+    let by_kind = kind.max_bytes < limit;
+    location::read_bounded(path, limit.min(kind.max_bytes)).map_err(|e| match e {
         ReadError::Io(source) => ConvertError::Input {
             location: Location::file(path),
             source,
         },
-        ReadError::TooLarge { limit, .. } => ConvertError::NotThisKind {
+        ReadError::TooLarge { limit, .. } if by_kind => ConvertError::NotThisKind {
             path: path.to_path_buf(),
             kind: kind.name,
+            limit,
+        },
+        ReadError::TooLarge { limit, reported } => ConvertError::InputTooLarge {
+            path: path.to_path_buf(),
+            size: reported,
             limit,
         },
     })
@@ -96,17 +104,7 @@ pub fn read_input_text_of(path: &Path, limit: u64, kind: Kind) -> Result<String,
 
 /// Reads an input file whole, at most `limit` bytes.
 pub fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, ConvertError> {
-    location::read_bounded(path, limit).map_err(|e| match e {
-        ReadError::Io(source) => ConvertError::Input {
-            location: Location::file(path),
-            source,
-        },
-        ReadError::TooLarge { limit, reported } => ConvertError::InputTooLarge {
-            path: path.to_path_buf(),
-            size: reported,
-            limit,
-        },
-    })
+    read_input_of(path, limit, Kind::ANY)
 }
 
 /// Reads a text input file whole, at most `limit` bytes, without its byte-order mark.

@@ -365,10 +365,32 @@ fn limits_hold_for_pipes_and_devices() {
     writer.join().unwrap();
 }
 
+/// `text` gzipped.
+fn gz(text: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(text).unwrap();
+    e.finish().unwrap()
+}
+
+/// Arguments for the default rig with `count` blend shapes of `target` from `targets`.
+fn shapes_of(targets: &Path, target: &str, count: usize) -> Vec<String> {
+    let mut args = vec![
+        "--rig-name".to_owned(),
+        "default".to_owned(),
+        "--targets-dir".to_owned(),
+        targets.display().to_string(),
+    ];
+    for i in 0..count {
+        args.push("--blend-shape".into());
+        args.push(format!("Shape{i}={target}"));
+    }
+    args
+}
+
 /// A targets folder of our own: MPFB's macro.json, a gzip bomb, a two-member gzip target and
 /// a symbolic link back to the folder.
 fn hostile_targets(data: &Path, dir: &Path) -> PathBuf {
-    use std::io::Write;
     let targets = dir.join("targets");
     std::fs::create_dir_all(targets.join("macrodetails")).unwrap();
     std::fs::create_dir_all(targets.join("custom")).unwrap();
@@ -377,11 +399,6 @@ fn hostile_targets(data: &Path, dir: &Path) -> PathBuf {
         targets.join("macrodetails/macro.json"),
     )
     .unwrap();
-    let gz = |text: &[u8]| {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        e.write_all(text).unwrap();
-        e.finish().unwrap()
-    };
     // 17 MiB of text in about 17 kB.
     let bomb = gz(&vec![b' '; 17 << 20]);
     std::fs::write(targets.join("custom/bomb.target.gz"), bomb).unwrap();
@@ -402,16 +419,7 @@ fn targets_are_bounded_and_read_whole() {
     let targets = hostile_targets(&data, dir.path());
     let out = dir.path().join("out.g4b");
     // Sixteen blend shapes of the bomb: the first one read stops at the size limit.
-    let mut args = vec![
-        "--rig-name".to_owned(),
-        "default".to_owned(),
-        "--targets-dir".to_owned(),
-        targets.display().to_string(),
-    ];
-    for i in 0..16 {
-        args.push("--blend-shape".into());
-        args.push(format!("Bomb{i}=bomb"));
-    }
+    let args = shapes_of(&targets, "bomb", 16);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     refused(
         &convert(&data, &out, &args),
@@ -420,22 +428,9 @@ fn targets_are_bounded_and_read_whole() {
     );
     // Nine shapes of a target with a million displacements: refused when the job's count
     // passes its bound, as the targets arrive.
-    {
-        use std::io::Write;
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        e.write_all("0 0 0 0\n".repeat(1 << 20).as_bytes()).unwrap();
-        std::fs::write(targets.join("custom/big.target.gz"), e.finish().unwrap()).unwrap();
-    }
-    let mut args = vec![
-        "--rig-name".to_owned(),
-        "default".to_owned(),
-        "--targets-dir".to_owned(),
-        targets.display().to_string(),
-    ];
-    for i in 0..9 {
-        args.push("--blend-shape".into());
-        args.push(format!("Big{i}=big"));
-    }
+    let big = gz("0 0 0 0\n".repeat(1 << 20).as_bytes());
+    std::fs::write(targets.join("custom/big.target.gz"), big).unwrap();
+    let args = shapes_of(&targets, "big", 9);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     refused(
         &convert(&data, &out, &args),
