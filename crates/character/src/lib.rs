@@ -31,6 +31,26 @@ pub struct Character {
     pub blend_shapes: Vec<BlendShape>,
     /// Materials, referred to by index from the mesh's polygons.
     pub materials: Vec<Material>,
+    /// Meshes worn over the body (clothes, hair, eyebrows, proxy eyes, ...), skinned to the
+    /// same skeleton, in the order they are drawn.
+    pub attachments: Vec<Attachment>,
+}
+
+/// A mesh worn by the character, skinned to its skeleton: its vertices keep their source
+/// file's order, its influences name the character's bones, its blend shapes carry the
+/// body's shapes of the same names (only those that move it).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Attachment {
+    /// Its name (the asset's).
+    pub name: String,
+    /// Its mesh (polygon materials index [`Attachment::materials`]).
+    pub mesh: Mesh,
+    /// Which bones move which of its vertices.
+    pub skin: Option<Skin>,
+    /// Its share of the character's blend shapes, by the same names.
+    pub blend_shapes: Vec<BlendShape>,
+    /// Its materials.
+    pub materials: Vec<Material>,
 }
 
 /// The skeleton: where it stands and its bones.
@@ -287,6 +307,22 @@ pub struct Material {
     pub name: String,
     /// Linear RGBA base colour, when known.
     pub base_color: Option<[f64; 4]>,
+    /// How it is drawn beyond its colour, when its source says.
+    pub render: Option<RenderHints>,
+}
+
+/// How a material is drawn beyond its colour: what MakeHuman's materials and assets say and
+/// G4MF has no property for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RenderHints {
+    /// Draw order: higher draws later (MakeHuman's `z_depth`).
+    pub draw_order: i32,
+    /// Blended with what is behind it (its texture's alpha).
+    pub transparent: bool,
+    /// Alpha taken as coverage (cut-out) rather than blended.
+    pub alpha_to_coverage: bool,
+    /// Back faces culled (false: both sides drawn).
+    pub backface_cull: bool,
 }
 
 impl Character {

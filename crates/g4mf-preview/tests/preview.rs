@@ -47,6 +47,7 @@ fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
             materials: vec![MaterialSpec {
                 name: "Red".into(),
                 base_color: Some([1.0, 0.0, 0.0, 1.0]),
+                extras: None,
             }],
         }),
         generator: "test".into(),

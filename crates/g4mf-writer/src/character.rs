@@ -6,6 +6,7 @@
 //! children list the root bones first, so a single root bone is its first child, and `joints`
 //! (ascending node indices) puts it first when it skins.
 
+use std::collections::HashMap;
 use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
 use crate::names::NameRegistry;
@@ -101,6 +102,24 @@ pub struct MaterialSpec {
     pub name: String,
     /// Linear RGBA base colour (`baseColor.factor`; alpha 1 is written as RGB).
     pub base_color: Option<[f64; 4]>,
+    /// `extras` of the material (what the spec has no property for).
+    pub extras: Option<Value>,
+}
+
+/// A mesh worn over the body (clothes, hair, ...): its own mesh, instanced by its own node
+/// under the skeleton, skinned to the same joints with the same group names as the body.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AttachmentSpec {
+    /// Wanted name of its node (its mesh is named `{name}Mesh`).
+    pub name: String,
+    /// Its mesh.
+    pub mesh: MeshSpec,
+    /// Its skin influences (bones index [`CharacterSpec::bones`]); any order, repeats add up.
+    pub influences: Option<Vec<Influence>>,
+    /// `extras` of its node.
+    pub node_extras: Option<Value>,
+    /// `extras` of its mesh.
+    pub mesh_extras: Option<Value>,
 }
 
 /// One skin influence: `bone` moves `vertex` with `weight`.
@@ -150,6 +169,8 @@ pub struct CharacterSpec {
     pub mesh: Option<MeshSpec>,
     /// Skin influences (needs a mesh); any order, repeats add up.
     pub influences: Option<Vec<Influence>>,
+    /// Meshes worn over the body, each with a node of its own after the body's.
+    pub attachments: Vec<AttachmentSpec>,
     /// Layout choices.
     pub options: CharacterOptions,
     /// `asset.generator`.
@@ -169,6 +190,10 @@ pub struct BuiltCharacter {
     pub joint_bones: Vec<usize>,
     /// The skin as written: (vertex, group, weight) in file order.
     pub skin: Vec<(u32, u32, f32)>,
+    /// Each attachment's skin as written, in [`CharacterSpec::attachments`] order.
+    pub attachment_skins: Vec<Vec<(u32, u32, f32)>>,
+    /// Mesh index of each attachment, in [`CharacterSpec::attachments`] order.
+    pub attachment_meshes: Vec<usize>,
 }
 
 /// Depth-first pre-order of bones (roots and siblings in input order), checking parents.
@@ -211,9 +236,19 @@ fn bone_order(bones: &[BoneSpec]) -> Result<Vec<usize>, WriteError> {
 /// arrays; blend-shape offsets with their indices), so the buffer is allocated once. Only an
 /// allocation size: untouched capacity costs no memory.
 fn estimated_buffer_bytes(spec: &CharacterSpec) -> usize {
-    let Some(mesh) = &spec.mesh else {
-        return 0;
-    };
+    let body = spec.mesh.as_ref().map_or(0, |mesh| {
+        estimated_mesh_bytes(mesh, spec.influences.as_ref().map_or(0, Vec::len))
+    });
+    let attachments: usize = spec
+        .attachments
+        .iter()
+        .map(|a| estimated_mesh_bytes(&a.mesh, a.influences.as_ref().map_or(0, Vec::len)))
+        .sum();
+    body + attachments
+}
+
+/// [`estimated_buffer_bytes`] of one mesh with `influences` skin entries.
+fn estimated_mesh_bytes(mesh: &MeshSpec, influences: usize) -> usize {
     let vertices = mesh.positions.len() * 12 * if mesh.normals.is_some() { 2 } else { 1 };
     let texcoords = mesh.texcoords.len() * 8;
     let corners: usize = mesh
@@ -224,7 +259,7 @@ fn estimated_buffer_bytes(spec: &CharacterSpec) -> usize {
             f.vertices.len().saturating_sub(2) * 3 * 4 * if f.texcoords.is_some() { 2 } else { 1 }
         })
         .sum();
-    let skin = spec.influences.as_ref().map_or(0, |i| i.len() * 12);
+    let skin = influences * 12;
     let shapes: usize = mesh
         .blend_shapes
         .iter()
@@ -368,6 +403,10 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         bone_nodes[bone] = index_of(position + 2, "nodes")?;
     }
     let mesh_node = index_of(spec.bones.len() + 2, "nodes")?;
+    let first_attachment_node = spec.bones.len() + 2 + usize::from(spec.mesh.is_some());
+    let attachment_nodes = (0..spec.attachments.len())
+        .map(|a| index_of(first_attachment_node + a, "nodes"))
+        .collect::<Result<Vec<NodeIndex>, WriteError>>()?;
 
     let root_name = names.claim(&spec.name);
     let skeleton_name = names.claim(&format!("{}Skeleton", spec.name));
@@ -377,8 +416,13 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         .collect();
 
     // Joints: bones with weights (or all), ascending node index; group = position in joints.
+    // Every skinned mesh of the file uses the same joints and group names (skeleton.md).
     let mut has_weight = vec![spec.options.all_joints; spec.bones.len()];
-    if let Some(influences) = &spec.influences {
+    let all_influences = spec
+        .influences
+        .iter()
+        .chain(spec.attachments.iter().filter_map(|a| a.influences.as_ref()));
+    for influences in all_influences {
         for (index, influence) in influences.iter().enumerate() {
             if influence.bone as usize >= spec.bones.len() {
                 return Err(WriteError::BadInfluence {
@@ -405,6 +449,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
     if spec.mesh.is_some() {
         skeleton_children.push(mesh_node);
     }
+    skeleton_children.extend(attachment_nodes.iter().copied());
     doc.nodes.push(Node {
         name: Some(root_name.clone()),
         children: vec![NodeIndex::new(1)],
@@ -459,6 +504,19 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         });
     }
 
+    // Group names: the joint bones' node names, the same list for every skinned mesh.
+    let group_names: Option<Vec<String>> = spec.options.group_names.then(|| {
+        joint_bones
+            .iter()
+            .map(|&b| {
+                doc.nodes[bone_nodes[b].get()]
+                    .name
+                    .clone()
+                    .unwrap_or_default()
+            })
+            .collect()
+    });
+    let mut materials_by_name: HashMap<String, usize> = HashMap::new();
     let mut written_skin = Vec::new();
     if let Some(mesh) = &spec.mesh {
         let node_name = names.claim(&format!("{}Body", spec.name));
@@ -466,7 +524,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         // The skin is checked and ordered on a second core while the mesh is built: they
         // share only the spec. Errors are reported mesh first, as a sequential build would.
         let (doc_mesh, ordered_skin) = rayon::join(
-            || build_mesh(&mut doc, &mut buffer, &mut names, mesh),
+            || build_mesh(&mut doc, &mut buffer, &mut names, &mut materials_by_name, mesh),
             || {
                 spec.influences
                     .as_ref()
@@ -476,32 +534,9 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         );
         let mut doc_mesh = doc_mesh?;
         doc_mesh.name = Some(mesh_name);
-
         if let Some(ordered) = ordered_skin? {
+            doc_mesh.skin = Some(skin_of(&mut doc, &mut buffer, &ordered, &group_names)?);
             written_skin = ordered;
-            let vertices: Vec<u32> = written_skin.iter().map(|e| e.0).collect();
-            let groups: Vec<u32> = written_skin.iter().map(|e| e.1).collect();
-            let weights: Vec<f32> = written_skin.iter().map(|e| e.2).collect();
-            let groups_accessor = buffer.add_uint(&mut doc, &groups, 1)?;
-            let vertices_accessor = buffer.add_uint(&mut doc, &vertices, 1)?;
-            let weights_accessor = buffer.add_f32(&mut doc, &weights, 1)?;
-            doc_mesh.skin = Some(Skin {
-                groups: groups_accessor,
-                vertices: vertices_accessor,
-                weights: weights_accessor,
-                group_names: spec.options.group_names.then(|| {
-                    joint_bones
-                        .iter()
-                        .map(|&b| {
-                            doc.nodes[bone_nodes[b].get()]
-                                .name
-                                .clone()
-                                .unwrap_or_default()
-                        })
-                        .collect()
-                }),
-                other: Default::default(),
-            });
         }
         doc.meshes.push(doc_mesh);
         doc.nodes.push(Node {
@@ -518,6 +553,44 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
             problem: "a skin needs a mesh".into(),
         });
     }
+    let mut attachment_skins = Vec::with_capacity(spec.attachments.len());
+    let mut attachment_meshes = Vec::with_capacity(spec.attachments.len());
+    for attachment in &spec.attachments {
+        let node_name = names.claim(&attachment.name);
+        let mesh_name = names.claim(&format!("{}Mesh", attachment.name));
+        let mut doc_mesh = build_mesh(
+            &mut doc,
+            &mut buffer,
+            &mut names,
+            &mut materials_by_name,
+            &attachment.mesh,
+        )?;
+        doc_mesh.name = Some(mesh_name);
+        let ordered = match &attachment.influences {
+            None => Vec::new(),
+            Some(influences) => {
+                let ordered = ordered_influences(influences, &attachment.mesh, &group_of_bone)?;
+                doc_mesh.skin = Some(skin_of(&mut doc, &mut buffer, &ordered, &group_names)?);
+                ordered
+            }
+        };
+        if let Some(extras) = &attachment.mesh_extras {
+            doc_mesh.other.insert("extras".into(), extras.clone());
+        }
+        attachment_skins.push(ordered);
+        attachment_meshes.push(doc.meshes.len());
+        let mesh = index_of(doc.meshes.len(), "meshes")?;
+        doc.meshes.push(doc_mesh);
+        doc.nodes.push(Node {
+            name: Some(node_name),
+            mesh_instance: Some(MeshInstance {
+                mesh,
+                other: Default::default(),
+            }),
+            extras: attachment.node_extras.clone(),
+            ..Node::default()
+        });
+    }
 
     Ok(BuiltCharacter {
         document: doc,
@@ -525,6 +598,30 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         bone_nodes,
         joint_bones,
         skin: written_skin,
+        attachment_skins,
+        attachment_meshes,
+    })
+}
+
+/// A mesh's `skin` from its influences in G4MF order.
+fn skin_of(
+    doc: &mut Document,
+    buffer: &mut BufferBuilder,
+    ordered: &[(u32, u32, f32)],
+    group_names: &Option<Vec<String>>,
+) -> Result<Skin, WriteError> {
+    let vertices: Vec<u32> = ordered.iter().map(|e| e.0).collect();
+    let groups: Vec<u32> = ordered.iter().map(|e| e.1).collect();
+    let weights: Vec<f32> = ordered.iter().map(|e| e.2).collect();
+    let groups_accessor = buffer.add_uint(doc, &groups, 1)?;
+    let vertices_accessor = buffer.add_uint(doc, &vertices, 1)?;
+    let weights_accessor = buffer.add_f32(doc, &weights, 1)?;
+    Ok(Skin {
+        groups: groups_accessor,
+        vertices: vertices_accessor,
+        weights: weights_accessor,
+        group_names: group_names.clone(),
+        other: Default::default(),
     })
 }
 
@@ -532,6 +629,7 @@ fn build_mesh(
     doc: &mut Document,
     buffer: &mut BufferBuilder,
     names: &mut NameRegistry,
+    material_of_name: &mut HashMap<String, usize>,
     mesh: &MeshSpec,
 ) -> Result<Mesh, WriteError> {
     if mesh.surfaces.is_empty() {
@@ -589,7 +687,6 @@ fn build_mesh(
     let mut surfaces = Vec::with_capacity(mesh.surfaces.len());
     // Which vertices each surface uses (for per-surface normal offsets of blend shapes).
     let mut surface_vertices: Vec<Vec<bool>> = Vec::new();
-    let mut material_of_name: std::collections::HashMap<String, usize> = Default::default();
     for (s, surface) in mesh.surfaces.iter().enumerate() {
         let all_uv = surface.faces.iter().all(|f| f.texcoords.is_some());
         let simplex_corners: usize = surface
@@ -693,6 +790,9 @@ fn build_mesh(
                             &color[..]
                         };
                         other.insert("baseColor".into(), serde_json::json!({ "factor": factor }));
+                    }
+                    if let Some(extras) = spec.and_then(|m| m.extras.clone()) {
+                        other.insert("extras".into(), extras);
                     }
                     doc.materials.push(Material {
                         name: Some(names.claim(name)),

@@ -11,7 +11,7 @@ pub mod thumbnail;
 
 pub use buffer::{BufferBuilder, IndexWidth, VIEW_ALIGNMENT};
 pub use character::{
-    BlendShapeSpec, BoneSpec, BuiltCharacter, CharacterOptions, CharacterSpec, Corners, FaceSpec,
+    AttachmentSpec, BlendShapeSpec, BoneSpec, BuiltCharacter, CharacterOptions, CharacterSpec, Corners, FaceSpec,
     Influence, MaterialSpec, MeshSpec, SPECIFICATION, SurfaceSpec, build_character, order_skin,
 };
 pub use container::{

@@ -128,6 +128,7 @@ fn tiny_spec() -> CharacterSpec {
         bones,
         mesh: Some(mesh),
         influences: Some(influences),
+        attachments: Vec::new(),
         options: CharacterOptions::default(),
         generator: "mpfb2g4mf test".into(),
     }

@@ -32,9 +32,52 @@ pub struct Description {
     pub rig: Option<String>,
     /// The character's name.
     pub name: Option<String>,
-    /// What the description holds that we do not convert (clothes, proxies, poses, ...), one
+    /// What the description holds that we do not convert (poses, expressions, ...), one
     /// entry per kind with how many.
     pub not_converted: Vec<String>,
+    /// The assets it names (clothes, hair, eyebrows, eyelashes, eyes, teeth, tongue, proxy),
+    /// in the order given.
+    pub assets: Vec<AssetChoice>,
+    /// Materials it gives assets (`.mhm` `material ASSET UUID FILE`).
+    pub asset_materials: Vec<AssetMaterialChoice>,
+}
+
+/// The kinds of asset a description can name, as `.mhm` lines and preset keys spell them.
+pub const ASSET_KINDS: [&str; 8] = [
+    "clothes",
+    "eyebrows",
+    "eyelashes",
+    "hair",
+    "eyes",
+    "teeth",
+    "tongue",
+    "proxy",
+];
+
+/// An asset a description names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssetChoice {
+    /// One of [`ASSET_KINDS`].
+    pub kind: String,
+    /// Its name (or file name, as presets give it).
+    pub name: String,
+    /// Its uuid, when given.
+    pub uuid: Option<String>,
+    /// The line (`.mhm`) or pointer (preset) that named it.
+    pub location: Location,
+}
+
+/// A material a description gives an asset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssetMaterialChoice {
+    /// The asset's name.
+    pub asset: String,
+    /// The asset's uuid.
+    pub uuid: Option<String>,
+    /// The material file, relative to the assets folder (`eyes/materials/brown.mhmat`).
+    pub file: String,
+    /// Where it was given.
+    pub location: Location,
 }
 
 /// A description cannot be read or resolved.
@@ -299,6 +342,40 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                 }
             }
             k if MHM_METADATA.contains(&k) => {}
+            k if ASSET_KINDS.contains(&k) => {
+                let mut words = rest.split_whitespace();
+                let name = words.next().ok_or_else(|| {
+                    DescriptionError::new(
+                        at.clone(),
+                        DescriptionErrorKind::Malformed(format!("expected `{k} NAME UUID`")),
+                    )
+                })?;
+                if !name.eq_ignore_ascii_case("none") {
+                    description.assets.push(AssetChoice {
+                        kind: k.to_owned(),
+                        name: name.to_owned(),
+                        uuid: words.next().map(str::to_owned),
+                        location: at,
+                    });
+                }
+            }
+            "material" => {
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                let [asset, uuid, file] = words[..] else {
+                    return Err(DescriptionError::new(
+                        at,
+                        DescriptionErrorKind::Malformed(
+                            "expected `material ASSET UUID FILE`".into(),
+                        ),
+                    ));
+                };
+                description.asset_materials.push(AssetMaterialChoice {
+                    asset: asset.to_owned(),
+                    uuid: Some(uuid.to_owned()),
+                    file: file.to_owned(),
+                    location: at,
+                });
+            }
             "skinMaterial" => skipped.note("skin material"),
             other => skipped.note(other),
         }
@@ -435,6 +512,31 @@ pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
                 }
             }
             // Empty asset slots carry nothing to convert.
+            _ if v.is_null()
+                || v.as_str() == Some("")
+                || v.as_array().is_some_and(Vec::is_empty) => {}
+            kind if ASSET_KINDS.contains(&kind) => {
+                let names: Vec<(String, &Value)> = match v {
+                    Value::Array(items) => items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, item)| (format!("{pointer}/{i}"), item))
+                        .collect(),
+                    other => vec![(pointer.clone(), other)],
+                };
+                for (at, item) in names {
+                    let name = item
+                        .as_str()
+                        .filter(|n| !n.is_empty())
+                        .ok_or_else(|| wrong(&at, "an asset name", item))?;
+                    description.assets.push(AssetChoice {
+                        kind: kind.to_owned(),
+                        name: name.to_owned(),
+                        uuid: None,
+                        location: Location::pointer(at),
+                    });
+                }
+            }
             _ if v.is_null()
                 || v.as_str() == Some("")
                 || v.as_array().is_some_and(Vec::is_empty) => {}
@@ -641,7 +743,27 @@ mod tests {
             ]
         );
         assert_eq!(d.targets[0].location.to_string(), "7:1");
-        assert_eq!(d.not_converted, ["eyes", "clothes (2)", "pose"]);
+        assert_eq!(d.not_converted, ["pose"]);
+        let assets: Vec<(&str, &str, Option<&str>, String)> = d
+            .assets
+            .iter()
+            .map(|a| {
+                (
+                    a.kind.as_str(),
+                    a.name.as_str(),
+                    a.uuid.as_deref(),
+                    a.location.to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            assets,
+            [
+                ("eyes", "HighPolyEyes", Some("2c12f43b"), "13:1".to_owned()),
+                ("clothes", "shirt", Some("1"), "14:1".to_owned()),
+                ("clothes", "shoes", Some("2"), "15:1".to_owned()),
+            ]
+        );
     }
 
     #[test]
@@ -683,7 +805,10 @@ mod tests {
         );
         assert_eq!(d.targets[0].name, "nose-hump-incr");
         assert_eq!(d.rig.as_deref(), Some("default"));
-        assert_eq!(d.not_converted, ["eyes"]);
+        assert!(d.not_converted.is_empty());
+        assert_eq!(d.assets.len(), 1);
+        assert_eq!((d.assets[0].kind.as_str(), d.assets[0].name.as_str()), ("eyes", "brown"));
+        assert_eq!(d.assets[0].location.to_string(), "/eyes");
         let err = parse_preset(r#"{"phenotype": {"gender": 2}}"#)
             .err()
             .map(|e| e.to_string());

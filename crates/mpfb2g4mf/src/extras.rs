@@ -6,6 +6,10 @@
 //! - Bone nodes: `extras.mpfb` (every MPFB field of the bone, plus its MPFB `name`).
 //! - Mesh: `extras.mpfb` (weights metadata, group list, masks, source numbering and the
 //!   pairs the skin cannot carry, as accessors).
+//! - Asset nodes (clothes, hair, eyebrows, ...): `extras.mpfb.asset` (which MakeHuman asset,
+//!   from which file, how its weights were made).
+//! - Materials: `extras.render` (draw order, transparency, back-face culling: what G4MF has
+//!   no property for).
 //!
 //! Field order is serialization order: it is part of the bytes we write.
 
@@ -197,5 +201,76 @@ mod tests {
         assert_eq!(text, r#"{"mpfb":{"head":1,"tail":2,"name":"upperarm.L"}}"#);
         let back: BoneExtras = serde_json::from_str(&text).unwrap_or(extras.clone());
         assert_eq!(back, extras);
+    }
+}
+
+/// `extras` of an asset's node (clothes, hair, eyebrows, eyelashes, eyes, teeth, tongue).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssetNodeExtras {
+    /// MPFB's side.
+    pub mpfb: AssetNodeMpfb,
+}
+
+/// The `mpfb` object of an asset node's extras.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssetNodeMpfb {
+    /// The asset.
+    pub asset: AssetProvenance,
+}
+
+/// Which MakeHuman asset a mesh is, and how it was fitted and weighted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssetProvenance {
+    /// `clothes`, `hair`, `eyebrows`, `eyelashes`, `eyes`, `teeth` or `tongue`.
+    pub kind: String,
+    /// The asset's `name`.
+    pub name: String,
+    /// Its `.mhclo` file's name.
+    pub file: String,
+    /// Its `uuid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// Its material file's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<String>,
+    /// `inherited` (from the body's weights through the references), `custom` (its `.mhw`),
+    /// or `custom+subrig` (its `.mhw` with the bones of its `.mpfbskel`).
+    pub weights: String,
+    /// Bones its sub-rig added to the skeleton, by MPFB name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subrig_bones: Vec<String>,
+    /// Body vertices it hides (`delete_verts`).
+    pub hidden_body_vertices: usize,
+}
+
+/// `extras` of a material G4MF cannot fully say.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MaterialExtras {
+    /// How it is drawn.
+    pub render: RenderExtras,
+}
+
+/// Drawing hints of a material (MakeHuman's `.mhmat` and asset `z_depth`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderExtras {
+    /// Higher draws later (MakeHuman's `z_depth`: eyebrows 5, hair 50, ...).
+    pub draw_order: i32,
+    /// Blended with what is behind it through its texture's alpha.
+    pub transparent: bool,
+    /// Alpha taken as coverage (cut-out) instead of blending.
+    pub alpha_to_coverage: bool,
+    /// Back faces culled; false draws both sides.
+    pub backface_cull: bool,
+}
+
+impl From<character::RenderHints> for RenderExtras {
+    fn from(h: character::RenderHints) -> Self {
+        Self {
+            draw_order: h.draw_order,
+            transparent: h.transparent,
+            alpha_to_coverage: h.alpha_to_coverage,
+            backface_cull: h.backface_cull,
+        }
     }
 }

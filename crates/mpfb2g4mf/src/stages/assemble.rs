@@ -29,6 +29,8 @@ pub struct MpfbExtras {
     pub bones: Vec<BoneExtras>,
     /// The mesh's (the write stage adds the source numbering and uncarried pairs).
     pub mesh: MpfbMesh,
+    /// Each attachment's, in [`Character::attachments`] order.
+    pub attachments: Vec<crate::extras::AssetProvenance>,
 }
 
 /// A character as assembled, with its extras and what assembling noticed.
@@ -114,6 +116,7 @@ pub fn assemble(
         .map(|name| Material {
             name: name.clone(),
             base_color: None,
+            render: None,
         })
         .collect();
     Ok(Assembled {
@@ -127,11 +130,13 @@ pub fn assemble(
             skin,
             blend_shapes: Vec::new(),
             materials,
+            attachments: Vec::new(),
         },
         extras: MpfbExtras {
             skeleton: skeleton_extras,
             bones: bone_extras,
             mesh: mesh_extras,
+            attachments: Vec::new(),
         },
         warnings,
     })

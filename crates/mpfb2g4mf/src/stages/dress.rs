@@ -102,6 +102,7 @@ pub fn dress(mut character: Character, race: Race) -> Character {
                 materials.push(Material {
                     name: name.to_owned(),
                     base_color: Some(color),
+                    render: None,
                 });
                 (materials.len() - 1) as u32
             }

@@ -5,13 +5,16 @@
 use super::assemble::MpfbExtras;
 use crate::atomic::write_atomic;
 use crate::error::ConvertError;
-use crate::extras::{MeshExtras, UnskinnedWeights, ranges};
+use crate::extras::{
+    AssetNodeExtras, AssetNodeMpfb, MaterialExtras, MeshExtras, RenderExtras, UnskinnedWeights,
+    ranges,
+};
 use crate::options::{ConvertOptions, OutputFormat};
 use crate::stages::dress;
 use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use g4mf_writer::{
-    BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression,
+    AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression,
     ContainerOptions, Corners, FaceSpec, IndexWidth, Influence, MaterialSpec, MeshSpec,
     SurfaceSpec, TextBufferStorage, build_character, embed_thumbnail, write_g4b, write_g4tf,
 };
@@ -130,6 +133,99 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
     (surfaces, texcoords)
 }
 
+/// A material as the writer takes it, with its drawing hints in extras.
+fn material_spec(m: &character::Material) -> MaterialSpec {
+    MaterialSpec {
+        name: m.name.clone(),
+        base_color: m.base_color,
+        extras: m.render.and_then(|r| {
+            to_value(&MaterialExtras {
+                render: RenderExtras::from(r),
+            })
+        }),
+    }
+}
+
+/// The attachments as the writer takes them (their arrays moved out of the character): one
+/// surface per material, named after the asset (with `named`), blend shapes named
+/// `{asset}_{shape}` so names stay file-unique and end with the body shape's name.
+fn attachment_specs(
+    character: &mut Character,
+    extras: &MpfbExtras,
+    named: bool,
+) -> Vec<AttachmentSpec> {
+    std::mem::take(&mut character.attachments)
+        .into_iter()
+        .zip(&extras.attachments)
+        .map(|(attachment, provenance)| {
+            let mesh = attachment.mesh;
+            let polygons = &mesh.polygons;
+            let mut surfaces: Vec<SurfaceSpec> = Vec::new();
+            let mut surface_of: Vec<(Option<u32>, usize)> = Vec::new();
+            for p in 0..polygons.len() {
+                let key = polygons.materials[p];
+                let s = match surface_of.iter().find(|(k, _)| *k == key) {
+                    Some(&(_, s)) => s,
+                    None => {
+                        let material = key
+                            .and_then(|m| attachment.materials.get(m as usize))
+                            .map(|m| m.name.clone());
+                        surfaces.push(SurfaceSpec {
+                            name: named.then(|| attachment.name.clone()),
+                            material,
+                            faces: Vec::new(),
+                        });
+                        surface_of.push((key, surfaces.len() - 1));
+                        surfaces.len() - 1
+                    }
+                };
+                let corners = polygons.corners(p);
+                surfaces[s].faces.push(FaceSpec {
+                    vertices: Corners::from_slice(&polygons.vertices[corners.clone()]),
+                    texcoords: polygons.texcoords[corners].iter().copied().collect(),
+                });
+            }
+            let influences = attachment.skin.map(|skin| {
+                skin.influences
+                    .iter()
+                    .map(|i| Influence {
+                        vertex: i.vertex,
+                        bone: i.bone,
+                        weight: i.weight,
+                    })
+                    .collect()
+            });
+            AttachmentSpec {
+                name: attachment.name.clone(),
+                mesh: MeshSpec {
+                    positions: mesh.positions,
+                    texcoords: mesh.texcoords,
+                    surfaces,
+                    normals: (!mesh.normals.is_empty()).then_some(mesh.normals),
+                    materials: attachment.materials.iter().map(material_spec).collect(),
+                    blend_shapes: attachment
+                        .blend_shapes
+                        .into_iter()
+                        .map(|b| BlendShapeSpec {
+                            name: format!("{}_{}", attachment.name, b.name),
+                            amount: b.amount,
+                            offsets: b.offsets,
+                            normal_offsets: b.normal_offsets,
+                        })
+                        .collect(),
+                },
+                influences,
+                node_extras: to_value(&AssetNodeExtras {
+                    mpfb: AssetNodeMpfb {
+                        asset: provenance.clone(),
+                    },
+                }),
+                mesh_extras: None,
+            }
+        })
+        .collect()
+}
+
 /// Validates encoded G4MF bytes that will be written to `output` (external buffers are read
 /// from its folder): an invalid file is an error before it replaces anything.
 fn check_valid(bytes: &[u8], output: &Path) -> Result<(), ConvertError> {
@@ -216,10 +312,7 @@ pub fn write(
             materials: character
                 .materials
                 .iter()
-                .map(|m| MaterialSpec {
-                    name: m.name.clone(),
-                    base_color: m.base_color,
-                })
+                .map(material_spec)
                 .collect(),
             blend_shapes: std::mem::take(&mut character.blend_shapes)
                 .into_iter()
@@ -232,6 +325,7 @@ pub fn write(
                 .collect(),
         }),
         influences,
+        attachments: attachment_specs(&mut character, &extras, options.materials),
         options: CharacterOptions {
             all_joints: options.all_joints,
             group_names: options.group_names,
