@@ -6,7 +6,6 @@
 //! children list the root bones first, so a single root bone is its first child, and `joints`
 //! (ascending node indices) puts it first when it skins.
 
-use std::collections::HashMap;
 use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
 use crate::names::NameRegistry;
@@ -17,6 +16,7 @@ use g4mf_model::{
 };
 use glam::{DMat3, DVec3};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// The `asset.specification` link: the spec revision this writer follows.
 pub const SPECIFICATION: &str = "https://github.com/godot-dimensions/g4mf/tree/5c8fa5f";
@@ -418,10 +418,11 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
     // Joints: bones with weights (or all), ascending node index; group = position in joints.
     // Every skinned mesh of the file uses the same joints and group names (skeleton.md).
     let mut has_weight = vec![spec.options.all_joints; spec.bones.len()];
-    let all_influences = spec
-        .influences
-        .iter()
-        .chain(spec.attachments.iter().filter_map(|a| a.influences.as_ref()));
+    let all_influences = spec.influences.iter().chain(
+        spec.attachments
+            .iter()
+            .filter_map(|a| a.influences.as_ref()),
+    );
     for influences in all_influences {
         for (index, influence) in influences.iter().enumerate() {
             if influence.bone as usize >= spec.bones.len() {
@@ -524,7 +525,15 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         // The skin is checked and ordered on a second core while the mesh is built: they
         // share only the spec. Errors are reported mesh first, as a sequential build would.
         let (doc_mesh, ordered_skin) = rayon::join(
-            || build_mesh(&mut doc, &mut buffer, &mut names, &mut materials_by_name, mesh),
+            || {
+                build_mesh(
+                    &mut doc,
+                    &mut buffer,
+                    &mut names,
+                    &mut materials_by_name,
+                    mesh,
+                )
+            },
             || {
                 spec.influences
                     .as_ref()

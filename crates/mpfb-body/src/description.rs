@@ -807,7 +807,10 @@ mod tests {
         assert_eq!(d.rig.as_deref(), Some("default"));
         assert!(d.not_converted.is_empty());
         assert_eq!(d.assets.len(), 1);
-        assert_eq!((d.assets[0].kind.as_str(), d.assets[0].name.as_str()), ("eyes", "brown"));
+        assert_eq!(
+            (d.assets[0].kind.as_str(), d.assets[0].name.as_str()),
+            ("eyes", "brown")
+        );
         assert_eq!(d.assets[0].location.to_string(), "/eyes");
         let err = parse_preset(r#"{"phenotype": {"gender": 2}}"#)
             .err()

@@ -41,6 +41,7 @@ pub fn convert_loaded(
         loaded.weights.as_deref(),
         loaded.body.as_ref(),
         &loaded.assets,
+        &loaded.worn,
         options,
         data,
     )
@@ -56,19 +57,22 @@ pub fn convert(
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
     let assets = LoadedAssets::without_files(options, &rig.path)?;
-    convert_parts(rig, mesh, weights, None, &assets, options, None)
+    convert_parts(rig, mesh, weights, None, &assets, &[], options, None)
 }
 
 /// The stages in order: the mesh morphed into the `described` body when one is given, the rig
 /// fitted, the character assembled, and the `assets` stage 1 read (blend shapes, with the
 /// description's kept detail targets; a rest pose; a humanoid table; a bone map) applied.
 /// No stage here reads a file.
+// One argument per loaded input: grouping them would hide which stage needs what.
+#[allow(clippy::too_many_arguments)]
 fn convert_parts(
     rig: &LoadedRig,
     mesh: &LoadedMesh,
     weights: Option<&LoadedWeights>,
     described: Option<&LoadedBody>,
     assets: &LoadedAssets,
+    worn: &[std::sync::Arc<crate::inputs::LoadedWearable>],
     options: &ConvertOptions,
     data: Option<DataUsed>,
 ) -> Result<Summary, ConvertError> {
@@ -107,7 +111,7 @@ fn convert_parts(
     crate::timings::lap("fit");
     let Assembled {
         character,
-        extras,
+        mut extras,
         warnings: assembly_warnings,
     } = assemble(
         rig,
@@ -146,6 +150,29 @@ fn convert_parts(
         assets.shapes.iter().chain(kept_shapes).cloned().collect();
     let character = stages::shapes::attach(character, &all_shapes, options.frame)?;
     crate::timings::lap("blend shapes");
+    if !assets.not_worn.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::Description,
+            format!(
+                "not converted (no MakeHuman assets folder: give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`): {}",
+                assets.not_worn.join(", ")
+            ),
+        ));
+    }
+    let mut wear_warnings = Vec::new();
+    let (character, hidden) = stages::wear::wear(
+        character,
+        &mut extras,
+        worn,
+        options.materials,
+        &mut wear_warnings,
+    )?;
+    warnings.extend(
+        wear_warnings
+            .into_iter()
+            .map(|w| Warning::new(WarningKind::Assets, w)),
+    );
+    crate::timings::lap("wear");
     let character = match &assets.rest_pose {
         None => character,
         Some(pose) => {
@@ -173,8 +200,14 @@ fn convert_parts(
         .map(|s| !s.offsets.is_empty())
         .collect();
     let mut helper_warnings = Vec::new();
-    let character =
-        transforms::extract_helpers(character, options.helpers, &mesh_name, &mut helper_warnings);
+    let character = transforms::extract_helpers(
+        character,
+        options.helpers,
+        &hidden,
+        options.keep_hidden_body,
+        &mesh_name,
+        &mut helper_warnings,
+    );
     let mut shape_warnings = Vec::new();
     let character = stages::shapes::prune(character, &moved, &mut shape_warnings);
     warnings.extend(

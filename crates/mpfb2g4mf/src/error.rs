@@ -169,6 +169,39 @@ pub enum ConvertError {
         /// The pose file relative to a data folder.
         path: String,
     },
+    /// An asset asked for is not in the assets folder.
+    #[error("{asked}: no {kind} `{name}` in {}", folder.display())]
+    UnknownAsset {
+        /// Its kind.
+        kind: String,
+        /// The name, uuid or file asked for.
+        name: String,
+        /// Where it was asked (a description's line, or a flag).
+        asked: String,
+        /// The folder searched.
+        folder: std::path::PathBuf,
+    },
+    /// An asset was asked for by name, but no assets folder was found.
+    #[error(
+        "{kind} `{name}` needs a MakeHuman assets folder: give --assets DIR, set $MAKEHUMAN_ASSETS, or run `mpfb2g4mf data fetch --makehuman-assets`"
+    )]
+    NoAssets {
+        /// Its kind.
+        kind: String,
+        /// The name asked for.
+        name: String,
+    },
+    /// An asset file cannot be used.
+    #[error(transparent)]
+    Asset(#[from] makehuman_assets::AssetError),
+    /// An asset cannot be fitted or weighted.
+    #[error("{asset}: {problem}")]
+    Wear {
+        /// The asset file.
+        asset: std::path::PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
     /// A job names no rig: neither a rig file, a rig name, nor a description naming one.
     #[error("give a rig: --rig FILE, --rig-name NAME or --human FILE")]
     NoRig,

@@ -233,6 +233,8 @@ pub struct LoadedAssets {
     pub humanoid: Option<crate::tables::Table>,
     /// The user's map of weight groups to bones.
     pub bone_map: BoneMap,
+    /// Assets the description names that were not worn for lack of an assets folder.
+    pub not_worn: Vec<String>,
 }
 
 impl LoadedAssets {
@@ -295,6 +297,7 @@ pub fn load_assets(
         rest_pose,
         humanoid,
         bone_map,
+        not_worn: files.outfit.not_found.clone(),
     })
 }
 
@@ -506,6 +509,125 @@ pub fn load_body(
     })
 }
 
+/// A MakeHuman asset a job wears, read: its fitting file, its mesh, its material, its
+/// custom weights and sub-rig when it has them. Paths in the fitting file are relative to it.
+#[derive(Debug, Clone)]
+pub struct LoadedWearable {
+    /// Its kind.
+    pub kind: crate::outfit::AssetKind,
+    /// The `.mhclo` (or `.proxy`).
+    pub path: PathBuf,
+    /// The fitting file.
+    pub proxy: makehuman_assets::ProxyFile,
+    /// Its mesh (`obj_file`), in the file's numbering.
+    pub obj: ObjMesh,
+    /// Its material (`material`, or the one the job gives it) and where it came from.
+    pub material: Option<(PathBuf, makehuman_assets::MaterialFile)>,
+    /// Custom weights (`vertexboneweights_file`).
+    pub custom_weights: Option<(PathBuf, WeightsFile)>,
+    /// The sub-rig MPFB loads with it (`NAME.mpfbskel` beside the fitting file).
+    pub subrig: Option<LoadedSubrig>,
+}
+
+/// An asset's own bones (MPFB's `.mpfbskel`, fitted to the asset's vertices) and their
+/// weights (`NAME.mhw` beside it, with the `mhmask-subrig` mixing group).
+#[derive(Debug, Clone)]
+pub struct LoadedSubrig {
+    /// The `.mpfbskel`.
+    pub path: PathBuf,
+    /// Its bones.
+    pub rig: Rig,
+    /// Its weights, when the asset ships them.
+    pub weights: Option<WeightsFile>,
+}
+
+/// Most bytes of an asset's fitting file (`.mhclo`, `.proxy`): the largest shipped is 2 MB.
+pub const MAX_FITTING_FILE_BYTES: u64 = 256 << 20;
+
+impl LoadedWearable {
+    /// Reads `worn` and the files it names, each bounded by `limit`.
+    pub fn load(worn: &crate::outfit::WornAsset, limit: u64) -> Result<Self, ConvertError> {
+        let path = &worn.path;
+        let fitting = Kind {
+            name: "asset fitting file",
+            max_bytes: MAX_FITTING_FILE_BYTES,
+        };
+        let proxy = makehuman_assets::parse_proxy(&read_input_text_of(path, limit, fitting)?)
+            .map_err(|e| e.with_file(path))?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        let obj_path = folder.join(&proxy.obj_file);
+        check_input_size(&obj_path, limit)?;
+        let obj = mpfb_mesh::parse_obj(&read_input_of(&obj_path, limit, Kind::MESH)?)
+            .map_err(|e| e.with_file(&obj_path))?;
+        if obj.positions.len() != proxy.references.len() {
+            return Err(ConvertError::Wear {
+                asset: path.clone(),
+                problem: format!(
+                    "{} has {} vertices but the fitting file places {}",
+                    obj_path.display(),
+                    obj.positions.len(),
+                    proxy.references.len()
+                ),
+            });
+        }
+        let material_path = worn
+            .material
+            .clone()
+            .or_else(|| proxy.material.as_ref().map(|m| folder.join(m)));
+        let material = match material_path {
+            None => None,
+            Some(m) => {
+                let kind = Kind {
+                    name: "material",
+                    max_bytes: 16 << 20,
+                };
+                let parsed =
+                    makehuman_assets::parse_material(&read_input_text_of(&m, limit, kind)?)
+                        .map_err(|e| e.with_file(&m))?;
+                Some((m, parsed))
+            }
+        };
+        let custom_weights = match &proxy.vertex_bone_weights_file {
+            None => None,
+            Some(w) => {
+                let w = folder.join(w);
+                let file =
+                    mpfb_weights::parse_weights(&read_input_text_of(&w, limit, Kind::WEIGHTS)?)
+                        .map_err(|e| e.with_file(&w))?;
+                Some((w, file))
+            }
+        };
+        let subrig_path = path.with_extension("mpfbskel");
+        let subrig = if subrig_path.is_file() {
+            let rig = mpfb_rig::parse_rig(&read_input_text_of(&subrig_path, limit, Kind::RIG)?)
+                .map_err(|e| e.with_file(&subrig_path))?;
+            let weights_path = path.with_extension("mhw");
+            let weights = if weights_path.is_file() {
+                let text = read_input_text_of(&weights_path, limit, Kind::WEIGHTS)?;
+                Some(mpfb_weights::parse_weights(&text).map_err(|e| e.with_file(&weights_path))?)
+            } else {
+                None
+            };
+            Some(LoadedSubrig {
+                path: subrig_path,
+                rig,
+                weights,
+            })
+        } else {
+            None
+        };
+        Ok(Self {
+            kind: worn.kind,
+            path: path.clone(),
+            proxy,
+            obj,
+            material,
+            custom_weights,
+            subrig,
+        })
+    }
+}
+
 /// Everything one job reads, loaded.
 #[derive(Debug, Clone)]
 pub struct LoadedJob {
@@ -519,6 +641,8 @@ pub struct LoadedJob {
     pub body: Option<LoadedBody>,
     /// Shapes, rest pose, humanoid table, bone map.
     pub assets: LoadedAssets,
+    /// The MakeHuman assets it wears, in the outfit's order.
+    pub worn: Vec<Arc<LoadedWearable>>,
 }
 
 /// A shared input: parsed on first use, dropped after its last job.
@@ -578,6 +702,7 @@ pub struct Loader {
     rigs: HashMap<PathBuf, Shared<LoadedRig>>,
     meshes: HashMap<MeshKey, Shared<LoadedMesh>>,
     weights: HashMap<PathBuf, Shared<LoadedWeights>>,
+    worn: HashMap<crate::outfit::WornAsset, Shared<LoadedWearable>>,
     targets: TargetCache,
     max_input_bytes: Option<u64>,
 }
@@ -589,6 +714,10 @@ impl Loader {
             rigs: shared_map(jobs.iter().map(|j| j.files.rig.clone())),
             meshes: shared_map(jobs.iter().map(|j| mesh_key(&j.files))),
             weights: shared_map(jobs.iter().filter_map(|j| j.files.weights.clone())),
+            worn: shared_map(
+                jobs.iter()
+                    .flat_map(|j| j.files.outfit.worn.iter().cloned()),
+            ),
             targets: TargetCache::default(),
             max_input_bytes: None,
         }
@@ -664,6 +793,17 @@ impl Loader {
             .map(|b| load_body(b, files, limit, &self.targets, &budget))
             .transpose()?;
         let assets = load_assets(job, &self.targets, limit, &budget)?;
+        let worn = files
+            .outfit
+            .worn
+            .iter()
+            .map(|w| {
+                self.worn
+                    .get(w)
+                    .ok_or_else(unknown)?
+                    .get(|| LoadedWearable::load(w, limit))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         crate::timings::lap("load body and assets");
         Ok(LoadedJob {
             rig,
@@ -671,6 +811,7 @@ impl Loader {
             weights,
             body,
             assets,
+            worn,
         })
     }
 
@@ -684,6 +825,11 @@ impl Loader {
         }
         if let Some(shared) = job.files.weights.as_ref().and_then(|w| self.weights.get(w)) {
             shared.release();
+        }
+        for worn in &job.files.outfit.worn {
+            if let Some(shared) = self.worn.get(worn) {
+                shared.release();
+            }
         }
     }
 }

@@ -11,6 +11,7 @@
 
 use crate::error::ConvertError;
 use crate::options::{ConvertOptions, HumanoidTable, Request, RestPose, Settings};
+use crate::outfit::{AssetIndex, Outfit};
 use crate::summary::DataUsed;
 pub use mpfb_data::rig_name;
 use mpfb_data::{DataError, Feature, MpfbData, Places};
@@ -82,6 +83,8 @@ pub struct JobFiles {
     pub rest_pose: Option<PoseSource>,
     /// The user's humanoid table.
     pub humanoid_map: Option<PathBuf>,
+    /// The MakeHuman assets it wears and its body topology.
+    pub outfit: crate::outfit::Outfit,
 }
 
 impl JobFiles {
@@ -103,6 +106,7 @@ impl JobFiles {
         ]
         .into_iter()
         .flatten()
+        .chain(self.outfit.files())
     }
 }
 
@@ -131,7 +135,16 @@ pub struct Resolver {
     places: Places,
     located: Mutex<HashMap<LocateKey, MpfbData>>,
     checked: Mutex<HashMap<(PathBuf, Feature), PathBuf>>,
-    described_rigs: Mutex<HashMap<PathBuf, String>>,
+    described: Mutex<HashMap<PathBuf, std::sync::Arc<Described>>>,
+    asset_indexes: Mutex<HashMap<Option<PathBuf>, Option<std::sync::Arc<AssetIndex>>>>,
+}
+
+/// What the resolver takes from a description: its rig and the assets it names.
+#[derive(Debug)]
+struct Described {
+    rig: String,
+    assets: Vec<mpfb_body::AssetChoice>,
+    materials: Vec<mpfb_body::AssetMaterialChoice>,
 }
 
 /// The data folder of one job: looked up on first need, then reused.
@@ -221,18 +234,80 @@ impl Resolver {
         Ok(found)
     }
 
-    /// The rig a `.mhm` or preset names (`default` when it names none), read once per file
-    /// (after the same size check the loader makes).
-    fn described_rig(&self, human: &Path, max_input_bytes: u64) -> Result<String, ConvertError> {
-        if let Some(name) = lock(&self.described_rigs).get(human) {
-            return Ok(name.clone());
+    /// The rig a `.mhm` or preset names (`default` when it names none) and the assets it
+    /// names, read once per file (after the same size check the loader makes).
+    fn described(
+        &self,
+        human: &Path,
+        max_input_bytes: u64,
+    ) -> Result<std::sync::Arc<Described>, ConvertError> {
+        if let Some(found) = lock(&self.described).get(human) {
+            return Ok(found.clone());
         }
         let bytes =
             crate::limits::read_input_of(human, max_input_bytes, crate::limits::Kind::DESCRIPTION)?;
         let description = mpfb_body::parse_description(&bytes, human)?;
-        let name = description.rig.unwrap_or_else(|| "default".to_owned());
-        lock(&self.described_rigs).insert(human.to_path_buf(), name.clone());
-        Ok(name)
+        let found = std::sync::Arc::new(Described {
+            rig: description.rig.unwrap_or_else(|| "default".to_owned()),
+            assets: description.assets,
+            materials: description.asset_materials,
+        });
+        lock(&self.described).insert(human.to_path_buf(), found.clone());
+        Ok(found)
+    }
+
+    /// The assets folder (`explicit` is `--assets`), indexed once per batch; `None` when
+    /// there is none.
+    fn asset_index(
+        &self,
+        explicit: Option<&Path>,
+    ) -> Result<Option<std::sync::Arc<AssetIndex>>, ConvertError> {
+        let key = explicit.map(Path::to_path_buf);
+        if let Some(found) = lock(&self.asset_indexes).get(&key) {
+            return Ok(found.clone());
+        }
+        let found = mpfb_data::locate_assets(&self.places, explicit)?
+            .map(|folder| std::sync::Arc::new(AssetIndex::scan(folder.root())));
+        lock(&self.asset_indexes).insert(key, found.clone());
+        Ok(found)
+    }
+
+    /// The assets a job wears: looked up only when something could name one (a description
+    /// or an asset flag), so plain conversions never walk an assets folder.
+    fn outfit(
+        &self,
+        settings: &Settings,
+        described: Option<&Described>,
+    ) -> Result<Outfit, ConvertError> {
+        let flags = settings.assets.is_some()
+            || !settings.clothes.is_empty()
+            || [
+                &settings.hair,
+                &settings.eyebrows,
+                &settings.eyelashes,
+                &settings.eyes,
+                &settings.teeth,
+                &settings.tongue,
+                &settings.eye_material,
+                &settings.proxy,
+            ]
+            .iter()
+            .any(|f| f.is_some());
+        if !flags && described.is_none() {
+            return Ok(Outfit::default());
+        }
+        let index = self.asset_index(settings.assets.as_deref())?;
+        let (assets, materials) = match described {
+            Some(d) => (&d.assets[..], &d.materials[..]),
+            None => (&[][..], &[][..]),
+        };
+        crate::outfit::decide(
+            settings,
+            assets,
+            materials,
+            settings.human.as_deref(),
+            index.as_deref(),
+        )
     }
 
     /// Decides everything a job reads and how it converts.
@@ -243,13 +318,16 @@ impl Resolver {
             output: &request.output,
             name: request.name.as_deref(),
         })?;
-        let rig_choice = match (&request.rig, &settings.human) {
+        let described = match &settings.human {
+            Some(human) => Some(self.described(human, options.max_input_bytes)?),
+            None => None,
+        };
+        let rig_choice = match (&request.rig, &described) {
             (Some(choice), _) => choice.clone(),
-            (None, Some(human)) => {
-                RigChoice::Name(self.described_rig(human, options.max_input_bytes)?)
-            }
+            (None, Some(described)) => RigChoice::Name(described.rig.clone()),
             (None, None) => return Err(ConvertError::NoRig),
         };
+        let outfit = self.outfit(settings, described.as_deref())?;
         let mut data = DataSlot {
             resolver: self,
             explicit: settings.mpfb_data.clone(),
@@ -322,6 +400,7 @@ impl Resolver {
                 _ => None,
             },
             rig,
+            outfit,
         };
         Ok(Job {
             index: request.index,

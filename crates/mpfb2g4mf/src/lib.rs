@@ -16,6 +16,7 @@ pub mod job;
 pub mod limits;
 pub mod malloc_tuning;
 pub mod options;
+pub mod outfit;
 pub mod paths;
 pub mod picture;
 pub mod setup;

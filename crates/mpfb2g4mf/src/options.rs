@@ -162,6 +162,8 @@ pub struct ConvertOptions {
     pub body: Option<BodyOptions>,
     /// Targets written as blend shapes.
     pub shapes: ShapeOptions,
+    /// Keep body faces that worn assets hide (`--keep-hidden-body`).
+    pub keep_hidden_body: bool,
 }
 
 impl ConvertOptions {
@@ -192,6 +194,7 @@ impl ConvertOptions {
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             body: None,
             shapes: ShapeOptions::default(),
+            keep_hidden_body: false,
         }
     }
 
@@ -330,6 +333,43 @@ pub struct Settings {
     /// their weights instead of baking them into the body.
     #[cfg_attr(feature = "cli", arg(long))]
     pub keep_targets_as_shapes: bool,
+    /// The MakeHuman assets folder (default: $MAKEHUMAN_ASSETS, MPFB's and MakeHuman's user
+    /// data, then the cache).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
+    pub assets: Option<PathBuf>,
+    /// Clothes to wear, by name, uuid or `.mhclo` file (repeatable: adds to the description's;
+    /// `none` drops the description's).
+    #[cfg_attr(feature = "cli", arg(long = "clothes", value_name = "NAME|FILE|none"))]
+    pub clothes: Vec<String>,
+    /// Hair (NAME, uuid, FILE or `none`), replacing the description's.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE|none"))]
+    pub hair: Option<String>,
+    /// Eyebrows (NAME, uuid, FILE or `none`), replacing the description's.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE|none"))]
+    pub eyebrows: Option<String>,
+    /// Eyelashes (NAME, uuid, FILE or `none`), replacing the description's.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE|none"))]
+    pub eyelashes: Option<String>,
+    /// Proxy eyes (NAME, uuid, FILE or `none`: the helper eyes), replacing the description's;
+    /// with an assets folder the default is MakeHuman's (HighPolyEyes).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE|none"))]
+    pub eyes: Option<String>,
+    /// Teeth (NAME, uuid, FILE or `none`), replacing the description's and the helper teeth.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE|none"))]
+    pub teeth: Option<String>,
+    /// Tongue (NAME, uuid, FILE or `none`), replacing the description's and the helper tongue.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE|none"))]
+    pub tongue: Option<String>,
+    /// The eyes' material (NAME of `eyes/materials/NAME.mhmat`, or a `.mhmat` FILE).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE"))]
+    pub eye_material: Option<String>,
+    /// A body topology (`.proxy`, by NAME, uuid or FILE) replacing the body mesh.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE"))]
+    pub proxy: Option<String>,
+    /// Keep the body's faces that clothes hide (by default a face goes when any of its
+    /// vertices is in a worn asset's `delete_verts`, as MPFB's mask does).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub keep_hidden_body: bool,
 }
 
 impl Default for Settings {
@@ -369,6 +409,17 @@ impl Default for Settings {
             humanoid: false,
             humanoid_map: None,
             rest_pose: None,
+            assets: None,
+            clothes: Vec::new(),
+            hair: None,
+            eyebrows: None,
+            eyelashes: None,
+            eyes: None,
+            teeth: None,
+            tongue: None,
+            eye_material: None,
+            proxy: None,
+            keep_hidden_body: false,
         }
     }
 }
@@ -563,6 +614,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.name = request.name.map(str::to_owned);
         options.max_input_bytes = s.max_input_mib.saturating_mul(1 << 20);
         options.bone_map = s.bone_map.clone();
+        options.keep_hidden_body = s.keep_hidden_body;
         options.shapes = ShapeOptions {
             face_units: s.face_units,
             visemes: s.visemes,

@@ -100,6 +100,8 @@ pub enum WarningKind {
     Shapes,
     /// The body's size (a probably wrong mesh scale).
     Scale,
+    /// Worn MakeHuman assets (custom weights that name no bone, ...).
+    Assets,
 }
 
 /// The MPFB data folder a job used, and where it came from.

@@ -17,4 +17,5 @@ pub mod humanoid;
 pub mod rest_pose;
 pub mod shapes;
 pub mod transforms;
+pub mod wear;
 pub mod write;

@@ -165,10 +165,43 @@ pub fn bake(mut character: Character, posed: &[DAffine3]) -> Result<Character, C
         .zip(&rest)
         .map(|(p, r)| *p * r.inverse())
         .collect();
-    // Per vertex: the weight-averaged skinning map (identity for unweighted vertices).
-    let count = character.mesh.positions.len();
+    deform(
+        &mut character.mesh,
+        character.skin.as_ref(),
+        &mut character.blend_shapes,
+        &skinning,
+    );
+    for attachment in &mut character.attachments {
+        deform(
+            &mut attachment.mesh,
+            attachment.skin.as_ref(),
+            &mut attachment.blend_shapes,
+            &skinning,
+        );
+    }
+    for (bone, p) in character.skeleton.bones.iter_mut().zip(posed) {
+        bone.head = p.translation;
+        // Rotations only: the basis stays orthonormal up to rounding; re-orthonormalise so
+        // the writer's checks see a clean rotation.
+        let y = p.matrix3.y_axis.normalize();
+        let x = (p.matrix3.x_axis - y * p.matrix3.x_axis.dot(y)).normalize();
+        bone.basis = DMat3::from_cols(x, y, x.cross(y));
+    }
+    Ok(character)
+}
+
+/// Deforms a mesh and its blend-shape offsets by `skin` under the per-bone `skinning` maps:
+/// per vertex the weight-averaged map (Blender's armature modifier normalises the weights;
+/// unweighted vertices stay).
+fn deform(
+    mesh: &mut character::Mesh,
+    skin: Option<&character::Skin>,
+    shapes: &mut [character::BlendShape],
+    skinning: &[DAffine3],
+) {
+    let count = mesh.positions.len();
     let mut blended: Vec<Option<(DMat3, DVec3, f64)>> = vec![None; count];
-    if let Some(skin) = &character.skin {
+    if let Some(skin) = skin {
         for inf in &skin.influences {
             let s = skinning[inf.bone as usize];
             let entry = blended[inf.vertex as usize].get_or_insert((DMat3::ZERO, DVec3::ZERO, 0.0));
@@ -184,12 +217,12 @@ pub fn bake(mut character: Character, posed: &[DAffine3]) -> Result<Character, C
                 .map(|(m, t, w)| (m * (1.0 / w), t / w))
         })
         .collect();
-    for (p, map) in character.mesh.positions.iter_mut().zip(&maps) {
+    for (p, map) in mesh.positions.iter_mut().zip(&maps) {
         if let Some((m, t)) = map {
             *p = *m * *p + *t;
         }
     }
-    for shape in &mut character.blend_shapes {
+    for shape in shapes {
         for (v, o) in &mut shape.offsets {
             if let Some(Some((m, _))) = maps.get(*v as usize) {
                 *o = *m * *o;
@@ -197,16 +230,7 @@ pub fn bake(mut character: Character, posed: &[DAffine3]) -> Result<Character, C
         }
         shape.normal_offsets.clear();
     }
-    for (bone, p) in character.skeleton.bones.iter_mut().zip(posed) {
-        bone.head = p.translation;
-        // Rotations only: the basis stays orthonormal up to rounding; re-orthonormalise so
-        // the writer's checks see a clean rotation.
-        let y = p.matrix3.y_axis.normalize();
-        let x = (p.matrix3.x_axis - y * p.matrix3.x_axis.dot(y)).normalize();
-        bone.basis = DMat3::from_cols(x, y, x.cross(y));
-    }
-    character.mesh.normals.clear();
-    Ok(character)
+    mesh.normals.clear();
 }
 
 /// The posed bone frames of `pose` (read in stage 1), for the rig at `rig_path`, and a word

@@ -85,6 +85,21 @@ pub fn prune(
 
 /// Fills every shape's normal offsets from the character's normals (nothing without normals).
 pub fn normal_offsets(mut character: Character) -> Character {
+    for attachment in &mut character.attachments {
+        if attachment.mesh.normals.is_empty() {
+            continue;
+        }
+        let context = NormalOffsets::new(&attachment.mesh, &attachment.mesh.normals);
+        let mut scratch = context.scratch();
+        let offsets: Vec<Vec<(u32, DVec3)>> = attachment
+            .blend_shapes
+            .iter()
+            .map(|shape| context.of_with(&mut scratch, &shape.offsets))
+            .collect();
+        for (shape, normals) in attachment.blend_shapes.iter_mut().zip(offsets) {
+            shape.normal_offsets = normals;
+        }
+    }
     if character.mesh.normals.is_empty() || character.blend_shapes.is_empty() {
         return character;
     }

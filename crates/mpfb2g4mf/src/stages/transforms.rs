@@ -3,6 +3,7 @@
 
 use crate::options::Helpers;
 use crate::options::Origin;
+use crate::stages::wear::Hidden;
 use character::{Character, Selection};
 
 /// The part of MakeHuman's base mesh that is the body proper; the rest are helpers (joint
@@ -21,14 +22,19 @@ pub const FACE_PARTS: [&str; 5] = [
 
 /// Helper extraction: keeps the polygons of the `body` part (and of the face helpers with
 /// [`Helpers::Face`]) and the vertices they use; [`Helpers::All`] keeps everything. A mesh
-/// without a `body` part is kept whole, with a warning.
+/// without a `body` part is kept whole, with a warning. `hidden` (from the worn assets) drops
+/// the helper parts their proxies replace and, unless `keep_hidden_body`, every polygon with
+/// a vertex an asset hides (MPFB's mask: a face goes when any of its vertices is deleted).
 pub fn extract_helpers(
     character: Character,
     helpers: Helpers,
+    hidden: &Hidden,
+    keep_hidden_body: bool,
     mesh_name: &str,
     warnings: &mut Vec<String>,
 ) -> Character {
-    if helpers == Helpers::All {
+    let mask = !keep_hidden_body && hidden.vertices.iter().any(|&h| h);
+    if helpers == Helpers::All && !mask && hidden.parts.is_empty() {
         return character;
     }
     let polygons = &character.mesh.polygons;
@@ -38,10 +44,19 @@ pub fn extract_helpers(
         ));
         return character;
     }
-    let keep =
-        |name: &str| name == BODY_PART || (helpers == Helpers::Face && FACE_PARTS.contains(&name));
+    let keep = |name: &str| {
+        !hidden.parts.contains(&name)
+            && (helpers == Helpers::All
+                || name == BODY_PART
+                || (helpers == Helpers::Face && FACE_PARTS.contains(&name)))
+    };
+    let source = &character.mesh.numbering.source;
     let selection = Selection::polygons_where(&character.mesh, |p| {
         polygons.part_names(p).iter().any(|n| keep(n))
+            && !(mask
+                && polygons.vertices[polygons.corners(p)]
+                    .iter()
+                    .any(|&v| hidden.vertices[source[v as usize] as usize]))
     });
     character.select(&selection)
 }
@@ -57,11 +72,19 @@ pub fn limit_influences(
     if max.is_none() && !normalize {
         return (character, None);
     }
-    let changes = character
+    let mut changes = character
         .skin
         .as_mut()
         .map(|skin| skin.limit_influences(max, normalize))
         .unwrap_or_default();
+    for attachment in &mut character.attachments {
+        if let Some(skin) = &mut attachment.skin {
+            let more = skin.limit_influences(max, normalize);
+            changes.vertices_changed += more.vertices_changed;
+            changes.influences_dropped += more.influences_dropped;
+            changes.largest_dropped = changes.largest_dropped.max(more.largest_dropped);
+        }
+    }
     (character, Some(changes))
 }
 
@@ -88,5 +111,8 @@ pub fn stand(mut character: Character, origin: Origin, ground_cube: Option<f64>)
 /// ([`character::smooth_normals`]); last, so every earlier change of positions is in them.
 pub fn smooth_normals(mut character: Character) -> Character {
     character.mesh.normals = character::smooth_normals(&character.mesh);
+    for attachment in &mut character.attachments {
+        attachment.mesh.normals = character::smooth_normals(&attachment.mesh);
+    }
     character
 }

@@ -14,9 +14,10 @@ use crate::stages::dress;
 use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use g4mf_writer::{
-    AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec, Compression,
-    ContainerOptions, Corners, FaceSpec, IndexWidth, Influence, MaterialSpec, MeshSpec,
-    SurfaceSpec, TextBufferStorage, build_character, embed_thumbnail, write_g4b, write_g4tf,
+    AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec,
+    Compression, ContainerOptions, Corners, FaceSpec, IndexWidth, Influence, MaterialSpec,
+    MeshSpec, SurfaceSpec, TextBufferStorage, build_character, embed_thumbnail, write_g4b,
+    write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -309,11 +310,7 @@ pub fn write(
             texcoords,
             surfaces,
             normals: (!normals.is_empty()).then_some(normals),
-            materials: character
-                .materials
-                .iter()
-                .map(material_spec)
-                .collect(),
+            materials: character.materials.iter().map(material_spec).collect(),
             blend_shapes: std::mem::take(&mut character.blend_shapes)
                 .into_iter()
                 .map(|b| BlendShapeSpec {

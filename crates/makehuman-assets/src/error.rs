@@ -1,0 +1,109 @@
+//! The one error type of this crate: what is wrong with an asset file, and where.
+
+use location::Location;
+use std::path::PathBuf;
+
+/// An asset file cannot be read or used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{location}: {kind}")]
+pub struct AssetError {
+    /// Where (file, line:column), as precisely as known.
+    pub location: Box<Location>,
+    /// What.
+    pub kind: AssetErrorKind,
+}
+
+/// What is wrong with an asset file. Every message is one line; values from the file are
+/// quoted shortened ([`location::text::excerpt`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AssetErrorKind {
+    /// A line or value of the wrong shape.
+    #[error("{0}")]
+    Malformed(String),
+    /// A single-valued key given twice: which value was meant is unknown.
+    #[error("`{key}` is given again (first on line {first})")]
+    Repeated {
+        /// The key.
+        key: String,
+        /// The line it was first given on.
+        first: usize,
+    },
+    /// Something required is absent (named in the message).
+    #[error("{0} is missing")]
+    Missing(String),
+    /// A value outside its range, or a vertex index past the body's vertices.
+    #[error("{0}")]
+    OutOfRange(String),
+    /// More entries than this reader accepts (the limit is in the message).
+    #[error("{0}")]
+    TooLarge(String),
+    /// A feature of the format this reader does not implement (shear fitting, another base
+    /// mesh).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+impl AssetError {
+    /// An error of `kind` at `location`.
+    pub fn new(location: Location, kind: AssetErrorKind) -> Self {
+        Self {
+            location: Box::new(location),
+            kind,
+        }
+    }
+
+    /// Attaches the file.
+    pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
+        self.location.file = Some(file.into());
+        self
+    }
+}
+
+/// An error at 1-based `line` and `column`.
+pub(crate) fn at(line: usize, column: usize, kind: AssetErrorKind) -> AssetError {
+    AssetError::new(Location::line_column(line, column), kind)
+}
+
+/// The 1-based byte column of `word` in `line` (`word` is a slice of `line`).
+pub(crate) fn column_of(line: &str, word: &str) -> usize {
+    (word.as_ptr() as usize)
+        .checked_sub(line.as_ptr() as usize)
+        .filter(|&offset| offset + word.len() <= line.len())
+        .map_or(1, |offset| offset + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_is_location_then_message() {
+        let e = at(
+            3,
+            7,
+            AssetErrorKind::Repeated {
+                key: "name".into(),
+                first: 1,
+            },
+        )
+        .with_file("a.mhclo");
+        assert_eq!(
+            e.to_string(),
+            "a.mhclo:3:7: `name` is given again (first on line 1)"
+        );
+        let e = AssetError::new(
+            Location::default(),
+            AssetErrorKind::Missing("`name`".into()),
+        );
+        assert_eq!(e.to_string(), "<input>: `name` is missing");
+    }
+
+    #[test]
+    fn columns_count_bytes_from_one() {
+        let line = "  ab cd";
+        let word = line.split_whitespace().nth(1).unwrap_or_default();
+        assert_eq!(column_of(line, word), 6);
+        assert_eq!(column_of(line, &String::from("elsewhere")), 1);
+    }
+}

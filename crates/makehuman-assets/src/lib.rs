@@ -1,0 +1,23 @@
+//! `makehuman-assets`: MakeHuman 1.x asset files read strictly, and MakeHuman's rule for
+//! fitting an asset to a body.
+//!
+//! - [`parse_proxy`] reads `.mhclo` files (clothes, hair, eyebrows, eyelashes, eyes, teeth,
+//!   tongue) and `.proxy` files (body topologies): one format.
+//! - [`parse_material`] reads `.mhmat` materials.
+//! - [`ProxyFile::fit`] places an asset's vertices on a body, [`ProxyFile::inherited_weights`]
+//!   gives it the body's bone weights (MakeHuman's `shared/proxy.py`).
+//!
+//! Coordinates are the base mesh's own frame (OBJ: Y up, decimetres); converting them is the
+//! caller's business. Every error carries the line (and where useful the column) it is about.
+
+pub mod error;
+pub mod fit;
+pub mod material;
+pub mod proxy;
+
+pub use error::{AssetError, AssetErrorKind};
+pub use fit::WEIGHT_THRESHOLD;
+pub use material::{MaterialFile, MaterialTexture, parse_material};
+pub use proxy::{
+    AxisScale, BASEMESH, MAX_DELETE_VERTS, MAX_REFERENCES, ProxyFile, Reference, parse_proxy,
+};

@@ -1,0 +1,521 @@
+//! Stage 4b, wear: the MakeHuman assets a job wears (clothes, hair, eyebrows, eyelashes, proxy
+//! eyes, teeth, tongue) fitted to the assembled body as MakeHuman fits them, skinned to the
+//! same skeleton, carrying the body's blend shapes, as [`Attachment`]s of the character.
+//!
+//! - Positions: MakeHuman's rule on the morphed rest body, every vertex (helpers included):
+//!   `w0*b[v0] + w1*b[v1] + w2*b[v2] + S*d` in the base mesh's decimetres
+//!   ([`makehuman_assets::ProxyFile::fit`]), then metres.
+//! - Weights: inherited from the body's resolved skin through the same references
+//!   (MakeHuman's rule, contributions of 1e-4 or less dropped, nothing renormalised), or the
+//!   asset's own `.mhw` where its groups name bones of the rig. A sub-rig (`.mpfbskel`) adds
+//!   its bones under the bone its root follows (`head`), and its weights are mixed in by its
+//!   `mhmask-subrig` group as MPFB's second armature modifier mixes them.
+//! - Blend shapes: each body shape refitted: the asset on the displaced body minus the rest
+//!   fit, so eyebrows and eyelashes follow the face.
+//!
+//! It also says which body vertices the worn assets hide and which helper parts their
+//! proxies replace, for helper extraction.
+
+use crate::error::ConvertError;
+use crate::extras::{AssetProvenance, BoneExtras, MpfbBone};
+use crate::inputs::LoadedWearable;
+use crate::outfit::AssetKind;
+use crate::stages::assemble::{MpfbExtras, file_name};
+use character::{
+    Attachment, AuthoredWeights, BlendShape, Bone, Character, Influence, Material, Mesh, Numbering,
+    Polygons, RenderHints, Skin,
+};
+use glam::DVec3;
+use makehuman_assets::{ProxyFile, Reference};
+use mpfb_rig::ObjFrame;
+
+/// What wearing decided for helper extraction.
+#[derive(Debug, Clone, Default)]
+pub struct Hidden {
+    /// Body vertices (source numbering) a worn asset hides (`delete_verts`).
+    pub vertices: Vec<bool>,
+    /// Helper parts a worn proxy replaces (the helper eyes under proxy eyes, ...).
+    pub parts: Vec<&'static str>,
+}
+
+impl Hidden {
+    /// True when nothing is hidden.
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty() && !self.vertices.iter().any(|&h| h)
+    }
+}
+
+/// The weight group that mixes a sub-rig's deformation in (MPFB's second armature modifier).
+pub const SUBRIG_MASK: &str = "mhmask-subrig";
+
+/// The bone a sub-rig's root follows when its constraint names none we have.
+const SUBRIG_PARENT: &str = "head";
+
+/// Base-mesh units (decimetres) to metres.
+const UNIT: f64 = ObjFrame::MAKEHUMAN.scale;
+
+/// Dresses `character` in `worn`: one attachment per asset, their extras, sub-rig bones, and
+/// what they hide. `materials` gives each its `.mhmat`'s colour and drawing hints.
+pub fn wear(
+    mut character: Character,
+    extras: &mut MpfbExtras,
+    worn: &[std::sync::Arc<LoadedWearable>],
+    materials: bool,
+    warnings: &mut Vec<String>,
+) -> Result<(Character, Hidden), ConvertError> {
+    let mut hidden = Hidden::default();
+    if worn.is_empty() {
+        return Ok((character, hidden));
+    }
+    let count = character.mesh.positions.len();
+    if count != mpfb_body::BASE_MESH_VERTICES || character.mesh.numbering.source_count != count {
+        return Err(ConvertError::Wear {
+            asset: worn[0].path.clone(),
+            problem: format!(
+                "MakeHuman assets fit MakeHuman's base mesh ({} vertices); this body has {count}",
+                mpfb_body::BASE_MESH_VERTICES
+            ),
+        });
+    }
+    hidden.vertices = vec![false; count];
+    // The body in the assets' units: G4MF metres are the base mesh's decimetres times 0.1.
+    let body: Vec<DVec3> = character.mesh.positions.iter().map(|p| *p / UNIT).collect();
+    let body_weights = weights_by_bone(&character);
+    for asset in worn {
+        let proxy = &asset.proxy;
+        proxy
+            .check_indices(count)
+            .map_err(|e| e.with_file(&asset.path))?;
+        for &v in &proxy.delete_verts {
+            hidden.vertices[v as usize] = true;
+        }
+        hidden.parts.extend(replaced_parts(asset.kind));
+        let rest = proxy.fit(&body).map_err(|e| e.with_file(&asset.path))?;
+        let positions: Vec<DVec3> = rest.iter().map(|p| *p * UNIT).collect();
+        let (influences, how, subrig_bones) = skin_of(
+            &mut character,
+            extras,
+            asset,
+            &positions,
+            &body_weights,
+            warnings,
+        )?;
+        let blend_shapes = shapes_of(proxy, &body, &character.blend_shapes);
+        let name = proxy.name.clone();
+        let material = materials.then(|| material_of(asset));
+        let obj = &asset.obj;
+        let mesh = Mesh {
+            positions,
+            // OBJ's v runs up from the bottom; G4MF textures start top-left.
+            texcoords: obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect(),
+            polygons: Polygons {
+                offsets: obj.face_offsets.clone(),
+                vertices: obj.corners.iter().map(|c| c.vertex).collect(),
+                texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
+                materials: vec![material.as_ref().map(|_| 0); obj.face_count()],
+                parts: obj.face_group_set.clone(),
+                part_sets: obj.group_sets.clone(),
+            },
+            numbering: Numbering::identity(obj.positions.len()),
+            normals: Vec::new(),
+        };
+        extras.attachments.push(AssetProvenance {
+            kind: asset.kind.name().to_owned(),
+            name: name.clone(),
+            file: file_name(&asset.path),
+            uuid: proxy.uuid.clone(),
+            material: asset.material.as_ref().map(|(p, _)| file_name(p)),
+            weights: how.to_owned(),
+            subrig_bones,
+            hidden_body_vertices: proxy.delete_verts.len(),
+        });
+        character.attachments.push(Attachment {
+            name,
+            mesh,
+            skin: Some(Skin {
+                influences,
+                authored: AuthoredWeights::default(),
+            }),
+            blend_shapes,
+            materials: material.into_iter().collect(),
+        });
+    }
+    // Drawn in MakeHuman's order: lower `z_depth` first (stable for equal depths).
+    let mut order: Vec<usize> = (0..character.attachments.len()).collect();
+    let depth = |i: usize| worn[i].proxy.z_depth.unwrap_or(0);
+    order.sort_by_key(|&i| depth(i));
+    let mut attachments: Vec<Option<Attachment>> = std::mem::take(&mut character.attachments)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let mut provenance: Vec<Option<AssetProvenance>> = std::mem::take(&mut extras.attachments)
+        .into_iter()
+        .map(Some)
+        .collect();
+    for i in order {
+        character.attachments.extend(attachments[i].take());
+        extras.attachments.extend(provenance[i].take());
+    }
+    Ok((character, hidden))
+}
+
+/// The helper parts an asset of `kind` replaces.
+fn replaced_parts(kind: AssetKind) -> &'static [&'static str] {
+    match kind {
+        AssetKind::Eyes => &["helper-l-eye", "helper-r-eye"],
+        AssetKind::Teeth => &["helper-upper-teeth", "helper-lower-teeth"],
+        AssetKind::Tongue => &["helper-tongue"],
+        _ => &[],
+    }
+}
+
+/// The body's skin by bone: `(vertex, weight)` pairs, vertices ascending.
+fn weights_by_bone(character: &Character) -> Vec<Vec<(u32, f64)>> {
+    let mut by_bone = vec![Vec::new(); character.skeleton.bones.len()];
+    if let Some(skin) = &character.skin {
+        for i in &skin.influences {
+            if let Some(list) = by_bone.get_mut(i.bone as usize) {
+                list.push((i.vertex, i.weight));
+            }
+        }
+    }
+    for list in &mut by_bone {
+        list.sort_by_key(|&(v, _)| v);
+    }
+    by_bone
+}
+
+/// The asset's material: the `.mhmat`'s diffuse colour (sRGB) to linear, its opacity as alpha,
+/// and its drawing hints with the asset's `z_depth`.
+fn material_of(asset: &LoadedWearable) -> Material {
+    let file = asset.material.as_ref().map(|(_, m)| m);
+    let srgb = file
+        .and_then(|m| m.diffuse_color)
+        .unwrap_or([1.0, 1.0, 1.0]);
+    let alpha = file.and_then(|m| m.opacity).unwrap_or(1.0).clamp(0.0, 1.0);
+    let linear = srgb.map(crate::stages::dress::srgb_to_linear);
+    Material {
+        name: format!("{}Material", asset.proxy.name),
+        base_color: Some([linear[0], linear[1], linear[2], alpha]),
+        render: Some(RenderHints {
+            draw_order: asset.proxy.z_depth.unwrap_or(0),
+            transparent: file.and_then(|m| m.transparent).unwrap_or(false),
+            alpha_to_coverage: file.and_then(|m| m.alpha_to_coverage).unwrap_or(false),
+            backface_cull: file.and_then(|m| m.backface_cull).unwrap_or(true),
+        }),
+    }
+}
+
+/// The bone a weight group names: the same name, or Rigify's `DEF-` deform bone.
+fn bone_named(character: &Character, group: &str) -> Option<u32> {
+    let bones = &character.skeleton.bones;
+    bones
+        .iter()
+        .position(|b| b.name == group)
+        .or_else(|| bones.iter().position(|b| b.name == format!("DEF-{group}")))
+        .map(|b| b as u32)
+}
+
+/// The asset's skin, how it was made (`inherited`, `custom`, `custom+subrig`,
+/// `inherited+subrig`), and the bones its sub-rig added.
+fn skin_of(
+    character: &mut Character,
+    extras: &mut MpfbExtras,
+    asset: &LoadedWearable,
+    positions: &[DVec3],
+    body_weights: &[Vec<(u32, f64)>],
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Influence>, &'static str, Vec<String>), ConvertError> {
+    let proxy = &asset.proxy;
+    let vertices = positions.len();
+    // Per vertex: (bone, weight) of the main rig.
+    let mut per_vertex: Vec<Vec<(u32, f64)>> = vec![Vec::new(); vertices];
+    let mut how = "inherited";
+    let custom = asset.custom_weights.as_ref().and_then(|(path, file)| {
+        let mut unknown = 0;
+        let mut pairs = Vec::new();
+        for group in &file.groups {
+            if mpfb_weights::is_mask_group(&group.name) {
+                continue;
+            }
+            match bone_named(character, &group.name) {
+                Some(bone) => pairs.extend(group.pairs.iter().map(|&(v, w)| (v, bone, w))),
+                None => unknown += 1,
+            }
+        }
+        if pairs.is_empty() {
+            warnings.push(format!(
+                "{}: none of the custom weights' groups names a bone of this rig; weights inherited from the body instead",
+                file_name(path)
+            ));
+            return None;
+        }
+        if unknown > 0 {
+            warnings.push(format!(
+                "{}: {unknown} custom weight groups name no bone of this rig and were left out",
+                file_name(path)
+            ));
+        }
+        Some(pairs)
+    });
+    match custom {
+        Some(pairs) => {
+            how = "custom";
+            for (v, bone, w) in pairs {
+                let Some(list) = per_vertex.get_mut(v as usize) else {
+                    return Err(ConvertError::Wear {
+                        asset: asset.path.clone(),
+                        problem: format!(
+                            "custom weights name vertex {v}; the asset has {vertices}"
+                        ),
+                    });
+                };
+                if w != 0.0 {
+                    list.push((bone, w));
+                }
+            }
+        }
+        None => {
+            for (bone, pairs) in
+                proxy.inherited_weights(body_weights, mpfb_body::BASE_MESH_VERTICES)
+            {
+                for (v, w) in pairs {
+                    per_vertex[v as usize].push((bone as u32, w));
+                }
+            }
+        }
+    }
+    let mut subrig_bones = Vec::new();
+    if let Some(subrig) = &asset.subrig {
+        how = if how == "custom" {
+            "custom+subrig"
+        } else {
+            "inherited+subrig"
+        };
+        subrig_bones = add_subrig(character, extras, asset, subrig, positions, &mut per_vertex)?;
+    }
+    let mut influences = Vec::new();
+    for (v, list) in per_vertex.into_iter().enumerate() {
+        influences.extend(list.into_iter().map(|(bone, weight)| Influence {
+            vertex: v as u32,
+            bone,
+            weight,
+        }));
+    }
+    Ok((influences, how, subrig_bones))
+}
+
+/// Fits the asset's sub-rig to its fitted vertices, adds its bones to the skeleton (named
+/// `{asset}_{bone}`, the root under the bone its `Child Of` constraint follows), and mixes
+/// its weights in: where `mhmask-subrig` is m, the vertex moves `(1 - m)` by the main rig and
+/// `m` by the sub-rig, each part normalised as Blender's armature modifier normalises it.
+fn add_subrig(
+    character: &mut Character,
+    extras: &mut MpfbExtras,
+    asset: &LoadedWearable,
+    subrig: &crate::inputs::LoadedSubrig,
+    positions: &[DVec3],
+    per_vertex: &mut [Vec<(u32, f64)>],
+) -> Result<Vec<String>, ConvertError> {
+    let (path, rig, weights) = (&subrig.path, &subrig.rig, subrig.weights.as_ref());
+    let wear_error = |problem: String| ConvertError::Wear {
+        asset: path.to_path_buf(),
+        problem,
+    };
+    // The sub-rig's strategies name the asset's own vertices, in Blender space.
+    let obj: Vec<[f64; 3]> = positions.iter().map(|p| (*p / UNIT).to_array()).collect();
+    let fit_mesh = mpfb_rig::FitMesh::from_obj(
+        &obj,
+        ObjFrame::MAKEHUMAN,
+        std::iter::empty::<(&str, &[u32])>(),
+    );
+    let fitted = mpfb_rig::fit(rig, &fit_mesh).map_err(|e| wear_error(e.to_string()))?;
+    let parent = rig
+        .bones
+        .iter()
+        .find_map(|b| {
+            let constraints = b.extra.get("constraints")?.as_array()?;
+            constraints
+                .iter()
+                .find_map(|c| c.get("subtarget")?.as_str().map(str::to_owned))
+        })
+        .unwrap_or_else(|| SUBRIG_PARENT.to_owned());
+    let parent_index = character
+        .skeleton
+        .bones
+        .iter()
+        .position(|b| b.name == parent)
+        .or_else(|| {
+            character
+                .skeleton
+                .bones
+                .iter()
+                .position(|b| b.name == SUBRIG_PARENT)
+        });
+    let first = character.skeleton.bones.len();
+    let prefix = &asset.proxy.name;
+    let mut names = Vec::new();
+    for ((bone, fb), parent) in rig.bones.iter().zip(&fitted.bones).zip(&fitted.parents) {
+        let name = format!("{prefix}_{}", bone.name);
+        character.skeleton.bones.push(Bone {
+            name: name.clone(),
+            parent: match parent {
+                Some(p) => Some(first + p),
+                None => parent_index,
+            },
+            head: fb.head,
+            basis: fb.basis,
+            length: fb.length,
+        });
+        let mut fields = mpfb_rig::bone_to_json(bone);
+        fields.insert(
+            "subrig".into(),
+            serde_json::json!({ "asset": asset.proxy.name, "bone": bone.name }),
+        );
+        extras.bones.push(BoneExtras {
+            mpfb: MpfbBone {
+                fields,
+                name: name.clone(),
+            },
+        });
+        names.push(name);
+    }
+    let Some(weights) = weights else {
+        return Ok(names);
+    };
+    let vertices = per_vertex.len();
+    let mut mask = vec![0.0; vertices];
+    let mut sub: Vec<Vec<(u32, f64)>> = vec![Vec::new(); vertices];
+    for group in &weights.groups {
+        let target: Option<u32> = if group.name == SUBRIG_MASK {
+            None
+        } else {
+            match rig.bones.iter().position(|b| b.name == group.name) {
+                Some(b) => Some((first + b) as u32),
+                None => continue,
+            }
+        };
+        for &(v, w) in &group.pairs {
+            if v as usize >= vertices {
+                return Err(wear_error(format!(
+                    "sub-rig weights name vertex {v}; the asset has {vertices}"
+                )));
+            }
+            match target {
+                None => mask[v as usize] = w,
+                Some(bone) if w != 0.0 => sub[v as usize].push((bone, w)),
+                Some(_) => {}
+            }
+        }
+    }
+    for ((main, sub), m) in per_vertex.iter_mut().zip(sub).zip(mask) {
+        let total_sub: f64 = sub.iter().map(|e| e.1).sum();
+        if m <= 0.0 || total_sub <= 0.0 {
+            continue;
+        }
+        let m = m.min(1.0);
+        let total_main: f64 = main.iter().map(|e| e.1).sum();
+        if total_main > 0.0 {
+            for e in main.iter_mut() {
+                e.1 *= (1.0 - m) / total_main;
+            }
+        }
+        main.extend(sub.into_iter().map(|(b, w)| (b, w * m / total_sub)));
+        main.retain(|e| e.1 != 0.0);
+    }
+    Ok(names)
+}
+
+/// One asset vertex on `body` with per-axis `scale` (decimetres).
+fn place(reference: &Reference, body: &[DVec3], scale: DVec3) -> DVec3 {
+    match *reference {
+        Reference::Exact(v) => body[v as usize],
+        Reference::Triangle {
+            vertices,
+            weights,
+            offset,
+        } => {
+            body[vertices[0] as usize] * weights[0]
+                + body[vertices[1] as usize] * weights[1]
+                + body[vertices[2] as usize] * weights[2]
+                + scale * DVec3::from_array(offset)
+        }
+    }
+}
+
+/// The body's blend shapes carried to the asset: for each, the asset fitted on the displaced
+/// body minus its rest fit, in metres; only shapes that move it.
+fn shapes_of(proxy: &ProxyFile, body: &[DVec3], shapes: &[BlendShape]) -> Vec<BlendShape> {
+    if shapes.is_empty() {
+        return Vec::new();
+    }
+    // Which asset vertices each body vertex places.
+    let mut users: Vec<Vec<u32>> = vec![Vec::new(); body.len()];
+    for (a, reference) in proxy.references.iter().enumerate() {
+        let refs: &[u32] = match reference {
+            Reference::Exact(v) => std::slice::from_ref(v),
+            Reference::Triangle { vertices, .. } => vertices,
+        };
+        for &v in refs {
+            if users[v as usize].last() != Some(&(a as u32)) {
+                users[v as usize].push(a as u32);
+            }
+        }
+    }
+    let scale_vertices: Vec<u32> = proxy
+        .scales
+        .iter()
+        .flatten()
+        .flat_map(|s| [s.v1, s.v2])
+        .collect();
+    let rest_scale = proxy.scale(body);
+    let mut displaced = body.to_vec();
+    let mut touched = vec![false; proxy.references.len()];
+    let mut out = Vec::new();
+    for shape in shapes {
+        for &(v, o) in &shape.offsets {
+            displaced[v as usize] += o / UNIT;
+        }
+        let scale_moved = shape
+            .offsets
+            .iter()
+            .any(|(v, _)| scale_vertices.contains(v));
+        let scale = proxy.scale(&displaced);
+        let mut affected: Vec<u32> = if scale_moved {
+            (0..proxy.references.len() as u32)
+                .filter(|&a| matches!(proxy.references[a as usize], Reference::Triangle { .. }))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for &(v, _) in &shape.offsets {
+            affected.extend(&users[v as usize]);
+        }
+        affected.retain(|&a| !std::mem::replace(&mut touched[a as usize], true));
+        affected.sort_unstable();
+        let mut offsets = Vec::with_capacity(affected.len());
+        for &a in &affected {
+            touched[a as usize] = false;
+            // Both ends by the same arithmetic, so a vertex the shape does not move gets
+            // exactly zero.
+            let reference = &proxy.references[a as usize];
+            let delta =
+                (place(reference, &displaced, scale) - place(reference, body, rest_scale)) * UNIT;
+            if delta != DVec3::ZERO {
+                offsets.push((a, delta));
+            }
+        }
+        for &(v, _) in &shape.offsets {
+            displaced[v as usize] = body[v as usize];
+        }
+        if !offsets.is_empty() {
+            out.push(BlendShape {
+                name: shape.name.clone(),
+                amount: shape.amount,
+                offsets,
+                normal_offsets: Vec::new(),
+            });
+        }
+    }
+    out
+}
