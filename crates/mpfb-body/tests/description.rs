@@ -20,9 +20,15 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     let path = test_support::workspace_root().join("fixtures/bodies/ada.mhm");
     let description = parse_mhm(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(description.rig.as_deref(), Some("game_engine"));
+    assert_eq!(description.not_converted, ["skin material"]);
+    let assets: Vec<(&str, &str)> = description
+        .assets
+        .iter()
+        .map(|a| (a.kind.as_str(), a.name.as_str()))
+        .collect();
     assert_eq!(
-        description.not_converted,
-        ["eyes", "clothes", "skin material"]
+        assets,
+        [("eyes", "HighPolyEyes"), ("clothes", "female_casualsuit01")]
     );
     let resolved = description
         .resolve(&index, &spec, MacroModel::Mpfb)

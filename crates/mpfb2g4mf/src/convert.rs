@@ -15,7 +15,7 @@ use crate::stages::{
     body::Body,
     transforms,
 };
-use crate::summary::{DataUsed, InfluenceChanges, Summary, Warning, WarningKind};
+use crate::summary::{DataUsed, InfluenceChanges, Summary, Warning, WarningKind, WornSummary};
 use glam::DVec3;
 use mpfb_rig::RigLayout;
 use std::time::Instant;
@@ -250,6 +250,15 @@ fn convert_parts(
             .map(|&v| DVec3::from_array(mesh.obj.positions[v as usize])),
     );
     let kept_vertices = character.mesh.positions.len();
+    let worn_summary: Vec<WornSummary> = extras
+        .attachments
+        .iter()
+        .map(|a| WornSummary {
+            kind: a.kind.clone(),
+            name: a.name.clone(),
+            weights: a.weights.clone(),
+        })
+        .collect();
     let blend_shapes = character.blend_shapes.len();
     let ground_offset = character.skeleton.position.y;
     let written = stages::write::write(character, extras, options, format)?;
@@ -262,6 +271,14 @@ fn convert_parts(
             .into_iter()
             .map(|w| Warning::new(WarningKind::Skin, w)),
     );
+    for (asset, unweighted) in worn_summary.iter().zip(&written.attachment_unweighted) {
+        if *unweighted > 0 {
+            warnings.push(Warning::new(
+                WarningKind::Assets,
+                format!("{unweighted} vertices of {} are moved by no bone", asset.name),
+            ));
+        }
+    }
     if written.unweighted_vertices > 0 {
         warnings.push(Warning::new(
             WarningKind::Skin,
@@ -301,6 +318,12 @@ fn convert_parts(
             largest_dropped: c.largest_dropped,
         }),
         blend_shapes,
+        worn: worn_summary,
+        hidden_body_vertices: if options.keep_hidden_body {
+            0
+        } else {
+            hidden.vertices.iter().filter(|&&h| h).count()
+        },
         data,
         millis: started.elapsed().as_secs_f64() * 1e3,
     })

@@ -1127,6 +1127,18 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
     if summary.blend_shapes > 0 {
         eprintln!("  shapes    {} blend shapes", summary.blend_shapes);
     }
+    if !summary.worn.is_empty() {
+        let worn: Vec<String> = summary
+            .worn
+            .iter()
+            .map(|w| format!("{} ({})", w.name, w.kind))
+            .collect();
+        eprintln!(
+            "  assets    {}; {} body vertices hidden",
+            worn.join(", "),
+            summary.hidden_body_vertices
+        );
+    }
     if let Some(c) = &summary.influence_changes {
         eprintln!(
             "  limits    {} vertices changed, {} influences dropped, largest weight dropped {:.4}",

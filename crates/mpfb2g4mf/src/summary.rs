@@ -49,10 +49,26 @@ pub struct Summary {
     pub influence_changes: Option<InfluenceChanges>,
     /// Blend shapes written.
     pub blend_shapes: usize,
+    /// MakeHuman assets worn, in draw order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub worn: Vec<WornSummary>,
+    /// Body vertices the worn assets hide (their faces are left out unless kept).
+    pub hidden_body_vertices: usize,
     /// The MPFB data folder the job took files from, if any.
     pub data: Option<DataUsed>,
     /// Wall time in milliseconds.
     pub millis: f64,
+}
+
+/// One worn asset, as the summary reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WornSummary {
+    /// `clothes`, `hair`, ...
+    pub kind: String,
+    /// The asset's name.
+    pub name: String,
+    /// How its weights were made (`inherited`, `custom`, `...+subrig`).
+    pub weights: String,
 }
 
 /// A warning: which stage or input it is about, and what it says (the message names the file,

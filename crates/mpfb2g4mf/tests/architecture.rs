@@ -170,9 +170,10 @@ fn only_the_resolver_and_the_loader_open_conversion_inputs() {
         "read_bone_map(",
         "read_target",
     ];
-    // Besides the resolver and the loader: the batch manifest, and commands that read G4MF
-    // files (to-mpfb, contact sheets) rather than a conversion's inputs.
-    let allowed = ["job", "inputs", "batch"];
+    // Besides the resolver (with `outfit`, which indexes the assets folder by the names and
+    // uuids in the asset files' headers) and the loader: the batch manifest, and commands
+    // that read G4MF files (to-mpfb, contact sheets) rather than a conversion's inputs.
+    let allowed = ["job", "outfit", "inputs", "batch"];
     for (name, code) in modules() {
         for opener in OPENERS {
             if code.contains(opener) {

@@ -3,7 +3,6 @@
 
 use crate::options::Helpers;
 use crate::options::Origin;
-use crate::stages::wear::Hidden;
 use character::{Character, Selection};
 
 /// The part of MakeHuman's base mesh that is the body proper; the rest are helpers (joint
@@ -20,11 +19,28 @@ pub const FACE_PARTS: [&str; 5] = [
     "helper-tongue",
 ];
 
+/// What wearing decided for helper extraction.
+#[derive(Debug, Clone, Default)]
+pub struct Hidden {
+    /// Body vertices (source numbering) a worn asset hides (`delete_verts`).
+    pub vertices: Vec<bool>,
+    /// Helper parts a worn proxy replaces (the helper eyes under proxy eyes, ...).
+    pub parts: Vec<&'static str>,
+}
+
+impl Hidden {
+    /// True when nothing is hidden.
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty() && !self.vertices.iter().any(|&h| h)
+    }
+}
+
 /// Helper extraction: keeps the polygons of the `body` part (and of the face helpers with
 /// [`Helpers::Face`]) and the vertices they use; [`Helpers::All`] keeps everything. A mesh
 /// without a `body` part is kept whole, with a warning. `hidden` (from the worn assets) drops
 /// the helper parts their proxies replace and, unless `keep_hidden_body`, every polygon with
-/// a vertex an asset hides (MPFB's mask: a face goes when any of its vertices is deleted).
+/// a vertex an asset hides (MPFB's mask: a body face goes when any of its vertices is
+/// deleted).
 pub fn extract_helpers(
     character: Character,
     helpers: Helpers,
@@ -53,7 +69,10 @@ pub fn extract_helpers(
     let source = &character.mesh.numbering.source;
     let selection = Selection::polygons_where(&character.mesh, |p| {
         polygons.part_names(p).iter().any(|n| keep(n))
+            // Only the body proper is masked: clothes also list helper vertices (the tongue
+            // under a suit's collar), which MakeHuman draws as separate proxies, never masked.
             && !(mask
+                && polygons.part_names(p).iter().any(|n| n == BODY_PART)
                 && polygons.vertices[polygons.corners(p)]
                     .iter()
                     .any(|&v| hidden.vertices[source[v as usize] as usize]))

@@ -21,6 +21,7 @@ use crate::extras::{AssetProvenance, BoneExtras, MpfbBone};
 use crate::inputs::LoadedWearable;
 use crate::outfit::AssetKind;
 use crate::stages::assemble::{MpfbExtras, file_name};
+use crate::stages::transforms::Hidden;
 use character::{
     Attachment, AuthoredWeights, BlendShape, Bone, Character, Influence, Material, Mesh, Numbering,
     Polygons, RenderHints, Skin,
@@ -28,22 +29,6 @@ use character::{
 use glam::DVec3;
 use makehuman_assets::{ProxyFile, Reference};
 use mpfb_rig::ObjFrame;
-
-/// What wearing decided for helper extraction.
-#[derive(Debug, Clone, Default)]
-pub struct Hidden {
-    /// Body vertices (source numbering) a worn asset hides (`delete_verts`).
-    pub vertices: Vec<bool>,
-    /// Helper parts a worn proxy replaces (the helper eyes under proxy eyes, ...).
-    pub parts: Vec<&'static str>,
-}
-
-impl Hidden {
-    /// True when nothing is hidden.
-    pub fn is_empty(&self) -> bool {
-        self.parts.is_empty() && !self.vertices.iter().any(|&h| h)
-    }
-}
 
 /// The weight group that mixes a sub-rig's deformation in (MPFB's second armature modifier).
 pub const SUBRIG_MASK: &str = "mhmask-subrig";

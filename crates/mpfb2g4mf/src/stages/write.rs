@@ -42,6 +42,8 @@ pub struct Written {
     pub unweighted_vertices: usize,
     /// Polygons written.
     pub faces: usize,
+    /// Each attachment's vertices no bone moves (0 without a skin).
+    pub attachment_unweighted: Vec<usize>,
 }
 
 fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
@@ -172,7 +174,7 @@ fn attachment_specs(
                             .and_then(|m| attachment.materials.get(m as usize))
                             .map(|m| m.name.clone());
                         surfaces.push(SurfaceSpec {
-                            name: named.then(|| attachment.name.clone()),
+                            name: named.then(|| format!("{}Surface", attachment.name)),
                             material,
                             faces: Vec::new(),
                         });
@@ -404,6 +406,21 @@ pub fn write(
     } else {
         0
     };
+    let attachment_unweighted: Vec<usize> = built
+        .attachment_skins
+        .iter()
+        .zip(&spec.attachments)
+        .map(|(skin, attachment)| {
+            if attachment.influences.is_none() {
+                return 0;
+            }
+            let mut moved = vec![false; attachment.mesh.positions.len()];
+            for e in skin {
+                moved[e.0 as usize] = true;
+            }
+            moved.iter().filter(|m| !**m).count()
+        })
+        .collect();
     let weight_pairs = built.skin.len();
     let joints = built.joint_bones.len();
 
@@ -491,6 +508,7 @@ pub fn write(
         max_influences,
         unweighted_vertices,
         faces,
+        attachment_unweighted,
     })
 }
 
