@@ -199,9 +199,63 @@ pub struct PopulationSpec {
     /// `[low, high]` per variable for random bodies.
     #[serde(default)]
     pub ranges: IndexMap<String, [f64; 2]>,
+    /// Assets each body draws from lists, with the seed (grids and random bodies alike).
+    #[serde(default)]
+    pub draw: Option<Wardrobe>,
     /// Settings of every body (any key of [`Settings`]).
     #[serde(flatten)]
     pub settings: SettingsTable,
+}
+
+/// Lists a population's bodies draw their assets from: each body takes one entry of each
+/// list (uniformly, from the population's seed and its index, so a shard draws what the
+/// whole batch would). An entry is an asset name, uuid or file, or `none`; a `clothes` entry
+/// is an outfit (a list of clothes worn together).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Wardrobe {
+    /// Outfits.
+    #[serde(default)]
+    pub clothes: Vec<Vec<String>>,
+    /// Hair.
+    #[serde(default)]
+    pub hair: Vec<String>,
+    /// Eyebrows.
+    #[serde(default)]
+    pub eyebrows: Vec<String>,
+    /// Eyelashes.
+    #[serde(default)]
+    pub eyelashes: Vec<String>,
+    /// Eye materials.
+    #[serde(default)]
+    pub eye_material: Vec<String>,
+}
+
+impl Wardrobe {
+    /// Body `index`'s draw, written into its `settings`: one entry of each non-empty list.
+    pub fn dress(&self, seed: u64, index: usize, settings: &mut Settings) {
+        use rand::{Rng, SeedableRng};
+        // Its own stream per body: the draw depends on the seed and the index only.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5741_5244_524f_4245);
+        rng.set_stream(index as u64);
+        let mut pick = |n: usize| rng.random_range(0..n);
+        if !self.clothes.is_empty() {
+            let outfit = &self.clothes[pick(self.clothes.len())];
+            settings.clothes = std::iter::once("none".to_owned())
+                .chain(outfit.iter().cloned())
+                .collect();
+        }
+        for (list, slot) in [
+            (&self.hair, &mut settings.hair),
+            (&self.eyebrows, &mut settings.eyebrows),
+            (&self.eyelashes, &mut settings.eyelashes),
+            (&self.eye_material, &mut settings.eye_material),
+        ] {
+            if !list.is_empty() {
+                *slot = Some(list[pick(list.len())].clone());
+            }
+        }
+    }
 }
 
 /// The phenotypes of a population, each as `(variable, value)` pairs in the spec's order,
@@ -617,6 +671,9 @@ pub fn expand_selected_with(
             } else {
                 format!("{base_phenotype},{text}")
             });
+            if let Some(wardrobe) = &population.draw {
+                wardrobe.dress(population.seed, index, &mut settings);
+            }
             jobs.push(generated(index, (&rig, &weights, &mesh), output, &settings));
         }
     }

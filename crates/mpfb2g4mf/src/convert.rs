@@ -253,6 +253,7 @@ fn convert_parts(
     let worn_summary: Vec<WornSummary> = extras
         .attachments
         .iter()
+        .chain(&extras.mesh.topology)
         .map(|a| WornSummary {
             kind: a.kind.clone(),
             name: a.name.clone(),
@@ -275,7 +276,10 @@ fn convert_parts(
         if *unweighted > 0 {
             warnings.push(Warning::new(
                 WarningKind::Assets,
-                format!("{unweighted} vertices of {} are moved by no bone", asset.name),
+                format!(
+                    "{unweighted} vertices of {} are moved by no bone",
+                    asset.name
+                ),
             ));
         }
     }

@@ -107,6 +107,9 @@ pub struct MpfbMesh {
     /// Weights the skin cannot carry, as binary accessors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unskinned_weights: Option<UnskinnedWeights>,
+    /// The body topology (`.proxy`) this mesh is, when it is not the base mesh.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<AssetProvenance>,
 }
 
 /// Pairs the skin cannot carry (helper vertices, groups no bone took), in the source numbering.

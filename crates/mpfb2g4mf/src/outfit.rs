@@ -249,10 +249,9 @@ pub struct WornAsset {
 /// What a job wears, decided.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outfit {
-    /// The assets worn, in [`AssetKind::ALL`] order, then as given.
+    /// The assets worn, in [`AssetKind::ALL`] order, then as given; a body topology
+    /// ([`AssetKind::Proxy`]) replaces the body mesh.
     pub worn: Vec<WornAsset>,
-    /// The body topology replacing the body mesh.
-    pub proxy: Option<PathBuf>,
     /// The assets folder used.
     pub folder: Option<PathBuf>,
     /// The description's assets left out because no assets folder was found.
@@ -265,7 +264,6 @@ impl Outfit {
         self.worn
             .iter()
             .flat_map(|w| std::iter::once(w.path.as_path()).chain(w.material.as_deref()))
-            .chain(self.proxy.as_deref())
     }
 }
 
@@ -416,10 +414,6 @@ pub fn decide(
                     });
                 }
             };
-            if kind == AssetKind::Proxy {
-                outfit.proxy = Some(path);
-                continue;
-            }
             let material = material_for(kind, &path, &ask, settings, materials, index)?;
             outfit.worn.push(WornAsset {
                 kind,

@@ -66,6 +66,7 @@ pub fn wear(
     // The body in the assets' units: G4MF metres are the base mesh's decimetres times 0.1.
     let body: Vec<DVec3> = character.mesh.positions.iter().map(|p| *p / UNIT).collect();
     let body_weights = weights_by_bone(&character);
+    let mut topology = None;
     for asset in worn {
         let proxy = &asset.proxy;
         proxy
@@ -77,6 +78,12 @@ pub fn wear(
         hidden.parts.extend(replaced_parts(asset.kind));
         let rest = proxy.fit(&body).map_err(|e| e.with_file(&asset.path))?;
         let positions: Vec<DVec3> = rest.iter().map(|p| *p * UNIT).collect();
+        if asset.kind == AssetKind::Proxy {
+            // A body topology: fitted like any asset, it replaces the body once every other
+            // asset has been fitted to the body it replaces.
+            topology = Some((asset, positions));
+            continue;
+        }
         let (influences, how, subrig_bones) = skin_of(
             &mut character,
             extras,
@@ -125,6 +132,19 @@ pub fn wear(
             materials: material.into_iter().collect(),
         });
     }
+    if let Some((asset, positions)) = topology {
+        character = replace_body(
+            character,
+            extras,
+            asset,
+            positions,
+            &body,
+            &body_weights,
+            warnings,
+        )?;
+        // The body's vertices are gone: nothing to mask.
+        hidden.vertices.clear();
+    }
     // Drawn in MakeHuman's order: lower `z_depth` first (stable for equal depths).
     let mut order: Vec<usize> = (0..character.attachments.len()).collect();
     let depth = |i: usize| worn[i].proxy.z_depth.unwrap_or(0);
@@ -142,6 +162,66 @@ pub fn wear(
         extras.attachments.extend(provenance[i].take());
     }
     Ok((character, hidden))
+}
+
+/// Replaces the body mesh by a body topology (`.proxy`) fitted to it: its skin inherited
+/// (or its own), every body blend shape refitted (kept in order, empty where it moves none),
+/// one `body` part so the body's materials and checks apply.
+fn replace_body(
+    mut character: Character,
+    extras: &mut MpfbExtras,
+    asset: &LoadedWearable,
+    positions: Vec<DVec3>,
+    body: &[DVec3],
+    body_weights: &[Vec<(u32, f64)>],
+    warnings: &mut Vec<String>,
+) -> Result<Character, ConvertError> {
+    let (influences, _, _) = skin_of(
+        &mut character,
+        extras,
+        asset,
+        &positions,
+        body_weights,
+        warnings,
+    )?;
+    let offsets = refit_shapes(&asset.proxy, body, &character.blend_shapes);
+    for (shape, offsets) in character.blend_shapes.iter_mut().zip(offsets) {
+        shape.offsets = offsets;
+        shape.normal_offsets.clear();
+    }
+    let obj = &asset.obj;
+    let faces = obj.face_count();
+    let count = positions.len();
+    character.mesh = Mesh {
+        positions,
+        texcoords: obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect(),
+        polygons: Polygons {
+            offsets: obj.face_offsets.clone(),
+            vertices: obj.corners.iter().map(|c| c.vertex).collect(),
+            texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
+            materials: vec![None; faces],
+            parts: vec![0; faces],
+            part_sets: vec![vec![crate::stages::transforms::BODY_PART.to_owned()]],
+        },
+        numbering: Numbering::identity(count),
+        normals: Vec::new(),
+    };
+    character.materials.clear();
+    character.skin = character.skin.map(|_| Skin {
+        influences,
+        authored: AuthoredWeights::default(),
+    });
+    extras.mesh.topology = Some(AssetProvenance {
+        kind: asset.kind.name().to_owned(),
+        name: asset.proxy.name.clone(),
+        file: file_name(&asset.path),
+        uuid: asset.proxy.uuid.clone(),
+        material: None,
+        weights: "inherited".to_owned(),
+        subrig_bones: Vec::new(),
+        hidden_body_vertices: 0,
+    });
+    Ok(character)
 }
 
 /// The helper parts an asset of `kind` replaces.
@@ -431,6 +511,25 @@ fn place(reference: &Reference, body: &[DVec3], scale: DVec3) -> DVec3 {
 /// The body's blend shapes carried to the asset: for each, the asset fitted on the displaced
 /// body minus its rest fit, in metres; only shapes that move it.
 fn shapes_of(proxy: &ProxyFile, body: &[DVec3], shapes: &[BlendShape]) -> Vec<BlendShape> {
+    shapes
+        .iter()
+        .zip(refit_shapes(proxy, body, shapes))
+        .filter(|(_, offsets)| !offsets.is_empty())
+        .map(|(shape, offsets)| BlendShape {
+            name: shape.name.clone(),
+            amount: shape.amount,
+            offsets,
+            normal_offsets: Vec::new(),
+        })
+        .collect()
+}
+
+/// Each body shape's offsets of the asset's vertices (empty where it moves none), in order.
+fn refit_shapes(
+    proxy: &ProxyFile,
+    body: &[DVec3],
+    shapes: &[BlendShape],
+) -> Vec<Vec<(u32, DVec3)>> {
     if shapes.is_empty() {
         return Vec::new();
     }
@@ -493,14 +592,7 @@ fn shapes_of(proxy: &ProxyFile, body: &[DVec3], shapes: &[BlendShape]) -> Vec<Bl
         for &(v, _) in &shape.offsets {
             displaced[v as usize] = body[v as usize];
         }
-        if !offsets.is_empty() {
-            out.push(BlendShape {
-                name: shape.name.clone(),
-                amount: shape.amount,
-                offsets,
-                normal_offsets: Vec::new(),
-            });
-        }
+        out.push(offsets);
     }
     out
 }
