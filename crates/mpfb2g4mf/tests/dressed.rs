@@ -1,0 +1,662 @@
+//! Dressed characters through the real CLI: MakeHuman assets fitted by MakeHuman's rule
+//! (worked out by hand here from the `.mhclo` text and the written body), weights inherited
+//! or taken from `.mhw` files, a sub-rig, blend shapes carried to the assets, a T-pose bake
+//! that moves the clothes with the arms, masking, body topologies, dressed descriptions and
+//! seeded populations that draw their outfits.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
+
+use g4mf_model::{Document, JointRef};
+use g4mf_reader::{G4mfFile, ReadOptions, read_path};
+use glam::{DMat3, DVec3};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
+}
+
+/// The data and assets folders, or a loud skip (a failure under CI).
+fn data_and_assets(test: &str) -> Option<(PathBuf, PathBuf)> {
+    let data = test_support::mpfb_data_or_skip(test)?;
+    match test_support::makehuman_assets() {
+        Some(assets) => Some((data, assets)),
+        None => {
+            test_support::skip_or_fail(test, "no MakeHuman assets folder");
+            None
+        }
+    }
+}
+
+/// `convert --rig-name default` with the data and assets folders, `extra` flags, validated.
+fn convert(data: &Path, assets: &Path, out: &Path, extra: &[&str]) -> String {
+    let output = bin()
+        .args(["convert", "--rig-name", "default", "--mpfb-data"])
+        .arg(data)
+        .arg("--assets")
+        .arg(assets)
+        .args(extra)
+        .args(["--validate", "-o"])
+        .arg(out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{text}");
+    text
+}
+
+/// Every vertex of the mesh `index`, as written.
+fn positions(file: &G4mfFile, mesh: usize) -> Vec<DVec3> {
+    let values = file.read_f64(file.document.meshes[mesh].vertices).unwrap();
+    values.chunks(3).map(DVec3::from_slice).collect()
+}
+
+/// The mesh a node named `name` instances.
+fn mesh_of(doc: &Document, name: &str) -> usize {
+    doc.nodes
+        .iter()
+        .find(|n| n.name.as_deref() == Some(name))
+        .and_then(|n| n.mesh_instance.as_ref())
+        .map(|m| m.mesh.get())
+        .unwrap_or_else(|| panic!("no node `{name}`"))
+}
+
+/// MPFB bone name of each skin group (through the joints and the bones' extras).
+fn group_bones(doc: &Document) -> Vec<String> {
+    let skeleton = doc.nodes.iter().find_map(|n| n.skeleton.as_ref()).unwrap();
+    skeleton
+        .joints
+        .iter()
+        .map(|j| match j {
+            JointRef::Node(n) => doc.nodes[n.get()].extras.as_ref().unwrap()["mpfb"]["name"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+/// The skin of mesh `index`: per vertex, bone name -> weight.
+fn skin(file: &G4mfFile, mesh: usize) -> BTreeMap<u32, BTreeMap<String, f64>> {
+    let bones = group_bones(&file.document);
+    let skin = file.document.meshes[mesh].skin.as_ref().unwrap();
+    let groups = file.read_u64(skin.groups).unwrap();
+    let vertices = file.read_u64(skin.vertices).unwrap();
+    let weights = file.read_f64(skin.weights).unwrap();
+    let mut out: BTreeMap<u32, BTreeMap<String, f64>> = BTreeMap::new();
+    for ((g, v), w) in groups.iter().zip(&vertices).zip(&weights) {
+        out.entry(*v as u32)
+            .or_default()
+            .insert(bones[*g as usize].clone(), *w);
+    }
+    out
+}
+
+/// A blend shape's offsets by vertex.
+fn shape(file: &G4mfFile, mesh: usize, name: &str) -> BTreeMap<u32, DVec3> {
+    let blend = file.document.meshes[mesh].blend.as_ref().unwrap();
+    let shape = blend
+        .shapes
+        .iter()
+        .find(|s| s.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no shape {name}"));
+    let target = shape.position.as_ref().unwrap();
+    let indices = file.read_u64(target.indices).unwrap();
+    let offsets = file.read_f64(target.offsets).unwrap();
+    indices
+        .iter()
+        .zip(offsets.chunks(3))
+        .map(|(&i, o)| (i as u32, DVec3::from_slice(o)))
+        .collect()
+}
+
+/// A `.mhclo` read by hand: scale lines `(v1, v2, distance)` per axis and the reference lines.
+struct Fitting {
+    scales: [Option<(usize, usize, f64)>; 3],
+    references: Vec<Vec<f64>>,
+    delete: Vec<usize>,
+}
+
+fn read_fitting(path: &Path) -> Fitting {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut fitting = Fitting {
+        scales: [None; 3],
+        references: Vec::new(),
+        delete: Vec::new(),
+    };
+    let mut section = "";
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(first) = words.first() else { continue };
+        if first.starts_with('#') {
+            continue;
+        }
+        let axis = ["x_scale", "y_scale", "z_scale"]
+            .iter()
+            .position(|k| k == first);
+        if let Some(axis) = axis {
+            fitting.scales[axis] = Some((
+                words[1].parse().unwrap(),
+                words[2].parse().unwrap(),
+                words[3].parse().unwrap(),
+            ));
+        } else if first.chars().next().is_some_and(char::is_alphabetic) {
+            if matches!(*first, "verts" | "delete_verts") {
+                section = first;
+            }
+        } else if section == "verts" {
+            fitting
+                .references
+                .push(words.iter().map(|w| w.parse().unwrap()).collect());
+        } else if section == "delete_verts" {
+            let mut range_from = None;
+            let mut previous = 0;
+            for w in words {
+                if w == "-" {
+                    range_from = Some(previous);
+                    continue;
+                }
+                let v: usize = w.parse().unwrap();
+                match range_from.take() {
+                    Some(from) => fitting.delete.extend(from + 1..=v),
+                    None => fitting.delete.push(v),
+                }
+                previous = v;
+            }
+        }
+    }
+    fitting
+}
+
+/// MakeHuman's rule by hand, in metres: `w0*b0 + w1*b1 + w2*b2 + S*d*0.1` with
+/// `S = |b[v1] - b[v2]| / (distance*0.1)` per axis (the file's numbers are decimetres).
+fn by_hand(fitting: &Fitting, body: &[DVec3], vertex: usize) -> DVec3 {
+    let r = &fitting.references[vertex];
+    if r.len() == 1 {
+        return body[r[0] as usize];
+    }
+    let mut s = [1.0; 3];
+    for (axis, scale) in fitting.scales.iter().enumerate() {
+        if let Some((v1, v2, d)) = scale {
+            s[axis] = (body[*v1][axis] - body[*v2][axis]).abs() / (d * 0.1);
+        }
+    }
+    let b = |i: usize| body[r[i] as usize];
+    b(0) * r[3]
+        + b(1) * r[4]
+        + b(2) * r[5]
+        + DVec3::new(s[0] * r[6], s[1] * r[7], s[2] * r[8]) * 0.1
+}
+
+/// The weights file by group: vertex -> weight.
+fn weights_file(path: &Path) -> BTreeMap<String, BTreeMap<u32, f64>> {
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    json["weights"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(g, pairs)| {
+            let pairs = pairs
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| (p[0].as_u64().unwrap() as u32, p[1].as_f64().unwrap()))
+                .collect();
+            (g.clone(), pairs)
+        })
+        .collect()
+}
+
+const DRESSED: &[&str] = &[
+    "--phenotype",
+    "gender=0.9,weight=0.8,muscle=0.7",
+    "--helpers",
+    "all",
+    "--keep-hidden-body",
+    "--eyes",
+    "none",
+    "--clothes",
+    "male_casualsuit01",
+    "--clothes",
+    "shoes01",
+    "--hair",
+    "ponytail01",
+    "--eyebrows",
+    "eyebrow001",
+    "--eyelashes",
+    "eyelashes01",
+    "--face-units",
+];
+
+#[test]
+fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
+    let Some((data, assets)) = data_and_assets("assets_sit_where_makehumans_rule") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dressed.g4b");
+    let text = convert(&data, &assets, &out, DRESSED);
+    assert!(text.contains("male_casualsuit01 (clothes)"), "{text}");
+    let file = read_path(&out, &ReadOptions::default()).unwrap();
+    // Every helper and every hidden face kept: the body is the morphed base mesh, in order.
+    let body = positions(&file, 0);
+    assert_eq!(body.len(), 19158);
+    let weights = weights_file(&data.join("rigs/standard/weights.default.json"));
+    for (asset, node) in [
+        (
+            "clothes/male_casualsuit01/male_casualsuit01.mhclo",
+            "male_casualsuit01",
+        ),
+        ("eyebrows/eyebrow001/eyebrow001.mhclo", "eyebrow001"),
+        ("eyelashes/eyelashes01/eyelashes01.mhclo", "Eyelashes01"),
+    ] {
+        let fitting = read_fitting(&assets.join(asset));
+        let mesh = mesh_of(&file.document, node);
+        let written = positions(&file, mesh);
+        assert_eq!(written.len(), fitting.references.len(), "{asset}");
+        let skin = skin(&file, mesh);
+        let n = written.len();
+        for vertex in [0, n / 2, n - 1] {
+            let expected = by_hand(&fitting, &body, vertex);
+            let error = (written[vertex] - expected).abs().max_element();
+            assert!(error < 1e-5, "{asset} vertex {vertex}: {error} m off");
+            // Inherited weights: every body group through the three references, each
+            // contribution above 1e-4, summed, never renormalised.
+            let r = &fitting.references[vertex];
+            // A one-number line is one reference of weight 1.
+            let parts: Vec<(u32, f64)> = match r.len() {
+                1 => vec![(r[0] as u32, 1.0)],
+                _ => (0..3).map(|i| (r[i] as u32, r[3 + i])).collect(),
+            };
+            let mut expected: BTreeMap<String, f64> = BTreeMap::new();
+            for (v, w) in parts {
+                for (group, pairs) in &weights {
+                    if let Some(&wt) = pairs.get(&v) {
+                        if w * wt > 1e-4 {
+                            *expected.entry(group.clone()).or_default() += w * wt;
+                        }
+                    }
+                }
+            }
+            let got = skin.get(&(vertex as u32)).cloned().unwrap_or_default();
+            assert_eq!(
+                got.keys().collect::<Vec<_>>(),
+                expected.keys().collect::<Vec<_>>(),
+                "{asset} vertex {vertex}"
+            );
+            for (bone, w) in &expected {
+                assert!((got[bone] - w).abs() < 1e-6, "{asset} {vertex} {bone}");
+            }
+        }
+    }
+
+    // Custom weights: the shoes take their own `.mhw`, group by group.
+    let shoes = skin(&file, mesh_of(&file.document, "shoes01"));
+    let custom = weights_file(&assets.join("clothes/shoes01/shoes01.mhw"));
+    for vertex in [0u32, 100, 500] {
+        let expected: BTreeMap<&str, f64> = custom
+            .iter()
+            .filter_map(|(g, pairs)| Some((g.as_str(), *pairs.get(&vertex)?)))
+            .filter(|(g, w)| *w != 0.0 && group_bones(&file.document).iter().any(|b| b == g))
+            .collect();
+        assert!(!expected.is_empty());
+        for (bone, w) in expected {
+            assert!(
+                (shoes[&vertex][bone] - w).abs() < 1e-6,
+                "shoes {vertex} {bone}"
+            );
+        }
+    }
+
+    // The ponytail's sub-rig: its bones under the head, mixed in by `mhmask-subrig`.
+    let doc = &file.document;
+    let node = |name: &str| {
+        doc.nodes
+            .iter()
+            .position(|n| n.name.as_deref() == Some(name))
+    };
+    let head = node("head").unwrap();
+    let root = node("ponytail01_root").unwrap();
+    assert!(doc.nodes[head].children.iter().any(|c| c.get() == root));
+    let ponytail = skin(&file, mesh_of(doc, "ponytail01"));
+    let sub = weights_file(&assets.join("hair/ponytail01/ponytail01.mhw"));
+    let mask = sub["mhmask-subrig"][&0];
+    let of_subrig: f64 = ponytail[&0]
+        .iter()
+        .filter(|(b, _)| b.starts_with("ponytail01_"))
+        .map(|(_, w)| w)
+        .sum();
+    let of_body: f64 = ponytail[&0]
+        .iter()
+        .filter(|(b, _)| !b.starts_with("ponytail01_"))
+        .map(|(_, w)| w)
+        .sum();
+    assert!((of_subrig - mask).abs() < 1e-6, "{of_subrig} vs {mask}");
+    assert!((of_body - (1.0 - mask)).abs() < 1e-6, "{of_body}");
+
+    // A face unit moves the eyebrows by the refit difference: the asset on the displaced
+    // body minus the asset on the rest body.
+    let fitting = read_fitting(&assets.join("eyebrows/eyebrow001/eyebrow001.mhclo"));
+    let body_shape = shape(&file, 0, "FaceBrowInnerUp");
+    let brows = mesh_of(doc, "eyebrow001");
+    let brow_shape = shape(&file, brows, "eyebrow001_FaceBrowInnerUp");
+    assert!(brow_shape.len() > 50, "{}", brow_shape.len());
+    let mut displaced = body.clone();
+    for (v, o) in &body_shape {
+        displaced[*v as usize] += *o;
+    }
+    for (&vertex, offset) in brow_shape.iter().take(3) {
+        let expected = by_hand(&fitting, &displaced, vertex as usize)
+            - by_hand(&fitting, &body, vertex as usize);
+        let error = (*offset - expected).abs().max_element();
+        assert!(error < 1e-5, "eyebrow vertex {vertex}: {error} m off");
+        assert!(offset.length() > 1e-4);
+    }
+}
+
+/// World transform of every node.
+fn world_transforms(doc: &Document) -> Vec<(DVec3, DMat3)> {
+    let mut world = vec![(DVec3::ZERO, DMat3::IDENTITY); doc.nodes.len()];
+    let mut stack = vec![0usize];
+    while let Some(i) = stack.pop() {
+        for child in &doc.nodes[i].children {
+            let node = &doc.nodes[child.get()];
+            let p = node
+                .position
+                .as_ref()
+                .map_or(DVec3::ZERO, |p| DVec3::from_slice(p));
+            let b = node
+                .basis
+                .as_ref()
+                .map_or(DMat3::IDENTITY, |b| DMat3::from_cols_slice(b));
+            let (pp, pb) = world[i];
+            world[child.get()] = (pp + pb * p, pb * b);
+            stack.push(child.get());
+        }
+    }
+    world
+}
+
+#[test]
+fn a_t_pose_bake_moves_the_clothes_with_the_arms_by_linear_blend_skinning() {
+    let Some((data, assets)) = data_and_assets("a_t_pose_bake_moves_the_clothes") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (rest_path, posed_path) = (dir.path().join("rest.g4b"), dir.path().join("t.g4b"));
+    let flags = ["--clothes", "male_casualsuit01", "--origin", "mesh"];
+    convert(&data, &assets, &rest_path, &flags);
+    let mut posed_flags = flags.to_vec();
+    posed_flags.extend(["--rest-pose", "t-pose"]);
+    convert(&data, &assets, &posed_path, &posed_flags);
+    let rest = read_path(&rest_path, &ReadOptions::default()).unwrap();
+    let posed = read_path(&posed_path, &ReadOptions::default()).unwrap();
+    let (rw, pw) = (
+        world_transforms(&rest.document),
+        world_transforms(&posed.document),
+    );
+    let bone_node = |doc: &Document| -> BTreeMap<String, usize> {
+        doc.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.bone.is_some())
+            .map(|(i, n)| {
+                let name = n.extras.as_ref().unwrap()["mpfb"]["name"].as_str().unwrap();
+                (name.to_owned(), i)
+            })
+            .collect()
+    };
+    let (rb, pb) = (bone_node(&rest.document), bone_node(&posed.document));
+    let mesh = mesh_of(&rest.document, "male_casualsuit01");
+    let before = positions(&rest, mesh);
+    let after = positions(&posed, mesh_of(&posed.document, "male_casualsuit01"));
+    let weights = skin(&rest, mesh);
+    let mut largest_move: f64 = 0.0;
+    for (v, influences) in &weights {
+        let p = before[*v as usize];
+        // Blender's armature modifier: the weight-normalised blend of each bone's posed world
+        // transform times its inverse rest world transform.
+        let total: f64 = influences.values().sum();
+        let mut expected = DVec3::ZERO;
+        for (bone, w) in influences {
+            let (rp, rm) = rw[rb[bone]];
+            let (pp, pm) = pw[pb[bone]];
+            expected += (pp + pm * (rm.transpose() * (p - rp))) * (w / total);
+        }
+        let got = after[*v as usize];
+        assert!(
+            (got - expected).length() < 2e-5,
+            "vertex {v}: {got} vs {expected}"
+        );
+        largest_move = largest_move.max((got - p).length());
+    }
+    assert!(
+        largest_move > 0.2,
+        "the sleeves follow the arms: {largest_move}"
+    );
+}
+
+#[test]
+fn hidden_body_faces_go_unless_kept() {
+    let Some((data, assets)) = data_and_assets("hidden_body_faces_go_unless_kept") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (masked, kept) = (dir.path().join("masked.g4tf"), dir.path().join("kept.g4tf"));
+    convert(
+        &data,
+        &assets,
+        &masked,
+        &["--clothes", "female_sportsuit01"],
+    );
+    convert(
+        &data,
+        &assets,
+        &kept,
+        &["--clothes", "female_sportsuit01", "--keep-hidden-body"],
+    );
+    let deleted: std::collections::HashSet<usize> =
+        read_fitting(&assets.join("clothes/female_sportsuit01/female_sportsuit01.mhclo"))
+            .delete
+            .into_iter()
+            .collect();
+    assert!(deleted.len() > 1000);
+    let body_sources = |path: &Path| -> (Vec<u64>, Vec<u64>) {
+        let file = read_path(path, &ReadOptions::default()).unwrap();
+        let doc = &file.document;
+        let extras = doc.meshes[0].other["extras"]["mpfb"]["source_vertices"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let source: Vec<u64> = extras
+            .iter()
+            .flat_map(|r| r[0].as_u64().unwrap()..=r[1].as_u64().unwrap())
+            .collect();
+        let body = doc.meshes[0]
+            .surfaces
+            .iter()
+            .find(|s| s.name.as_deref() == Some("Body"))
+            .unwrap();
+        let corners = file.read_u64(body.simplexes.unwrap()).unwrap();
+        (source, corners)
+    };
+    let (source, corners) = body_sources(&masked);
+    assert!(
+        corners
+            .iter()
+            .all(|&c| !deleted.contains(&(source[c as usize] as usize))),
+        "a written body face uses a hidden vertex"
+    );
+    let (kept_source, kept_corners) = body_sources(&kept);
+    assert!(
+        kept_corners
+            .iter()
+            .any(|&c| deleted.contains(&(kept_source[c as usize] as usize)))
+    );
+    assert!(kept_corners.len() > corners.len());
+}
+
+#[test]
+fn a_dressed_mhm_converts_every_asset_line() {
+    let Some((data, assets)) = data_and_assets("a_dressed_mhm_converts_every_asset_line") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dressed.g4b");
+    let mhm = test_support::workspace_root().join("fixtures/bodies/dressed.mhm");
+    let output = bin()
+        .args(["convert", "--mpfb-data"])
+        .arg(&data)
+        .arg("--assets")
+        .arg(&assets)
+        .arg("--human")
+        .arg(&mhm)
+        .args(["--validate", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{text}");
+    assert!(!text.contains("not converted"), "{text}");
+    let file = read_path(&out, &ReadOptions::default()).unwrap();
+    let kinds: Vec<String> = file
+        .document
+        .nodes
+        .iter()
+        .filter_map(|n| n.extras.as_ref()?.get("mpfb")?.get("asset").cloned())
+        .map(|a| {
+            format!(
+                "{} {}",
+                a["kind"].as_str().unwrap(),
+                a["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    for expected in [
+        "eyes HighPolyEyes",
+        "eyebrows eyebrow011",
+        "eyelashes eyelashes02",
+        "hair bob01",
+        "teeth Teeth_Base",
+        "tongue tongue01",
+        "clothes female_casualsuit01",
+        "clothes shoes02",
+    ] {
+        assert!(
+            kinds.iter().any(|k| k == expected),
+            "{expected} in {kinds:?}"
+        );
+    }
+    // The eyes wear the material the description gives them.
+    let eyes = file
+        .document
+        .nodes
+        .iter()
+        .find(|n| n.name.as_deref() == Some("HighPolyEyes"))
+        .unwrap();
+    assert_eq!(
+        eyes.extras.as_ref().unwrap()["mpfb"]["asset"]["material"],
+        "blue.mhmat"
+    );
+    // Proxy teeth and tongue replace the helper ones.
+    let surfaces: Vec<&str> = file.document.meshes[0]
+        .surfaces
+        .iter()
+        .filter_map(|s| s.name.as_deref())
+        .collect();
+    assert!(
+        !surfaces.contains(&"Tongue") && !surfaces.contains(&"LeftEye"),
+        "{surfaces:?}"
+    );
+}
+
+#[test]
+fn a_body_topology_replaces_the_body_mesh() {
+    let Some((data, assets)) = data_and_assets("a_body_topology_replaces_the_body_mesh") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (naked, proxied) = (dir.path().join("naked.g4b"), dir.path().join("proxy.g4b"));
+    let body = ["--helpers", "all", "--eyes", "none", "--face-units"];
+    convert(&data, &assets, &naked, &body);
+    let mut flags = body.to_vec();
+    flags.extend(["--proxy", "female_generic"]);
+    convert(&data, &assets, &proxied, &flags);
+    let naked = read_path(&naked, &ReadOptions::default()).unwrap();
+    let proxied = read_path(&proxied, &ReadOptions::default()).unwrap();
+    let fitting = read_fitting(&assets.join("proxymeshes/female_generic/female_generic.proxy"));
+    let base = positions(&naked, 0);
+    let written = positions(&proxied, 0);
+    assert_eq!(written.len(), fitting.references.len());
+    let n = written.len();
+    for vertex in [0, n / 3, n - 1] {
+        let error = (written[vertex] - by_hand(&fitting, &base, vertex))
+            .abs()
+            .max_element();
+        assert!(error < 1e-5, "proxy vertex {vertex}: {error} m off");
+    }
+    // Skinned all over, and the face units carried.
+    let skin = skin(&proxied, 0);
+    assert_eq!(skin.len(), n);
+    assert!(shape(&proxied, 0, "FaceJawOpen").len() > 100);
+}
+
+#[test]
+fn a_seeded_population_draws_the_same_outfits_every_run() {
+    let Some((data, assets)) = data_and_assets("a_seeded_population_draws_the_same") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("people.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"[defaults]
+mpfb_data = "{}"
+assets = "{}"
+
+[population]
+output = "out/person-{{index}}.g4b"
+count = 6
+seed = 11
+ranges = {{ gender = [0.0, 1.0] }}
+
+[population.draw]
+clothes = [["male_casualsuit02", "shoes01"], ["female_sportsuit01"], []]
+hair = ["short02", "bob01", "none"]
+"#,
+            data.display(),
+            assets.display()
+        ),
+    )
+    .unwrap();
+    let outfits = || -> Vec<Vec<String>> {
+        let status = bin()
+            .args(["batch", "--quiet"])
+            .arg(&manifest)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        (0..6)
+            .map(|i| {
+                let path = dir.path().join(format!("out/person-{i}.g4b"));
+                let file = read_path(&path, &ReadOptions::default()).unwrap();
+                file.document
+                    .nodes
+                    .iter()
+                    .filter_map(|n| n.extras.as_ref()?.get("mpfb")?.get("asset").cloned())
+                    .map(|a| a["name"].as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .collect()
+    };
+    let first = outfits();
+    let second = outfits();
+    assert_eq!(first, second);
+    // The lists were drawn from: more than one outfit appears.
+    let distinct: std::collections::BTreeSet<&Vec<String>> = first.iter().collect();
+    assert!(distinct.len() > 1, "{first:?}");
+}
