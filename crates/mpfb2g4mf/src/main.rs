@@ -766,6 +766,12 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
                 files.default_ends.join(", ")
             );
         }
+        if !files.assets_left_out.is_empty() {
+            eprintln!(
+                "  note      worn assets are not rig or weights data, left out with their sub-rig bones: {}",
+                files.assets_left_out.join(", ")
+            );
+        }
     }
     Ok(())
 }

@@ -67,6 +67,9 @@ pub struct MpfbFiles {
     /// layout: `targets/faceunits/jawOpen.target`, `targets/visemes/viseme_aa.target`,
     /// `targets/NAME.target`) and the file's text.
     pub targets: Vec<(std::path::PathBuf, String)>,
+    /// Worn MakeHuman assets (clothes, hair, ...) left out: MPFB keeps them as assets, not in
+    /// rigs or weights; their sub-rig bones are left out with them.
+    pub assets_left_out: Vec<String>,
 }
 
 fn node_transform(node: &Node) -> (DVec3, DMat3) {
@@ -124,7 +127,13 @@ fn skeleton_view(doc: &Document) -> Result<SkeletonView, ToMpfbError> {
         }
     }
     for (&i, _) in world.iter() {
-        if doc.nodes[i].bone.is_some() {
+        // Bones a worn asset's sub-rig added belong to the asset, not to the rig.
+        let subrig = doc.nodes[i]
+            .extras
+            .as_ref()
+            .and_then(|e| e.get("mpfb")?.get("subrig"))
+            .is_some();
+        if doc.nodes[i].bone.is_some() && !subrig {
             bones.push(i);
         }
     }
@@ -161,12 +170,25 @@ pub fn to_mpfb(
     let rig = mpfb_rig::rig_to_json(&parsed);
     let weights = weights_json(file, &view)?;
     let targets = target_files(file, &view)?;
+    let assets_left_out = doc
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let asset = n.extras.as_ref()?.get("mpfb")?.get("asset")?;
+            Some(format!(
+                "{} ({})",
+                asset.get("name")?.as_str()?,
+                asset.get("kind")?.as_str()?
+            ))
+        })
+        .collect();
     Ok(MpfbFiles {
         rig,
         weights,
         derived,
         default_ends,
         targets,
+        assets_left_out,
     })
 }
 

@@ -660,3 +660,39 @@ hair = ["short02", "bob01", "none"]
     let distinct: std::collections::BTreeSet<&Vec<String>> = first.iter().collect();
     assert!(distinct.len() > 1, "{first:?}");
 }
+
+#[test]
+fn to_mpfb_of_a_dressed_file_gives_the_naked_rig_and_weights_and_names_what_it_left_out() {
+    let Some((data, assets)) = data_and_assets("to_mpfb_of_a_dressed_file") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (naked, dressed) = (dir.path().join("naked.g4b"), dir.path().join("dressed.g4b"));
+    convert(&data, &assets, &naked, &["--eyes", "none"]);
+    convert(
+        &data,
+        &assets,
+        &dressed,
+        &["--clothes", "male_casualsuit01", "--hair", "ponytail01"],
+    );
+    let back = |file: &Path, out: &str| -> String {
+        let output = bin()
+            .arg("to-mpfb")
+            .arg(file)
+            .arg("--out-dir")
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    back(&naked, "naked");
+    let text = back(&dressed, "dressed");
+    assert!(text.contains("left out with their sub-rig bones"), "{text}");
+    assert!(text.contains("ponytail01 (hair)"), "{text}");
+    for name in ["rig.default.json", "weights.default.json"] {
+        let a = std::fs::read(dir.path().join("naked").join(name)).unwrap();
+        let b = std::fs::read(dir.path().join("dressed").join(name)).unwrap();
+        assert!(a == b, "{name} differs");
+    }
+}
