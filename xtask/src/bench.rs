@@ -10,6 +10,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--processes") {
         return batch_and_memory();
     }
+    // `--dressed`: only the cost of wearing MakeHuman assets.
+    if args.iter().any(|a| a == "--dressed") {
+        let bin = release_binary()?;
+        let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+        let work = std::env::temp_dir().join(format!("mpfb2g4mf-dressed-{}", std::process::id()));
+        std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+        let result = dressed_cost(&bin, &data, &work);
+        let _ = std::fs::remove_dir_all(&work);
+        return result;
+    }
     // `--against-cat [--against BIN] [--this BIN] [--rounds N]`: only the convert-against-cat
     // table, with another build of the converter (an older commit's, say) interleaved in the
     // same rounds.
@@ -231,6 +241,7 @@ fn batch_and_memory() -> Result<(), String> {
         figures.join(", ")
     );
     blend_shape_cost(&bin, &data, &work)?;
+    dressed_cost(&bin, &data, &work)?;
     against_cat(&bin, &data, &work, None, 21)?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
@@ -259,6 +270,45 @@ fn blend_shape_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> 
         size(&plain) as f64 / 1048576.0,
         size(&shaped) as f64 / 1048576.0,
         (size(&shaped) as f64 - size(&plain) as f64) / 1048576.0
+    );
+    Ok(())
+}
+
+/// The cost of a dressed character (clothes, shoes, hair, eyebrows, eyelashes and proxy eyes)
+/// against the same naked character: whole processes, interleaved, 11 runs each, medians.
+fn dressed_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let assets = assets.to_string_lossy().into_owned();
+    let naked = convert_args(data, &work.join("naked.g4b"), &[]);
+    let dressed = convert_args(
+        data,
+        &work.join("dressed.g4b"),
+        &[
+            "--assets",
+            &assets,
+            "--clothes",
+            "male_casualsuit01",
+            "--clothes",
+            "shoes01",
+            "--hair",
+            "short02",
+            "--eyebrows",
+            "eyebrow001",
+            "--eyelashes",
+            "eyelashes01",
+        ],
+    );
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..11 {
+        a.push(time_process(bin, &naked)?);
+        b.push(time_process(bin, &dressed)?);
+    }
+    let (a, b) = (median(a), median(b));
+    println!(
+        "dressed character (suit, shoes, hair, eyebrows, eyelashes, proxy eyes), 11 interleaved runs, medians: naked {:.1} ms, dressed {:.1} ms = {:.2}x (target <= 2x)",
+        a * 1e3,
+        b * 1e3,
+        b / a
     );
     Ok(())
 }

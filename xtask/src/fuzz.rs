@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 14] = [
+const TARGETS: [&str; 16] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -22,6 +22,8 @@ const TARGETS: [&str; 14] = [
     "target",
     "pose",
     "manifest",
+    "mhclo",
+    "mhmat",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

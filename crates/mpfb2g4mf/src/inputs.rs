@@ -793,10 +793,12 @@ impl Loader {
             .map(|b| load_body(b, files, limit, &self.targets, &budget))
             .transpose()?;
         let assets = load_assets(job, &self.targets, limit, &budget)?;
+        // Each asset's files parse on their own: in parallel (a suit's are the largest).
+        use rayon::prelude::*;
         let worn = files
             .outfit
             .worn
-            .iter()
+            .par_iter()
             .map(|w| {
                 self.worn
                     .get(w)

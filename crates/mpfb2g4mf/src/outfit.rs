@@ -205,31 +205,54 @@ fn stem(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// The `name` and `uuid` of an asset file, from its first [`HEADER_BYTES`] (before `verts`).
+/// The `name` and `uuid` of an asset file, from its header (before `verts`): its first 4 KiB,
+/// where every shipped asset names itself, else its first [`HEADER_BYTES`].
 fn header_of(path: &Path) -> (Option<String>, Option<String>) {
     use std::io::Read;
-    let mut buffer = Vec::new();
-    let read = std::fs::File::open(path)
-        .and_then(|f| f.take(HEADER_BYTES as u64).read_to_end(&mut buffer));
-    if read.is_err() {
+    let Ok(mut file) = std::fs::File::open(path) else {
         return (None, None);
+    };
+    let mut buffer = Vec::new();
+    let mut found = (None, None);
+    for limit in [4096, HEADER_BYTES] {
+        let wanted = limit - buffer.len();
+        if (&mut file)
+            .take(wanted as u64)
+            .read_to_end(&mut buffer)
+            .is_err()
+        {
+            return (None, None);
+        }
+        let (name, uuid, complete) = scan_header(&String::from_utf8_lossy(&buffer));
+        found = (name, uuid);
+        if complete || buffer.len() < limit {
+            break;
+        }
     }
-    let text = String::from_utf8_lossy(&buffer);
+    found
+}
+
+/// `name` and `uuid` of a header text, and whether the header ended (`verts`) or both were found.
+fn scan_header(text: &str) -> (Option<String>, Option<String>, bool) {
     let (mut name, mut uuid) = (None, None);
+    let mut ended = false;
     for line in text.lines() {
         let line = line.trim();
         let (key, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         match key {
             "name" if name.is_none() => name = Some(rest.trim().to_owned()),
             "uuid" if uuid.is_none() => uuid = Some(rest.trim().to_owned()),
-            "verts" => break,
+            "verts" => {
+                ended = true;
+                break;
+            }
             _ => {}
         }
     }
-    (
-        name.filter(|n| !n.is_empty()),
-        uuid.filter(|u| !u.is_empty()),
-    )
+    let name = name.filter(|n| !n.is_empty());
+    let uuid = uuid.filter(|u| !u.is_empty());
+    let complete = ended || (name.is_some() && uuid.is_some());
+    (name, uuid, complete)
 }
 
 /// The eyes MakeHuman gives a character when nothing says otherwise.
