@@ -181,7 +181,11 @@ caucasian = [0.0, 1.0]
             "180",
         ],
     )?;
+    dressed(&bin, data, &docs, work.path())?;
     for name in [
+        "dressed-views.png",
+        "dressed-t-pose.png",
+        "dressed-population-sheet.png",
         "default-views.png",
         "default-front-bones.png",
         "default-side-bones.png",
@@ -194,5 +198,102 @@ caucasian = [0.0, 1.0]
     ] {
         println!("wrote docs/{name}");
     }
+    Ok(())
+}
+
+/// The dressed pictures: MPFB's default character in clothes, shoes, hair, eyebrows and
+/// eyelashes (with MakeHuman's default eyes) from the front, three-quarter and side, in a baked
+/// T-pose, and a population drawing its outfits and hair from lists.
+fn dressed(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let assets = assets.to_str().ok_or("the assets path is not UTF-8")?.to_owned();
+    let path = |p: &Path| p.to_str().unwrap_or_default().to_owned();
+    let outfit = [
+        "--clothes",
+        "male_casualsuit01",
+        "--clothes",
+        "shoes01",
+        "--hair",
+        "short02",
+        "--eyebrows",
+        "eyebrow001",
+        "--eyelashes",
+        "eyelashes01",
+    ];
+    let model = work.join("dressed.g4b");
+    let t_pose = work.join("dressed-t.g4b");
+    for (out, extra) in [(&model, &[][..]), (&t_pose, &["--rest-pose", "t-pose"][..])] {
+        let mut args = vec!["convert", "--rig-name", "default", "--mpfb-data", data];
+        args.extend(["--assets", &assets]);
+        args.extend(outfit);
+        args.extend(extra);
+        let out = path(out);
+        args.extend(["-q", "-o", &out]);
+        run(bin, &args)?;
+    }
+    // Front, three-quarter and side.
+    run(
+        bin,
+        &[
+            "preview",
+            &path(&model),
+            "--view",
+            "all",
+            "--size",
+            "320x560",
+            "-o",
+            &path(&docs.join("dressed-views.png")),
+        ],
+    )?;
+    run(
+        bin,
+        &[
+            "preview",
+            &path(&t_pose),
+            "--size",
+            "560x420",
+            "-o",
+            &path(&docs.join("dressed-t-pose.png")),
+        ],
+    )?;
+    let manifest = work.join("dressed-people.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"[defaults]
+mpfb_data = "{data}"
+assets = "{assets}"
+
+[population]
+count = 8
+seed = 7
+output = "dressed-people/{{index}}.g4b"
+[population.ranges]
+gender = [0.0, 1.0]
+age = [0.3, 0.8]
+weight = [0.3, 0.7]
+african = [0.0, 1.0]
+asian = [0.0, 1.0]
+caucasian = [0.0, 1.0]
+[population.draw]
+clothes = [["male_casualsuit01", "shoes01"], ["female_sportsuit01", "shoes02"], ["female_casualsuit02", "shoes06"], ["male_casualsuit04", "shoes04"]]
+hair = ["short02", "bob01", "ponytail01", "long01", "afro01"]
+eyebrows = ["eyebrow001", "eyebrow006", "eyebrow009"]
+"#
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    run(
+        bin,
+        &[
+            "batch",
+            &path(&manifest),
+            "-q",
+            "--contact-sheet",
+            &path(&docs.join("dressed-population-sheet.png")),
+            "--tile-size",
+            "180",
+        ],
+    )?;
     Ok(())
 }

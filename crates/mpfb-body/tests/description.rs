@@ -21,15 +21,31 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     let description = parse_mhm(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(description.rig.as_deref(), Some("game_engine"));
     assert_eq!(description.not_converted, ["skin material"]);
-    let assets: Vec<(&str, &str)> = description
+    assert!(description.assets.is_empty());
+    // The dressed fixture names one asset of every kind, by name and uuid, in file order.
+    let dressed = test_support::workspace_root().join("fixtures/bodies/dressed.mhm");
+    let dressed = parse_mhm(&std::fs::read_to_string(&dressed).unwrap()).unwrap();
+    let assets: Vec<(&str, &str)> = dressed
         .assets
         .iter()
         .map(|a| (a.kind.as_str(), a.name.as_str()))
         .collect();
     assert_eq!(
         assets,
-        [("eyes", "HighPolyEyes"), ("clothes", "female_casualsuit01")]
+        [
+            ("eyes", "HighPolyEyes"),
+            ("eyebrows", "eyebrow011"),
+            ("eyelashes", "Eyelashes02"),
+            ("hair", "bob01"),
+            ("teeth", "Teeth_Base"),
+            ("tongue", "tongue01"),
+            ("clothes", "female_casualsuit01"),
+            ("clothes", "shoes02"),
+        ]
     );
+    assert!(dressed.assets.iter().all(|a| a.uuid.is_some()));
+    assert_eq!(dressed.asset_materials[0].file, "eyes/materials/blue.mhmat");
+    assert!(dressed.not_converted.is_empty());
     let resolved = description
         .resolve(&index, &spec, MacroModel::Mpfb)
         .unwrap();

@@ -272,8 +272,9 @@ impl Resolver {
         Ok(found)
     }
 
-    /// The assets a job wears: looked up only when something could name one (a description
-    /// or an asset flag), so plain conversions never walk an assets folder.
+    /// The assets a job wears: looked up only when something names one (a description's asset
+    /// lines or an asset flag, `--assets` included), so naked conversions never walk an
+    /// assets folder and never change with the machine's assets.
     fn outfit(
         &self,
         settings: &Settings,
@@ -293,7 +294,10 @@ impl Resolver {
             ]
             .iter()
             .any(|f| f.is_some());
-        if !flags && described.is_none() {
+        // A naked body stays naked (and needs no assets folder): only a job that names an
+        // asset, or the assets folder, wears anything, MakeHuman's default eyes included.
+        let named = described.is_some_and(|d| !d.assets.is_empty() || !d.materials.is_empty());
+        if !flags && !named {
             return Ok(Outfit::default());
         }
         let index = self.asset_index(settings.assets.as_deref())?;

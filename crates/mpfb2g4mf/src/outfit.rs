@@ -413,6 +413,23 @@ pub fn decide(
                 (Some(file), _) if ask.location.is_none() => file,
                 (_, Some(index)) => match index.find(kind, &ask.name, ask.uuid.as_deref()) {
                     Some(found) => found.path.clone(),
+                    // MPFB presets may name the eyes by their material (`"eyes": "brown"`):
+                    // MakeHuman's default eyes in that material.
+                    None if kind == AssetKind::Eyes
+                        && eye_material_file(index, &ask.name).is_some() =>
+                    {
+                        match index.find(kind, DEFAULT_EYES, None) {
+                            Some(eyes) => {
+                                outfit.worn.push(WornAsset {
+                                    kind,
+                                    path: eyes.path.clone(),
+                                    material: eye_material_file(index, &ask.name),
+                                });
+                                continue;
+                            }
+                            None => continue,
+                        }
+                    }
                     None => {
                         return Err(ConvertError::UnknownAsset {
                             kind: kind.name().to_owned(),
@@ -446,6 +463,15 @@ pub fn decide(
         }
     }
     Ok(outfit)
+}
+
+/// `eyes/materials/NAME.mhmat` of the assets folder, when it is there.
+fn eye_material_file(index: &AssetIndex, name: &str) -> Option<PathBuf> {
+    if name.contains(['/', '\\', '.']) {
+        return None;
+    }
+    let path = index.root().join("eyes/materials").join(format!("{name}.mhmat"));
+    path.is_file().then_some(path)
 }
 
 /// Where an asset was asked for, for messages.
@@ -483,18 +509,14 @@ fn material_for(
                     name: location::text::excerpt(text, 80),
                 });
             };
-            let candidate = index
-                .root()
-                .join("eyes/materials")
-                .join(format!("{text}.mhmat"));
-            if !candidate.is_file() {
+            let Some(candidate) = eye_material_file(index, text) else {
                 return Err(ConvertError::UnknownAsset {
                     kind: "eye material".to_owned(),
                     name: location::text::excerpt(text, 80),
                     asked: "--eye-material".to_owned(),
                     folder: index.root().join("eyes/materials"),
                 });
-            }
+            };
             return Ok(Some(candidate));
         }
     }
