@@ -169,10 +169,20 @@ pub fn to_mpfb(
     let parsed = mpfb_rig::parse_rig(&serde_json::to_string(&rig).unwrap_or_default())?;
     let rig = mpfb_rig::rig_to_json(&parsed);
     let weights = weights_json(file, &view)?;
-    let targets = target_files(file, &view)?;
-    let assets_left_out = doc
-        .nodes
-        .iter()
+    let topology = doc.meshes.iter().find_map(|m| {
+        let t = m.other.get("extras")?.get("mpfb")?.get("topology")?;
+        Some(format!(
+            "{} (body topology: its weights and shapes number its own vertices, not the base mesh's, so no weights or target files are written)",
+            t.get("name")?.as_str()?
+        ))
+    });
+    let targets = match topology {
+        Some(_) => Vec::new(),
+        None => target_files(file, &view)?,
+    };
+    let assets_left_out = topology
+        .into_iter()
+        .chain(doc.nodes.iter()
         .filter_map(|n| {
             let asset = n.extras.as_ref()?.get("mpfb")?.get("asset")?;
             Some(format!(
@@ -180,7 +190,7 @@ pub fn to_mpfb(
                 asset.get("name")?.as_str()?,
                 asset.get("kind")?.as_str()?
             ))
-        })
+        }))
         .collect();
     Ok(MpfbFiles {
         rig,
@@ -542,6 +552,11 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
         return Ok(None);
     };
     let extras = found.extras.as_ref();
+    // A body topology (`.proxy`) numbers its own vertices: its weights are not weights of
+    // MakeHuman's base mesh, which is what an MPFB weights file holds.
+    if extras.is_some_and(|e| e.topology.is_some()) {
+        return Ok(None);
+    }
     // Kept vertex -> source vertex, from the recorded ranges (identity when absent).
     let source = found.source;
     let joints: Vec<Option<usize>> = doc.nodes[view.skeleton]
