@@ -629,3 +629,87 @@ fn polytope_simplexes_only_for_flat_polygons() {
     assert_eq!(flat_simplexes, bent_simplexes);
     assert_eq!(bent_simplexes[0], bent_simplexes[3]);
 }
+
+#[test]
+fn attachments_are_meshes_under_the_skeleton_with_the_bodys_joints_and_group_names() {
+    let mut spec = tiny_spec();
+    spec.attachments.push(g4mf_writer::AttachmentSpec {
+        name: "Hat".into(),
+        mesh: MeshSpec {
+            positions: vec![
+                DVec3::new(0.0, 2.0, 0.0),
+                DVec3::new(1.0, 2.0, 0.0),
+                DVec3::new(0.5, 2.5, 0.0),
+            ],
+            texcoords: Vec::new(),
+            surfaces: vec![SurfaceSpec {
+                name: Some("HatSurface".into()),
+                material: Some("HatMaterial".into()),
+                faces: vec![FaceSpec {
+                    vertices: [0, 1, 2].as_slice().into(),
+                    texcoords: None,
+                }],
+            }],
+            normals: None,
+            blend_shapes: Vec::new(),
+            materials: vec![g4mf_writer::MaterialSpec {
+                name: "HatMaterial".into(),
+                base_color: Some([0.5, 0.25, 0.125, 1.0]),
+                extras: Some(json!({"render": {"drawOrder": 5}})),
+            }],
+        },
+        // Bone 0 (`spine.001`) weights nothing on the body: it joins the joints for the hat.
+        influences: Some(
+            (0..3)
+                .map(|vertex| Influence {
+                    vertex,
+                    bone: 0,
+                    weight: 1.0,
+                })
+                .collect(),
+        ),
+        node_extras: Some(json!({"mpfb": {"asset": {"name": "hat"}}})),
+        mesh_extras: None,
+    });
+    let built = build_character(&spec).unwrap();
+    let doc = &built.document;
+    assert_eq!(doc.meshes.len(), 2);
+    assert_eq!(built.attachment_meshes, [1]);
+    let body_skin = doc.meshes[0].skin.as_ref().unwrap();
+    let hat_skin = doc.meshes[1].skin.as_ref().unwrap();
+    assert_eq!(body_skin.group_names, hat_skin.group_names);
+    let names = hat_skin.group_names.clone().unwrap();
+    assert!(names.iter().any(|n| n == "spine_001"), "{names:?}");
+    // The hat's skin names the spine's group.
+    let spine_group = names.iter().position(|n| n == "spine_001").unwrap() as u32;
+    assert!(
+        built.attachment_skins[0]
+            .iter()
+            .all(|e| e.1 == spine_group && e.2 == 1.0)
+    );
+    assert_eq!(built.joint_bones.len(), names.len());
+    // Its node is a child of the skeleton node, named after it, with its extras.
+    let node = doc
+        .nodes
+        .iter()
+        .position(|n| n.name.as_deref() == Some("Hat"))
+        .unwrap();
+    assert!(doc.nodes[1].children.iter().any(|c| c.get() == node));
+    assert_eq!(
+        doc.nodes[node].mesh_instance.as_ref().unwrap().mesh.get(),
+        1
+    );
+    assert_eq!(
+        doc.nodes[node].extras.as_ref().unwrap()["mpfb"]["asset"]["name"],
+        "hat"
+    );
+    assert_eq!(doc.meshes[1].name.as_deref(), Some("HatMesh"));
+    // Materials are file-wide: the body's and the hat's, the hat's with its extras.
+    let hat_material = doc
+        .materials
+        .iter()
+        .find(|m| m.name.as_deref() == Some("HatMaterial"))
+        .unwrap();
+    assert_eq!(hat_material.other["extras"]["render"]["drawOrder"], 5);
+    assert_eq!(doc.materials.len(), 2);
+}
