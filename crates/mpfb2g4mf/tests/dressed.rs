@@ -293,6 +293,21 @@ fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
         }
     }
 
+    // Proxy eyes, on the same body (a second run: they replace the helper eyes, so the
+    // first run keeps those to have the whole body in order).
+    let eyes_out = dir.path().join("eyes.g4b");
+    let mut eyes_flags = DRESSED[..2].to_vec();
+    eyes_flags.extend(["--eyes", "HighPolyEyes", "--eye-material", "green"]);
+    convert(&data, &assets, &eyes_out, &eyes_flags);
+    let eyes_file = read_path(&eyes_out, &ReadOptions::default()).unwrap();
+    let fitting = read_fitting(&assets.join("eyes/high-poly/high-poly.mhclo"));
+    let eyes = positions(&eyes_file, mesh_of(&eyes_file.document, "HighPolyEyes"));
+    assert_eq!(eyes.len(), fitting.references.len());
+    for vertex in [0, eyes.len() / 2, eyes.len() - 1] {
+        let error = (eyes[vertex] - by_hand(&fitting, &body, vertex)).abs().max_element();
+        assert!(error < 1e-5, "eye vertex {vertex}: {error} m off");
+    }
+
     // Custom weights: the shoes take their own `.mhw`, group by group.
     let shoes = skin(&file, mesh_of(&file.document, "shoes01"));
     let custom = weights_file(&assets.join("clothes/shoes01/shoes01.mhw"));
