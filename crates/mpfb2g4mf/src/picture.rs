@@ -11,14 +11,23 @@ pub const THUMBNAIL_SIDE: u32 = 256;
 /// The character's triangles (polygons fanned from their first corner) with its normals and
 /// material base colours; no bones.
 pub fn scene_of(character: &Character) -> Scene {
-    let mesh = &character.mesh;
+    let mut scene = Scene::default();
+    add_mesh(&mut scene, &character.mesh, &character.materials);
+    // The worn assets too, in draw order (as written).
+    for attachment in &character.attachments {
+        add_mesh(&mut scene, &attachment.mesh, &attachment.materials);
+    }
+    scene
+}
+
+/// Adds a mesh's polygons, fanned into triangles, in its materials' base colours.
+fn add_mesh(scene: &mut Scene, mesh: &character::Mesh, materials: &[character::Material]) {
     let polygons = &mesh.polygons;
     let position = |v: u32| mesh.positions[v as usize].as_vec3();
     let normal = |v: u32| mesh.normals.get(v as usize).map(|n| n.as_vec3());
-    let mut scene = Scene::default();
     for p in 0..polygons.len() {
         let color = polygons.materials[p]
-            .and_then(|m| character.materials.get(m as usize))
+            .and_then(|m| materials.get(m as usize))
             .and_then(|m| m.base_color)
             .map_or([1.0; 3], |c| [c[0] as f32, c[1] as f32, c[2] as f32]);
         let corners = &polygons.vertices[polygons.corners(p)];
@@ -35,7 +44,6 @@ pub fn scene_of(character: &Character) -> Scene {
             });
         }
     }
-    scene
 }
 
 /// A PNG front view of the character, [`THUMBNAIL_SIDE`] square, with its mean linear colour
