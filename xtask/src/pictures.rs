@@ -206,7 +206,10 @@ caucasian = [0.0, 1.0]
 /// T-pose, and a population drawing its outfits and hair from lists.
 fn dressed(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String> {
     let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
-    let assets = assets.to_str().ok_or("the assets path is not UTF-8")?.to_owned();
+    let assets = assets
+        .to_str()
+        .ok_or("the assets path is not UTF-8")?
+        .to_owned();
     let path = |p: &Path| p.to_str().unwrap_or_default().to_owned();
     let outfit = [
         "--clothes",

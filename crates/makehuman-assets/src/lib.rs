@@ -19,5 +19,6 @@ pub use error::{AssetError, AssetErrorKind};
 pub use fit::WEIGHT_THRESHOLD;
 pub use material::{MaterialFile, MaterialTexture, parse_material};
 pub use proxy::{
-    AxisScale, BASEMESH, MAX_DELETE_VERTS, MAX_REFERENCES, ProxyFile, Reference, parse_proxy,
+    AxisScale, BASEMESH, MAX_DELETE_VERTS, MAX_REFERENCE_VALUE, MAX_REFERENCES, MIN_SCALE_DISTANCE,
+    ProxyFile, Reference, parse_proxy,
 };

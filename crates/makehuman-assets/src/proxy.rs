@@ -16,6 +16,16 @@ pub const MAX_REFERENCES: usize = 4_000_000;
 /// At most this many `delete_verts` entries per file, ranges counted expanded.
 pub const MAX_DELETE_VERTS: usize = 4_000_000;
 
+/// A reference weight or offset is at most this in magnitude (shipped files stay under 5):
+/// a larger one would fit an asset kilometres from the body, and from about 1e306 on its
+/// position overflows to infinity.
+pub const MAX_REFERENCE_VALUE: f64 = 1e4;
+
+/// A scale line's distance is at least this (base-mesh units, decimetres; shipped files
+/// stay above 0.3): the scale divides by it, so a tiny one would blow offsets up without
+/// bound, to infinity from about 1e-306 down.
+pub const MIN_SCALE_DISTANCE: f64 = 1e-3;
+
 /// At most this many key lines outside the reference and delete sections (a real file has
 /// a few dozen).
 const MAX_KEY_LINES: usize = 100_000;
@@ -71,7 +81,8 @@ pub struct AxisScale {
     pub v1: u32,
     /// The second body vertex.
     pub v2: u32,
-    /// Their distance along the axis on the base mesh (positive, finite).
+    /// Their distance along the axis on the base mesh (finite, at least
+    /// [`MIN_SCALE_DISTANCE`]).
     pub distance: f64,
 }
 
@@ -85,9 +96,11 @@ pub enum Reference {
     Triangle {
         /// The three body vertices.
         vertices: [u32; 3],
-        /// Their weights (finite; usually barycentric, may be slightly negative).
+        /// Their weights (finite, at most [`MAX_REFERENCE_VALUE`] in magnitude; usually
+        /// barycentric, may be slightly negative).
         weights: [f64; 3],
-        /// The offset in base-mesh units before scaling (finite).
+        /// The offset in base-mesh units before scaling (finite, at most
+        /// [`MAX_REFERENCE_VALUE`] in magnitude).
         offset: [f64; 3],
     },
 }
@@ -191,6 +204,21 @@ impl<'a> Words<'a> {
                     )),
                 )
             })
+    }
+
+    /// A finite number at most [`MAX_REFERENCE_VALUE`] in magnitude (a reference's `what`).
+    fn reference_value(&self, word: &str, what: &str) -> Result<f64, AssetError> {
+        let value = self.number(word)?;
+        if value.abs() > MAX_REFERENCE_VALUE {
+            return Err(self.err(
+                word,
+                AssetErrorKind::OutOfRange(format!(
+                    "the {what} {} is outside [-{MAX_REFERENCE_VALUE}, {MAX_REFERENCE_VALUE}]",
+                    excerpt(word, 24)
+                )),
+            ));
+        }
+        Ok(value)
     }
 
     /// Exactly one value after the key.
@@ -368,6 +396,15 @@ impl Parser {
                         )),
                     ));
                 }
+                if distance < MIN_SCALE_DISTANCE {
+                    return Err(w.err(
+                        d,
+                        AssetErrorKind::OutOfRange(format!(
+                            "the scale distance {} is below {MIN_SCALE_DISTANCE}",
+                            excerpt(d, 24)
+                        )),
+                    ));
+                }
                 self.file.scales[axis] = Some(AxisScale { v1, v2, distance });
                 self.file.scale_lines[axis] = saturating_line(n);
             }
@@ -428,9 +465,13 @@ impl Parser {
             [v] => Reference::Exact(w.index(v)?),
             [v0, v1, v2, w0, w1, w2, rest @ ..] if matches!(rest.len(), 0 | 3) => {
                 let vertices = [w.index(v0)?, w.index(v1)?, w.index(v2)?];
-                let weights = [w.number(w0)?, w.number(w1)?, w.number(w2)?];
+                let weight = |word| w.reference_value(word, "weight");
+                let weights = [weight(w0)?, weight(w1)?, weight(w2)?];
                 let offset = match rest {
-                    [d0, d1, d2] => [w.number(d0)?, w.number(d1)?, w.number(d2)?],
+                    [d0, d1, d2] => {
+                        let offset = |word| w.reference_value(word, "offset");
+                        [offset(d0)?, offset(d1)?, offset(d2)?]
+                    }
                     _ => [0.0; 3],
                 };
                 Reference::Triangle {
@@ -556,7 +597,8 @@ impl Parser {
 /// `delete_verts` (numbers and inclusive `A - B` ranges, a range on one line).
 ///
 /// Strict where MakeHuman would guess: a single-valued key given twice, a malformed number,
-/// a non-finite value, a base mesh other than `hm08`, and shear lines (unused by shipped
+/// a non-finite value, a reference weight or offset beyond [`MAX_REFERENCE_VALUE`], a scale
+/// distance below [`MIN_SCALE_DISTANCE`], a base mesh other than `hm08`, and shear lines (unused by shipped
 /// assets) are errors. Keys MakeHuman ignores, and unknown keys outside the data sections,
 /// are listed in [`ProxyFile::ignored`]. `name`, `obj_file` and at least one reference line
 /// are required. At most [`MAX_REFERENCES`] references and [`MAX_DELETE_VERTS`] delete
@@ -809,6 +851,32 @@ mod tests {
         assert_eq!(e.location.line_column, Some((7, 1)));
         let p = ok(&format!("{HEAD}verts 0\n1\ndelete_verts\n0 - 3999999\n"));
         assert_eq!(p.delete_verts.len(), MAX_DELETE_VERTS);
+    }
+
+    #[test]
+    fn huge_reference_values_and_tiny_scale_distances_are_refused() {
+        // Fitted, these overflowed to infinite positions (found by checking the fuzz
+        // target's property by hand; kept in fixtures/fuzz-regressions/mhclo/).
+        let e = err(&format!("{HEAD}verts 0\n1 2 3 1e308 1e308 0\n"));
+        assert_eq!(
+            e.to_string(),
+            "4:7: the weight 1e308 is outside [-10000, 10000]"
+        );
+        assert!(matches!(e.kind, AssetErrorKind::OutOfRange(_)));
+        let e = err(&format!("{HEAD}verts 0\n1 2 3 1 0 0 0 -2e4 0\n"));
+        assert_eq!(
+            e.to_string(),
+            "4:15: the offset -2e4 is outside [-10000, 10000]"
+        );
+        let e = err(&format!("{HEAD}x_scale 1 2 1e-320\nverts 0\n1\n"));
+        assert_eq!(
+            e.to_string(),
+            "3:13: the scale distance 1e-320 is below 0.001"
+        );
+        let p = ok(&format!(
+            "{HEAD}x_scale 1 2 0.001\nverts 0\n1 2 3 1e4 -1e4 0 0 0 -10000\n"
+        ));
+        assert_eq!(p.scales[0].map(|s| s.distance), Some(MIN_SCALE_DISTANCE));
     }
 
     #[test]

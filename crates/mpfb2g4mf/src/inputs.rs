@@ -549,7 +549,7 @@ impl LoadedWearable {
     pub fn load(worn: &crate::outfit::WornAsset, limit: u64) -> Result<Self, ConvertError> {
         let path = &worn.path;
         let fitting = Kind {
-            name: "asset fitting file",
+            name: "MakeHuman asset file",
             max_bytes: MAX_FITTING_FILE_BYTES,
         };
         let proxy = makehuman_assets::parse_proxy(&read_input_text_of(path, limit, fitting)?)

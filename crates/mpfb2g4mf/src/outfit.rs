@@ -470,7 +470,10 @@ fn eye_material_file(index: &AssetIndex, name: &str) -> Option<PathBuf> {
     if name.contains(['/', '\\', '.']) {
         return None;
     }
-    let path = index.root().join("eyes/materials").join(format!("{name}.mhmat"));
+    let path = index
+        .root()
+        .join("eyes/materials")
+        .join(format!("{name}.mhmat"));
     path.is_file().then_some(path)
 }
 

@@ -182,8 +182,7 @@ pub fn to_mpfb(
     };
     let assets_left_out = topology
         .into_iter()
-        .chain(doc.nodes.iter()
-        .filter_map(|n| {
+        .chain(doc.nodes.iter().filter_map(|n| {
             let asset = n.extras.as_ref()?.get("mpfb")?.get("asset")?;
             Some(format!(
                 "{} ({})",

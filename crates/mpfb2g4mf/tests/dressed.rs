@@ -304,7 +304,9 @@ fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
     let eyes = positions(&eyes_file, mesh_of(&eyes_file.document, "HighPolyEyes"));
     assert_eq!(eyes.len(), fitting.references.len());
     for vertex in [0, eyes.len() / 2, eyes.len() - 1] {
-        let error = (eyes[vertex] - by_hand(&fitting, &body, vertex)).abs().max_element();
+        let error = (eyes[vertex] - by_hand(&fitting, &body, vertex))
+            .abs()
+            .max_element();
         assert!(error < 1e-5, "eye vertex {vertex}: {error} m off");
     }
 

@@ -890,3 +890,173 @@ fn many_unknown_lines_are_counted_not_listed() {
     assert!(line.contains("79980 other kinds"), "{line}");
     assert!(text.len() < 4000, "{} bytes of summary", text.len());
 }
+
+/// A fake assets folder in `dir`: `clothes/bad/` holding `bad.mhclo` (with `mhclo` as its
+/// text) and a three-vertex `bad.obj`. Returns the folder and the `.mhclo`.
+fn fake_assets(dir: &Path, case: &str, mhclo: &str) -> (PathBuf, PathBuf) {
+    let assets = dir.join(case);
+    let bad = assets.join("clothes/bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(
+        bad.join("bad.obj"),
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n",
+    )
+    .unwrap();
+    let file = bad.join("bad.mhclo");
+    std::fs::write(&file, mhclo).unwrap();
+    (assets, file)
+}
+
+#[test]
+fn hostile_asset_files_are_refused_on_one_located_line() {
+    let Some(data) = test_support::mpfb_data_or_skip("hostile_assets") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.g4b");
+    let head = "name bad\nobj_file bad.obj\n";
+    let wear = |assets: &Path, clothes: &str| {
+        convert(
+            &data,
+            &out,
+            &[
+                "--rig-name",
+                "default",
+                "--assets",
+                assets.to_str().unwrap(),
+                "--clothes",
+                clothes,
+            ],
+        )
+    };
+    let check = |result: &Output, expected: &[&str]| {
+        assert!(
+            stderr(result).starts_with("mpfb2g4mf: error: "),
+            "{}",
+            stderr(result)
+        );
+        refused(result, &out, expected);
+    };
+
+    // The fake folder itself is wearable: what follows is refused for its one fault.
+    let (assets, file) = fake_assets(dir.path(), "good", &format!("{head}verts 0\n1\n2\n3\n"));
+    let result = wear(&assets, file.to_str().unwrap());
+    assert!(result.status.success(), "{}", stderr(&result));
+    std::fs::remove_file(&out).unwrap();
+
+    // A reference past the body's 19158 vertices, by file and by name.
+    let (assets, file) = fake_assets(
+        dir.path(),
+        "vertex",
+        &format!("{head}verts 0\n1\n2\n99999\n"),
+    );
+    let expected = ["bad.mhclo:6:1: reference vertex 99999 is not a body vertex"];
+    check(&wear(&assets, file.to_str().unwrap()), &expected);
+    check(&wear(&assets, "bad"), &expected);
+
+    // The mesh has 3 vertices, the fitting file places 2.
+    let (assets, _) = fake_assets(dir.path(), "count", &format!("{head}verts 0\n1\n2\n"));
+    check(
+        &wear(&assets, "bad"),
+        &[
+            "bad.mhclo: ",
+            "bad.obj has 3 vertices but the fitting file places 2",
+        ],
+    );
+
+    // Four billion hidden vertices: refused as the range is read, before expanding it.
+    let (assets, file) = fake_assets(
+        dir.path(),
+        "delete",
+        &format!("{head}verts 0\n1\n2\n3\ndelete_verts\n0 - 4000000000\n"),
+    );
+    check(
+        &wear(&assets, file.to_str().unwrap()),
+        &["bad.mhclo:8:5: more than 4000000 `delete_verts` entries"],
+    );
+
+    // A device that never ends as the mesh: the mesh's bound stops the read.
+    #[cfg(unix)]
+    {
+        let (assets, file) = fake_assets(
+            dir.path(),
+            "zero",
+            "name bad\nobj_file /dev/zero\nverts 0\n1\n2\n3\n",
+        );
+        check(
+            &wear(&assets, file.to_str().unwrap()),
+            &["/dev/zero: larger than 268435456 bytes: not a mesh"],
+        );
+    }
+
+    // A device as the fitting file itself.
+    #[cfg(unix)]
+    check(
+        &wear(&assets, "/dev/zero"),
+        &["/dev/zero: larger than 268435456 bytes: not a MakeHuman asset file"],
+    );
+
+    // A weight whose fitted position overflows, a scale distance that blows offsets up: once
+    // unlocated "not finite" errors from the writer, now refused at their column.
+    for (case, text, expected) in [
+        (
+            "weight",
+            format!("{head}verts 0\n1 2 3 1e300 1e300 0\n2\n3\n"),
+            "bad.mhclo:4:7: the weight 1e300 is outside [-10000, 10000]",
+        ),
+        (
+            "distance",
+            format!("{head}x_scale 1 2 1e-320\nverts 0\n1 2 3 1 0 0 1 0 0\n2\n3\n"),
+            "bad.mhclo:3:13: the scale distance 1e-320 is below 0.001",
+        ),
+    ] {
+        let (assets, file) = fake_assets(dir.path(), case, &text);
+        check(&wear(&assets, file.to_str().unwrap()), &[expected]);
+    }
+
+    // A mesh that is not there.
+    let (assets, file) = fake_assets(
+        dir.path(),
+        "missing",
+        "name bad\nobj_file missing.obj\nverts 0\n1\n2\n3\n",
+    );
+    check(
+        &wear(&assets, file.to_str().unwrap()),
+        &["clothes/bad/missing.obj: "],
+    );
+    assert_eq!(
+        stderr(&wear(&assets, file.to_str().unwrap()))
+            .matches("No such file or directory")
+            .count(),
+        1
+    );
+
+    // A material that is a folder.
+    let (assets, file) = fake_assets(
+        dir.path(),
+        "material",
+        &format!("{head}material mat.mhmat\nverts 0\n1\n2\n3\n"),
+    );
+    std::fs::create_dir_all(file.with_file_name("mat.mhmat")).unwrap();
+    check(
+        &wear(&assets, file.to_str().unwrap()),
+        &["clothes/bad/mat.mhmat: "],
+    );
+
+    // An asset the folder does not hold: the message names the folder.
+    let (assets, _) = fake_assets(dir.path(), "unknown", &format!("{head}verts 0\n1\n2\n3\n"));
+    check(
+        &wear(&assets, "nosuch"),
+        &["no clothes `nosuch` in", assets.to_str().unwrap()],
+    );
+
+    // `--assets` naming a folder that is not an assets folder (the asset's own folder).
+    let folder = file.parent().unwrap();
+    check(
+        &wear(folder, "bad"),
+        &[
+            folder.to_str().unwrap(),
+            "(--assets) is not a MakeHuman assets folder",
+        ],
+    );
+}

@@ -78,6 +78,13 @@ pub fn wear(
         hidden.parts.extend(replaced_parts(asset.kind));
         let rest = proxy.fit(&body).map_err(|e| e.with_file(&asset.path))?;
         let positions: Vec<DVec3> = rest.iter().map(|p| *p * UNIT).collect();
+        // G4MF stores f32: a fit past its range is refused here, naming the asset.
+        if let Some(v) = positions.iter().position(|p| !p.as_vec3().is_finite()) {
+            return Err(ConvertError::Wear {
+                asset: asset.path.clone(),
+                problem: format!("vertex {v} fits outside the range G4MF's numbers can hold"),
+            });
+        }
         if asset.kind == AssetKind::Proxy {
             // A body topology: fitted like any asset, it replaces the body once every other
             // asset has been fitted to the body it replaces.
