@@ -309,6 +309,42 @@ pub struct Material {
     pub base_color: Option<[f64; 4]>,
     /// How it is drawn beyond its colour, when its source says.
     pub render: Option<RenderHints>,
+    /// Its textures, when its source names any.
+    pub textures: MaterialTextures,
+}
+
+/// The textures of a material, by channel.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MaterialTextures {
+    /// Base colour (RGB, or RGBA when the material is transparent).
+    pub base_color: Option<Texture>,
+    /// Normal map.
+    pub normal: Option<Texture>,
+}
+
+/// A texture: the image its source names (loaded, or missing) and the colour that stands in
+/// for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Texture {
+    /// The image file the source names.
+    pub path: std::path::PathBuf,
+    /// The image, when it could be read.
+    pub image: Option<Image>,
+    /// Linear colour used where no image is available (3 or 4 channels).
+    pub placeholder: Vec<f64>,
+}
+
+/// An image file as it is: its bytes (never re-encoded), type and size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    /// The file's bytes.
+    pub bytes: std::sync::Arc<Vec<u8>>,
+    /// `image/png` or `image/jpeg`.
+    pub mime: &'static str,
+    /// Width and height in pixels (from the header).
+    pub size: [u32; 2],
+    /// True when it embeds a colour profile (ICC), which G4MF advises against.
+    pub icc_profile: bool,
 }
 
 /// How a material is drawn beyond its colour: what MakeHuman's materials and assets say and

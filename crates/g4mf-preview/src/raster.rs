@@ -249,14 +249,27 @@ fn render_panel(
             .normalize_or_zero();
         let normals = triangle.normals.unwrap_or([face; 3]);
         let base = Vec3::from_array(triangle.color);
+        let texture = triangle
+            .texture
+            .and_then(|(t, uv)| Some((scene.textures.get(t as usize)?, uv)));
         rasterize(&mut frame, [a, b, c], |l0, l1, l2| {
+            let color = match texture {
+                None => base,
+                Some((texture, uv)) => {
+                    let [r, g, b, alpha] = sample(texture, uv[0] * l0 + uv[1] * l1 + uv[2] * l2);
+                    if texture.cutout && alpha < 0.5 {
+                        return None;
+                    }
+                    base * Vec3::new(r, g, b)
+                }
+            };
             let mut n = (normals[0] * l0 + normals[1] * l1 + normals[2] * l2).normalize_or_zero();
             // Two-sided: a normal facing away from the camera is turned toward it.
             if n.dot(forward) > 0.0 {
                 n = -n;
             }
             let light = 0.22 + 0.72 * n.dot(key).max(0.0) + 0.22 * n.dot(fill).max(0.0);
-            base * light
+            Some(color * light)
         });
     }
     if options.bones {
@@ -272,8 +285,45 @@ fn render_panel(
     downsample(&frame, width, height)
 }
 
-/// Fills a triangle, shading each covered sample nearer than what is there.
-fn rasterize(frame: &mut Frame, [a, b, c]: [Vec3; 3], shade: impl Fn(f32, f32, f32) -> Vec3) {
+/// Bilinear sample of a texture at `uv` (x right, y down, wrapping), in linear light: RGB
+/// decoded from sRGB before blending, alpha as stored.
+fn sample(texture: &crate::scene::SampledTexture, uv: Vec2) -> [f32; 4] {
+    let (w, h) = (texture.width as f32, texture.height as f32);
+    let x = uv.x * w - 0.5;
+    let y = uv.y * h - 0.5;
+    let (x0, y0) = (x.floor(), y.floor());
+    let (fx, fy) = (x - x0, y - y0);
+    let texel = |dx: f32, dy: f32| {
+        let tx = ((x0 + dx).rem_euclid(w)) as usize % texture.width as usize;
+        let ty = ((y0 + dy).rem_euclid(h)) as usize % texture.height as usize;
+        let [r, g, b, a] = texture.texels[ty * texture.width as usize + tx];
+        [
+            srgb_to_linear(f32::from(r) / 255.0),
+            srgb_to_linear(f32::from(g) / 255.0),
+            srgb_to_linear(f32::from(b) / 255.0),
+            f32::from(a) / 255.0,
+        ]
+    };
+    let (t00, t10, t01, t11) = (
+        texel(0.0, 0.0),
+        texel(1.0, 0.0),
+        texel(0.0, 1.0),
+        texel(1.0, 1.0),
+    );
+    std::array::from_fn(|k| {
+        let top = t00[k] * (1.0 - fx) + t10[k] * fx;
+        let bottom = t01[k] * (1.0 - fx) + t11[k] * fx;
+        top * (1.0 - fy) + bottom * fy
+    })
+}
+
+/// Fills a triangle, shading each covered sample nearer than what is there (a sample the
+/// shader drops, `None`, leaves what is behind it).
+fn rasterize(
+    frame: &mut Frame,
+    [a, b, c]: [Vec3; 3],
+    shade: impl Fn(f32, f32, f32) -> Option<Vec3>,
+) {
     let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
     if area.abs() < 1e-12 {
         return;
@@ -295,8 +345,10 @@ fn rasterize(frame: &mut Frame, [a, b, c]: [Vec3; 3], shade: impl Fn(f32, f32, f
             let depth = w0 * a.z + w1 * b.z + w2 * c.z;
             let i = y * frame.width + x;
             if depth < frame.depth[i] {
-                frame.depth[i] = depth;
-                frame.color[i] = shade(w0, w1, w2);
+                if let Some(color) = shade(w0, w1, w2) {
+                    frame.depth[i] = depth;
+                    frame.color[i] = color;
+                }
             }
         }
     }

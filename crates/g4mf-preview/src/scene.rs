@@ -8,16 +8,37 @@ use g4mf_reader::G4mfFile;
 use glam::{DMat3, DQuat, DVec3, Vec3};
 use serde_json::Value;
 
-/// One triangle: world-space corners, optional corner normals (unit), linear RGB colour.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One triangle: world-space corners, optional corner normals (unit), linear RGB colour, and
+/// optionally a base-colour texture with corner texture coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Triangle {
     /// Corner positions, metres.
     pub corners: [Vec3; 3],
     /// Corner normals; `None`: the face's own normal (flat shading).
     pub normals: Option<[Vec3; 3]>,
-    /// Linear RGB base colour.
+    /// Linear RGB base colour (multiplies the texture's colour).
     pub color: [f32; 3],
+    /// The base-colour texture ([`Scene::textures`]) and each corner's coordinates (x right, y
+    /// down, 0..1).
+    pub texture: Option<(u32, [glam::Vec2; 3])>,
 }
+
+/// A texture as the rasterizer samples it: sRGB RGBA8 texels, and whether its alpha cuts out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampledTexture {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Row-major RGBA8 texels (colour sRGB-encoded, alpha linear).
+    pub texels: Vec<[u8; 4]>,
+    /// Alpha is used (the texture's placeholder has four channels): texels below half are
+    /// not drawn.
+    pub cutout: bool,
+}
+
+/// Most texels of one texture a scene decodes (4096 x 4096): a bound on memory.
+pub const MAX_TEXELS: u64 = 1 << 24;
 
 /// A bone as a segment from head to tail, world space.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +58,8 @@ pub struct Scene {
     pub triangles: Vec<Triangle>,
     /// Bones.
     pub bones: Vec<BoneSegment>,
+    /// Textures the triangles sample.
+    pub textures: Vec<SampledTexture>,
 }
 
 /// Most triangles a scene takes from a file: a bound on memory (a scene holds ~64 bytes per
@@ -169,6 +192,96 @@ fn corner_normals(
 pub struct SceneOptions {
     /// Blend shape amounts by shape name, over the file's own `amounts`.
     pub blend: Vec<(String, f64)>,
+    /// Draw colour factors only, no textures.
+    pub no_textures: bool,
+}
+
+/// The base-colour texture of material `material` decoded for sampling (embedded images only;
+/// a referenced or unreadable image leaves the factor alone), cached per texture index.
+fn base_color_texture(
+    file: &G4mfFile,
+    material: Option<usize>,
+    cache: &mut Vec<(usize, Option<u32>)>,
+    textures: &mut Vec<SampledTexture>,
+) -> Option<u32> {
+    let doc = &file.document;
+    let index = doc
+        .materials
+        .get(material?)?
+        .other
+        .get("baseColor")?
+        .get("texture")?
+        .as_u64()? as usize;
+    if let Some(&(_, found)) = cache.iter().find(|(t, _)| *t == index) {
+        return found;
+    }
+    let decoded = decode_texture(file, index);
+    let found = decoded.map(|t| {
+        textures.push(t);
+        (textures.len() - 1) as u32
+    });
+    cache.push((index, found));
+    found
+}
+
+/// Texture `index`'s first embedded image, decoded, when it is within [`MAX_TEXELS`].
+fn decode_texture(file: &G4mfFile, index: usize) -> Option<SampledTexture> {
+    let doc = &file.document;
+    let texture = doc.other.get("textures")?.as_array()?.get(index)?;
+    let cutout = texture
+        .get("placeholder")
+        .and_then(Value::as_array)
+        .is_some_and(|p| p.len() == 4);
+    let file_index = texture.get("files")?.as_array()?.first()?.as_u64()? as usize;
+    let entry = doc.other.get("files")?.as_array()?.get(file_index)?;
+    let view = doc
+        .buffer_views
+        .get(entry.get("bufferView")?.as_u64()? as usize)?;
+    let buffer = file.buffers.get(view.buffer().get())?;
+    let start = usize::try_from(view.byte_offset()).ok()?;
+    let end = start.checked_add(usize::try_from(view.byte_length).ok()?)?;
+    let bytes = buffer.get(start..end)?;
+    let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()?;
+    let (width, height) = reader.into_dimensions().ok()?;
+    if u64::from(width) * u64::from(height) > MAX_TEXELS || width == 0 || height == 0 {
+        return None;
+    }
+    let image = image::load_from_memory(bytes).ok()?.to_rgba8();
+    Some(SampledTexture {
+        width,
+        height,
+        texels: image.pixels().map(|p| p.0).collect(),
+        cutout,
+    })
+}
+
+/// Each corner's texture coordinates through a surface's texture map (per-corner indices).
+fn corner_uvs(file: &G4mfFile, binding: &Binding, corners: usize) -> Option<Vec<glam::Vec2>> {
+    let values = file.read_f64(binding.values).ok()?;
+    let size = file
+        .document
+        .accessors
+        .get(binding.values.get())?
+        .vector_size();
+    if size != 2 {
+        return None;
+    }
+    let indices = indices(file, binding.simplexes?).ok()?;
+    if indices.len() != corners {
+        return None;
+    }
+    indices
+        .iter()
+        .map(|&i| {
+            let i = usize::try_from(i).ok()? * 2;
+            Some(glam::Vec2::new(
+                *values.get(i)? as f32,
+                *values.get(i + 1)? as f32,
+            ))
+        })
+        .collect()
 }
 
 /// A blend-shape target (`indices` + `offsets`) read as pairs, amount applied.
@@ -258,6 +371,7 @@ impl Scene {
         if doc.nodes.is_empty() {
             return Ok(scene);
         }
+        let mut texture_cache = Vec::new();
         // Depth-first from the root; `seen` guards against cycles in invalid files.
         let mut seen = vec![false; doc.nodes.len()];
         let mut stack = vec![(0usize, DMat3::IDENTITY, DVec3::ZERO)];
@@ -285,6 +399,7 @@ impl Scene {
                     global_position,
                     options,
                     found,
+                    &mut texture_cache,
                 )?;
             }
             for child in node.children.iter().rev() {
@@ -296,6 +411,9 @@ impl Scene {
         Ok(scene)
     }
 
+    // The instance, where it is, what to show, and the build's running state (shapes found,
+    // textures decoded): bundling them would only rename the arguments.
+    #[allow(clippy::too_many_arguments)]
     fn add_mesh_instance(
         &mut self,
         file: &G4mfFile,
@@ -304,6 +422,7 @@ impl Scene {
         position: DVec3,
         options: &SceneOptions,
         found: &mut [bool],
+        cache: &mut Vec<(usize, Option<u32>)>,
     ) -> Result<(), PreviewError> {
         let doc = &file.document;
         let Some(mesh) = doc.meshes.get(instance.mesh.get()) else {
@@ -386,6 +505,15 @@ impl Scene {
                 _ => overrides.get(s).copied().flatten(),
             };
             let color = material_color(doc, material);
+            let texture = if options.no_textures {
+                None
+            } else {
+                base_color_texture(file, material, cache, &mut self.textures)
+            };
+            let uvs = match (texture, &surface.texture_map) {
+                (Some(_), Some(binding)) => corner_uvs(file, binding, simplexes.len()),
+                _ => None,
+            };
             let normals = match &surface.normals {
                 Some(binding) => {
                     let mut values = vectors(file, binding.values, "normals")?;
@@ -416,10 +544,14 @@ impl Scene {
                         (normal_matrix * n[t * 3 + k]).normalize_or_zero().as_vec3()
                     })
                 });
+                let texture = texture
+                    .zip(uvs.as_ref())
+                    .map(|(id, uv)| (id, [uv[t * 3], uv[t * 3 + 1], uv[t * 3 + 2]]));
                 self.triangles.push(Triangle {
                     corners,
                     normals,
                     color,
+                    texture,
                 });
             }
         }

@@ -47,7 +47,7 @@ fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
             materials: vec![MaterialSpec {
                 name: "Red".into(),
                 base_color: Some([1.0, 0.0, 0.0, 1.0]),
-                extras: None,
+                ..Default::default()
             }],
         }),
         generator: "test".into(),
@@ -202,7 +202,14 @@ fn blend_amounts_move_the_mesh_and_unknown_shapes_are_named() {
         ..Default::default()
     };
     let draw = |blend: Vec<(String, f64)>| {
-        let scene = Scene::from_file_with(&file, &SceneOptions { blend }).unwrap();
+        let scene = Scene::from_file_with(
+            &file,
+            &SceneOptions {
+                blend,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         render(&scene, &options)
     };
     let rest = draw(Vec::new());
@@ -219,6 +226,7 @@ fn blend_amounts_move_the_mesh_and_unknown_shapes_are_named() {
         &file,
         &SceneOptions {
             blend: vec![("Nope".into(), 1.0)],
+            ..Default::default()
         },
     )
     .unwrap_err()
@@ -236,6 +244,7 @@ fn several_scenes_share_one_scale_side_by_side() {
         &triangle_file(|_| {}),
         &SceneOptions {
             blend: vec![("Stretch".into(), 1.0)],
+            ..Default::default()
         },
     )
     .unwrap();

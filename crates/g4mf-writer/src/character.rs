@@ -104,6 +104,45 @@ pub struct MaterialSpec {
     pub base_color: Option<[f64; 4]>,
     /// `extras` of the material (what the spec has no property for).
     pub extras: Option<Value>,
+    /// `baseColor.texture`: an index into [`CharacterSpec::textures`].
+    pub base_color_texture: Option<usize>,
+    /// `normal.texture`: an index into [`CharacterSpec::textures`].
+    pub normal_texture: Option<usize>,
+    /// `orm.texture`: an index into [`CharacterSpec::textures`].
+    pub orm_texture: Option<usize>,
+}
+
+/// A 2D texture: its image (embedded or referenced, or none), size and placeholder.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TextureSpec {
+    /// Wanted name (sanitized and made unique when written).
+    pub name: String,
+    /// Its image, when it has one.
+    pub image: Option<ImageSpec>,
+    /// Width and height in pixels.
+    pub size: [u32; 2],
+    /// Linear colour used when no image is available; its length is the channel count (3, or
+    /// 4 for a texture whose alpha is used).
+    pub placeholder: Vec<f64>,
+}
+
+/// Where a texture's image is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ImageSpec {
+    /// Its bytes, stored in a buffer view.
+    Embedded {
+        /// The file's bytes, as they are.
+        bytes: std::sync::Arc<Vec<u8>>,
+        /// Its MIME type (`image/png`, `image/jpeg`).
+        mime: String,
+    },
+    /// A URI (relative to the G4MF file, or absolute).
+    Uri {
+        /// The URI.
+        uri: String,
+        /// Its MIME type.
+        mime: String,
+    },
 }
 
 /// A mesh worn over the body (clothes, hair, ...): its own mesh, instanced by its own node
@@ -171,6 +210,8 @@ pub struct CharacterSpec {
     pub influences: Option<Vec<Influence>>,
     /// Meshes worn over the body, each with a node of its own after the body's.
     pub attachments: Vec<AttachmentSpec>,
+    /// Textures the materials use (document-level `textures`, with their `files`).
+    pub textures: Vec<TextureSpec>,
     /// Layout choices.
     pub options: CharacterOptions,
     /// `asset.generator`.
@@ -518,6 +559,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
             .collect()
     });
     let mut materials_by_name: HashMap<String, usize> = HashMap::new();
+    let texture_base = write_textures(&mut doc, &mut buffer, &mut names, &spec.textures)?;
     let mut written_skin = Vec::new();
     if let Some(mesh) = &spec.mesh {
         let node_name = names.claim(&format!("{}Body", spec.name));
@@ -531,6 +573,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
                     &mut buffer,
                     &mut names,
                     &mut materials_by_name,
+                    texture_base,
                     mesh,
                 )
             },
@@ -572,6 +615,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
             &mut buffer,
             &mut names,
             &mut materials_by_name,
+            texture_base,
             &attachment.mesh,
         )?;
         doc_mesh.name = Some(mesh_name);
@@ -612,6 +656,59 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
     })
 }
 
+/// Writes the spec's textures (and their files) into the document; returns the index of the
+/// first, so a spec's texture `t` is the document's `base + t`.
+fn write_textures(
+    doc: &mut Document,
+    buffer: &mut BufferBuilder,
+    names: &mut NameRegistry,
+    textures: &[TextureSpec],
+) -> Result<usize, WriteError> {
+    let base = doc
+        .other
+        .get("textures")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    for (t, texture) in textures.iter().enumerate() {
+        finite(
+            || format!("texture {t}'s placeholder"),
+            &texture.placeholder,
+        )?;
+        if texture.size.contains(&0) || texture.placeholder.is_empty() {
+            return Err(WriteError::BadTexture {
+                texture: t,
+                problem: "a texture needs a positive size and a placeholder".into(),
+            });
+        }
+        let file = match &texture.image {
+            None => None,
+            Some(ImageSpec::Embedded { bytes, mime }) => {
+                let view = buffer.add_bytes(doc, bytes)?;
+                Some(crate::thumbnail::push(
+                    doc,
+                    "files",
+                    serde_json::json!({ "mimeType": mime, "bufferView": view.get() }),
+                ))
+            }
+            Some(ImageSpec::Uri { uri, mime }) => Some(crate::thumbnail::push(
+                doc,
+                "files",
+                serde_json::json!({ "mimeType": mime, "uri": uri }),
+            )),
+        };
+        let mut item = serde_json::json!({
+            "name": names.claim(&texture.name),
+            "size": texture.size,
+            "placeholder": texture.placeholder,
+        });
+        if let Some(file) = file {
+            item["files"] = serde_json::json!([file]);
+        }
+        crate::thumbnail::push(doc, "textures", item);
+    }
+    Ok(base)
+}
+
 /// A mesh's `skin` from its influences in G4MF order.
 fn skin_of(
     doc: &mut Document,
@@ -639,6 +736,7 @@ fn build_mesh(
     buffer: &mut BufferBuilder,
     names: &mut NameRegistry,
     material_of_name: &mut HashMap<String, usize>,
+    texture_base: usize,
     mesh: &MeshSpec,
 ) -> Result<Mesh, WriteError> {
     if mesh.surfaces.is_empty() {
@@ -799,6 +897,22 @@ fn build_mesh(
                             &color[..]
                         };
                         other.insert("baseColor".into(), serde_json::json!({ "factor": factor }));
+                    }
+                    // Texture channels: the spec's index into the document's textures.
+                    for (key, texture) in [
+                        ("baseColor", spec.and_then(|m| m.base_color_texture)),
+                        ("normal", spec.and_then(|m| m.normal_texture)),
+                        ("orm", spec.and_then(|m| m.orm_texture)),
+                    ] {
+                        if let Some(t) = texture {
+                            let channel = other
+                                .entry(key.to_owned())
+                                .or_insert_with(|| serde_json::json!({}));
+                            if let Some(channel) = channel.as_object_mut() {
+                                channel
+                                    .insert("texture".into(), serde_json::json!(texture_base + t));
+                            }
+                        }
                     }
                     if let Some(extras) = spec.and_then(|m| m.extras.clone()) {
                         other.insert("extras".into(), extras);

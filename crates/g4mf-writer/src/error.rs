@@ -38,6 +38,14 @@ pub enum WriteError {
         /// What is wrong.
         problem: String,
     },
+    /// A texture that cannot be written.
+    #[error("texture {texture}: {problem}")]
+    BadTexture {
+        /// The texture's position in the spec.
+        texture: usize,
+        /// What is wrong.
+        problem: String,
+    },
     /// Too many items for the format's 32-bit indices, or a buffer beyond 2^63 bytes.
     #[error("{0} exceeds the format's limits")]
     TooLarge(String),

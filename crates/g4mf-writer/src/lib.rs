@@ -12,8 +12,8 @@ pub mod thumbnail;
 pub use buffer::{BufferBuilder, IndexWidth, VIEW_ALIGNMENT};
 pub use character::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BuiltCharacter, CharacterOptions, CharacterSpec,
-    Corners, FaceSpec, Influence, MaterialSpec, MeshSpec, SPECIFICATION, SurfaceSpec,
-    build_character, order_skin,
+    Corners, FaceSpec, ImageSpec, Influence, MaterialSpec, MeshSpec, SPECIFICATION, SurfaceSpec,
+    TextureSpec, build_character, order_skin,
 };
 pub use container::{
     Compression, ContainerOptions, TextBufferStorage, TextFile, to_json, write_g4b, write_g4tf,

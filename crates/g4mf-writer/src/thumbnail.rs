@@ -33,7 +33,7 @@ pub fn embed_thumbnail(
 }
 
 /// Appends `item` to the top-level array `key` (kept verbatim in `other`), returning its index.
-fn push(doc: &mut Document, key: &str, item: Value) -> usize {
+pub(crate) fn push(doc: &mut Document, key: &str, item: Value) -> usize {
     let array = doc
         .other
         .entry(key.to_owned())

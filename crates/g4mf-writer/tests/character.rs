@@ -129,6 +129,7 @@ fn tiny_spec() -> CharacterSpec {
         mesh: Some(mesh),
         influences: Some(influences),
         attachments: Vec::new(),
+        textures: Vec::new(),
         options: CharacterOptions::default(),
         generator: "mpfb2g4mf test".into(),
     }
@@ -656,6 +657,7 @@ fn attachments_are_meshes_under_the_skeleton_with_the_bodys_joints_and_group_nam
                 name: "HatMaterial".into(),
                 base_color: Some([0.5, 0.25, 0.125, 1.0]),
                 extras: Some(json!({"render": {"drawOrder": 5}})),
+                ..Default::default()
             }],
         },
         // Bone 0 (`spine.001`) weights nothing on the body: it joins the joints for the hat.

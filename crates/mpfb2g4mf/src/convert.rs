@@ -272,6 +272,12 @@ fn convert_parts(
             .into_iter()
             .map(|w| Warning::new(WarningKind::Skin, w)),
     );
+    warnings.extend(
+        written
+            .texture_warnings
+            .iter()
+            .map(|w| Warning::new(WarningKind::Textures, w.clone())),
+    );
     for (asset, unweighted) in worn_summary.iter().zip(&written.attachment_unweighted) {
         if *unweighted > 0 {
             warnings.push(Warning::new(

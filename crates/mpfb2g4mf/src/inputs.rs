@@ -527,6 +527,38 @@ pub struct LoadedWearable {
     pub custom_weights: Option<(PathBuf, WeightsFile)>,
     /// The sub-rig MPFB loads with it (`NAME.mpfbskel` beside the fitting file).
     pub subrig: Option<LoadedSubrig>,
+    /// The images its material names: base colour (`diffuseTexture`) and normal map
+    /// (`normalmapTexture`), each the file and the image or why it cannot be used.
+    pub images: LoadedImages,
+}
+
+/// The images a material names, by channel, read (or found missing).
+#[derive(Debug, Clone, Default)]
+pub struct LoadedImages {
+    /// `diffuseTexture`.
+    pub base_color: Option<LoadedImage>,
+    /// `normalmapTexture`.
+    pub normal: Option<LoadedImage>,
+}
+
+/// One image a material names: where, and the image or why it cannot be used.
+pub type LoadedImage = (PathBuf, Result<character::Image, crate::images::Unusable>);
+
+impl LoadedImages {
+    /// The images `material` (at `path`) names, relative to its folder, each read whole.
+    pub fn of(path: &Path, material: &makehuman_assets::MaterialFile, limit: u64) -> Self {
+        let folder = path.parent().unwrap_or(Path::new("."));
+        let image = |key: &str| {
+            let texture = material.textures.iter().find(|t| t.key == key)?;
+            let file = folder.join(&texture.path);
+            let image = crate::images::read_image(&file, limit);
+            Some((file, image))
+        };
+        Self {
+            base_color: image("diffuseTexture"),
+            normal: image("normalmapTexture"),
+        }
+    }
 }
 
 /// An asset's own bones (MPFB's `.mpfbskel`, fitted to the asset's vertices) and their
@@ -616,6 +648,10 @@ impl LoadedWearable {
         } else {
             None
         };
+        let images = material
+            .as_ref()
+            .map(|(path, file)| LoadedImages::of(path, file, limit))
+            .unwrap_or_default();
         Ok(Self {
             kind: worn.kind,
             path: path.clone(),
@@ -624,6 +660,7 @@ impl LoadedWearable {
             material,
             custom_weights,
             subrig,
+            images,
         })
     }
 }

@@ -122,6 +122,10 @@ struct PreviewArgs {
     /// Show a blend shape at an amount, `NAME=AMOUNT` (repeatable), over the file's amounts.
     #[arg(long = "blend", value_name = "NAME=AMOUNT", value_parser = parse_blend)]
     blend: Vec<(String, f64)>,
+    /// Draw colour factors only (by default base-colour textures embedded in the file are
+    /// sampled, alpha cut out where a texture's placeholder has four channels).
+    #[arg(long)]
+    no_textures: bool,
     /// Close up on a bone (its node name, e.g. `head`): frames a sphere around it.
     #[arg(long, value_name = "BONE")]
     focus: Option<String>,
@@ -593,6 +597,7 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
     };
     let scene_options = g4mf_preview::SceneOptions {
         blend: args.blend.clone(),
+        no_textures: args.no_textures,
     };
     let mut scenes = Vec::new();
     for path in &args.files {

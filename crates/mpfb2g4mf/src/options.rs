@@ -164,6 +164,8 @@ pub struct ConvertOptions {
     pub shapes: ShapeOptions,
     /// Keep body faces that worn assets hide (`--keep-hidden-body`).
     pub keep_hidden_body: bool,
+    /// What happens to the images materials name.
+    pub textures: TextureMode,
 }
 
 impl ConvertOptions {
@@ -195,6 +197,7 @@ impl ConvertOptions {
             body: None,
             shapes: ShapeOptions::default(),
             keep_hidden_body: false,
+            textures: TextureMode::Embed,
         }
     }
 
@@ -370,6 +373,10 @@ pub struct Settings {
     /// vertices is in a worn asset's `delete_verts`, as MPFB's mask does).
     #[cfg_attr(feature = "cli", arg(long))]
     pub keep_hidden_body: bool,
+    /// The images materials name: in the file (embed), beside it named by content (copy), a
+    /// relative URI to the original (reference), or none (colour factors only).
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = TextureMode::Embed))]
+    pub textures: TextureMode,
 }
 
 impl Default for Settings {
@@ -420,8 +427,25 @@ impl Default for Settings {
             eye_material: None,
             proxy: None,
             keep_hidden_body: false,
+            textures: TextureMode::Embed,
         }
     }
+}
+
+/// What happens to the images materials name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum TextureMode {
+    /// In the file's buffer (a `.g4b` is self-contained).
+    #[default]
+    Embed,
+    /// Beside the output, named by their content's hash (a batch shares one file per image).
+    Copy,
+    /// A relative URI to the original file.
+    Reference,
+    /// No textures: colour factors only.
+    None,
 }
 
 /// Settings that cannot be used.
@@ -615,6 +639,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.max_input_bytes = s.max_input_mib.saturating_mul(1 << 20);
         options.bone_map = s.bone_map.clone();
         options.keep_hidden_body = s.keep_hidden_body;
+        options.textures = s.textures;
         options.shapes = ShapeOptions {
             face_units: s.face_units,
             visemes: s.visemes,

@@ -41,6 +41,7 @@ fn add_mesh(scene: &mut Scene, mesh: &character::Mesh, materials: &[character::M
                 corners: tri.map(position),
                 normals,
                 color,
+                texture: None,
             });
         }
     }

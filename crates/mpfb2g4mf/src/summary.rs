@@ -118,6 +118,8 @@ pub enum WarningKind {
     Scale,
     /// Worn MakeHuman assets (custom weights that name no bone, ...).
     Assets,
+    /// Textures (missing images, colour profiles).
+    Textures,
 }
 
 /// The MPFB data folder a job used, and where it came from.

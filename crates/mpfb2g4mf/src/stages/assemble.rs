@@ -117,6 +117,7 @@ pub fn assemble(
             name: name.clone(),
             base_color: None,
             render: None,
+            textures: Default::default(),
         })
         .collect();
     Ok(Assembled {

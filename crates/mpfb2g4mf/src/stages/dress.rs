@@ -103,6 +103,7 @@ pub fn dress(mut character: Character, race: Race) -> Character {
                     name: name.to_owned(),
                     base_color: Some(color),
                     render: None,
+                    textures: Default::default(),
                 });
                 (materials.len() - 1) as u32
             }

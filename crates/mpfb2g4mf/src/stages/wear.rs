@@ -258,7 +258,8 @@ fn weights_by_bone(character: &Character) -> Vec<Vec<(u32, f64)>> {
 }
 
 /// The asset's material: the `.mhmat`'s diffuse colour (sRGB) to linear, its opacity as alpha,
-/// and its drawing hints with the asset's `z_depth`.
+/// its drawing hints with the asset's `z_depth`, and its textures (base colour RGBA when the
+/// material is transparent; eyes whose image is missing get a generated iris).
 fn material_of(asset: &LoadedWearable) -> Material {
     let file = asset.material.as_ref().map(|(_, m)| m);
     let srgb = file
@@ -266,15 +267,55 @@ fn material_of(asset: &LoadedWearable) -> Material {
         .unwrap_or([1.0, 1.0, 1.0]);
     let alpha = file.and_then(|m| m.opacity).unwrap_or(1.0).clamp(0.0, 1.0);
     let linear = srgb.map(crate::stages::dress::srgb_to_linear);
+    let transparent = file.and_then(|m| m.transparent).unwrap_or(false);
+    let mut placeholder = linear.to_vec();
+    if transparent {
+        placeholder.push(alpha);
+    }
+    let texture = |loaded: &crate::inputs::LoadedImage, placeholder: Vec<f64>, iris: bool| {
+        let (path, image) = loaded;
+        let image = match image {
+            Ok(image) => Some(image.clone()),
+            // No blank eyes: a generated iris in the material's colour family.
+            Err(_) if iris && asset.kind == AssetKind::Eyes => {
+                let family = asset
+                    .material
+                    .as_ref()
+                    .and_then(|(p, _)| p.file_stem())
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                crate::images::image_of(crate::iris::iris_png(&family)).ok()
+            }
+            Err(_) => None,
+        };
+        character::Texture {
+            path: path.clone(),
+            image,
+            placeholder,
+        }
+    };
     Material {
         name: format!("{}Material", asset.proxy.name),
         base_color: Some([linear[0], linear[1], linear[2], alpha]),
         render: Some(RenderHints {
             draw_order: asset.proxy.z_depth.unwrap_or(0),
-            transparent: file.and_then(|m| m.transparent).unwrap_or(false),
+            transparent,
             alpha_to_coverage: file.and_then(|m| m.alpha_to_coverage).unwrap_or(false),
             backface_cull: file.and_then(|m| m.backface_cull).unwrap_or(true),
         }),
+        textures: character::MaterialTextures {
+            base_color: asset
+                .images
+                .base_color
+                .as_ref()
+                .map(|l| texture(l, placeholder.clone(), true)),
+            // A flat normal: +Z in the texture's encoding.
+            normal: asset
+                .images
+                .normal
+                .as_ref()
+                .map(|l| texture(l, vec![0.5, 0.5, 1.0], false)),
+        },
     }
 }
 

@@ -9,15 +9,15 @@ use crate::extras::{
     AssetNodeExtras, AssetNodeMpfb, MaterialExtras, MeshExtras, RenderExtras, UnskinnedWeights,
     ranges,
 };
-use crate::options::{ConvertOptions, OutputFormat};
+use crate::options::{ConvertOptions, OutputFormat, TextureMode};
 use crate::stages::dress;
 use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use g4mf_writer::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec,
-    Compression, ContainerOptions, Corners, FaceSpec, IndexWidth, Influence, MaterialSpec,
-    MeshSpec, SurfaceSpec, TextBufferStorage, build_character, embed_thumbnail, write_g4b,
-    write_g4tf,
+    Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth, Influence,
+    MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec, build_character,
+    embed_thumbnail, write_g4b, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,6 +44,10 @@ pub struct Written {
     pub faces: usize,
     /// Each attachment's vertices no bone moves (0 without a skin).
     pub attachment_unweighted: Vec<usize>,
+    /// Images copied beside the output (`--textures copy`), already there or written.
+    pub images: Vec<PathBuf>,
+    /// What became of images worth a word: missing ones (placeholder written), profiles kept.
+    pub texture_warnings: Vec<String>,
 }
 
 fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
@@ -136,8 +140,9 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
     (surfaces, texcoords)
 }
 
-/// A material as the writer takes it, with its drawing hints in extras.
-fn material_spec(m: &character::Material) -> MaterialSpec {
+/// A material as the writer takes it, with its drawing hints in extras and its textures
+/// entered in `textures`.
+fn material_spec(m: &character::Material, textures: &mut TextureTable) -> MaterialSpec {
     MaterialSpec {
         name: m.name.clone(),
         base_color: m.base_color,
@@ -146,7 +151,139 @@ fn material_spec(m: &character::Material) -> MaterialSpec {
                 render: RenderExtras::from(r),
             })
         }),
+        base_color_texture: m
+            .textures
+            .base_color
+            .as_ref()
+            .and_then(|t| textures.enter(t)),
+        normal_texture: m.textures.normal.as_ref().and_then(|t| textures.enter(t)),
+        orm_texture: None,
     }
+}
+
+/// The textures of a file: one per image file (shared by the materials that name it), with
+/// what became of each image under the `--textures` mode.
+pub struct TextureTable {
+    mode: TextureMode,
+    /// The output's folder (copies go there; references are relative to it).
+    folder: PathBuf,
+    specs: Vec<TextureSpec>,
+    by_path: HashMap<PathBuf, usize>,
+    /// Images named but missing or unusable (file and why).
+    pub missing: Vec<String>,
+    /// Images kept with a colour profile (G4MF advises against them).
+    pub with_profile: Vec<String>,
+    /// Copies to write beside the output (`--textures copy`): file name and bytes.
+    pub copies: Vec<(String, std::sync::Arc<Vec<u8>>)>,
+}
+
+impl TextureTable {
+    /// An empty table for files written to `output`.
+    pub fn new(mode: TextureMode, output: &Path) -> Self {
+        let folder = output
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        Self {
+            mode,
+            folder,
+            specs: Vec::new(),
+            by_path: HashMap::new(),
+            missing: Vec::new(),
+            with_profile: Vec::new(),
+            copies: Vec::new(),
+        }
+    }
+
+    /// The writer's index of `texture` (entered once per image file); `None` with
+    /// `--textures none`.
+    fn enter(&mut self, texture: &character::Texture) -> Option<usize> {
+        if self.mode == TextureMode::None {
+            return None;
+        }
+        if let Some(&index) = self.by_path.get(&texture.path) {
+            return Some(index);
+        }
+        // `{stem}Texture`: the bare stem is often an asset's name, which its node keeps.
+        let name = texture.path.file_stem().map_or_else(
+            || "Texture".to_owned(),
+            |s| format!("{}Texture", s.to_string_lossy()),
+        );
+        // The file's name: its folder is the asset's (or the material's), which the summary
+        // names already.
+        let shown = texture.path.file_name().map_or_else(
+            || texture.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let (image, size) = match &texture.image {
+            None => {
+                self.missing.push(shown);
+                (None, [1, 1])
+            }
+            Some(image) => {
+                if image.icc_profile {
+                    self.with_profile.push(shown);
+                }
+                let spec = match self.mode {
+                    TextureMode::Embed | TextureMode::None => ImageSpec::Embedded {
+                        bytes: image.bytes.clone(),
+                        mime: image.mime.to_owned(),
+                    },
+                    TextureMode::Copy => {
+                        let extension = if image.mime == "image/png" {
+                            "png"
+                        } else {
+                            "jpg"
+                        };
+                        let hash = xxhash_rust::xxh3::xxh3_128(&image.bytes);
+                        let file = format!("{:032x}.{extension}", hash);
+                        self.copies.push((file.clone(), image.bytes.clone()));
+                        ImageSpec::Uri {
+                            uri: file,
+                            mime: image.mime.to_owned(),
+                        }
+                    }
+                    TextureMode::Reference => ImageSpec::Uri {
+                        uri: relative_uri(&self.folder, &texture.path),
+                        mime: image.mime.to_owned(),
+                    },
+                };
+                (Some(spec), image.size)
+            }
+        };
+        self.specs.push(TextureSpec {
+            name,
+            image,
+            size,
+            placeholder: texture.placeholder.clone(),
+        });
+        let index = self.specs.len() - 1;
+        self.by_path.insert(texture.path.clone(), index);
+        Some(index)
+    }
+}
+
+/// The first few of `items`, and how many more.
+fn shorten_list(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = items[..items.len().min(SHOWN)].join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    text
+}
+
+/// `target` relative to `folder`, with forward slashes (absolute when no relative path exists).
+fn relative_uri(folder: &Path, target: &Path) -> String {
+    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let relative = pathdiff::diff_paths(absolute(target), absolute(folder))
+        .unwrap_or_else(|| absolute(target));
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The attachments as the writer takes them (their arrays moved out of the character): one
@@ -156,6 +293,7 @@ fn attachment_specs(
     character: &mut Character,
     extras: &MpfbExtras,
     named: bool,
+    textures: &mut TextureTable,
 ) -> Vec<AttachmentSpec> {
     std::mem::take(&mut character.attachments)
         .into_iter()
@@ -205,7 +343,11 @@ fn attachment_specs(
                     texcoords: mesh.texcoords,
                     surfaces,
                     normals: (!mesh.normals.is_empty()).then_some(mesh.normals),
-                    materials: attachment.materials.iter().map(material_spec).collect(),
+                    materials: attachment
+                        .materials
+                        .iter()
+                        .map(|m| material_spec(m, textures))
+                        .collect(),
                     blend_shapes: attachment
                         .blend_shapes
                         .into_iter()
@@ -302,7 +444,8 @@ pub fn write(
     let faces = character.mesh.polygons.len();
     let vertex_count = character.mesh.positions.len();
     let normals = std::mem::take(&mut character.mesh.normals);
-    let spec = CharacterSpec {
+    let mut textures = TextureTable::new(options.textures, &options.output);
+    let mut spec = CharacterSpec {
         name: character.name.clone(),
         skeleton_position: character.skeleton.position,
         skeleton_extras: to_value(&extras.skeleton),
@@ -312,7 +455,11 @@ pub fn write(
             texcoords,
             surfaces,
             normals: (!normals.is_empty()).then_some(normals),
-            materials: character.materials.iter().map(material_spec).collect(),
+            materials: character
+                .materials
+                .iter()
+                .map(|m| material_spec(m, &mut textures))
+                .collect(),
             blend_shapes: std::mem::take(&mut character.blend_shapes)
                 .into_iter()
                 .map(|b| BlendShapeSpec {
@@ -324,7 +471,8 @@ pub fn write(
                 .collect(),
         }),
         influences,
-        attachments: attachment_specs(&mut character, &extras, options.materials),
+        attachments: attachment_specs(&mut character, &extras, options.materials, &mut textures),
+        textures: Vec::new(),
         options: CharacterOptions {
             all_joints: options.all_joints,
             group_names: options.group_names,
@@ -332,9 +480,46 @@ pub fn write(
         },
         generator: GENERATOR.to_owned(),
     };
+    spec.textures = std::mem::take(&mut textures.specs);
     crate::timings::lap("write: spec");
     let mut built = build_character(&spec)?;
     crate::timings::lap("write: build");
+    // Copied images go beside the output first, so the file never names one that is not
+    // there; a name is its content's hash, so an existing file is the same image.
+    let mut images = Vec::new();
+    for (name, bytes) in &textures.copies {
+        let path = textures.folder.join(name);
+        if !path.is_file() {
+            write_atomic(&path, bytes).map_err(|source| ConvertError::Output {
+                path: path.clone(),
+                source,
+            })?;
+        }
+        images.push(path);
+    }
+    let mut texture_warnings = Vec::new();
+    if !textures.missing.is_empty() {
+        texture_warnings.push(format!(
+            "{} missing; {} only its placeholder colour: {}",
+            match textures.missing.len() {
+                1 => "an image is".to_owned(),
+                n => format!("{n} images are"),
+            },
+            if textures.missing.len() == 1 {
+                "its texture holds"
+            } else {
+                "each texture holds"
+            },
+            shorten_list(&textures.missing)
+        ));
+    }
+    if !textures.with_profile.is_empty() {
+        texture_warnings.push(format!(
+            "{} image(s) embed a colour profile, which G4MF advises against (kept as they are): {}",
+            textures.with_profile.len(),
+            shorten_list(&textures.with_profile)
+        ));
+    }
 
     // The source numbering, and the pairs the skin cannot carry as binary accessors (helper
     // vertices carry ~17k pairs in MakeHuman's weights: too many for JSON text).
@@ -509,6 +694,8 @@ pub fn write(
         unweighted_vertices,
         faces,
         attachment_unweighted,
+        images,
+        texture_warnings,
     })
 }
 
