@@ -12,6 +12,7 @@
 
 pub mod error;
 pub mod fit;
+mod line;
 pub mod material;
 pub mod proxy;
 

@@ -1,7 +1,8 @@
 //! `.mhmat` materials: colours, scalars, switches, texture paths and MakeHuman's shader
 //! settings, read strictly (MakeHuman's `shared/material.py` clamps and guesses instead).
 
-use crate::error::{AssetError, AssetErrorKind, at, column_of};
+use crate::error::{AssetError, AssetErrorKind, column_of};
+use crate::line::Line;
 use location::text::excerpt;
 use std::collections::HashMap;
 
@@ -81,34 +82,11 @@ pub struct MaterialTexture {
     pub path: String,
 }
 
-struct Line<'a> {
-    n: usize,
-    line: &'a str,
-}
-
+/// What only materials read from a line: ranged numbers, switches, colours, the rest of it.
 impl<'a> Line<'a> {
-    fn err(&self, word: &str, kind: AssetErrorKind) -> AssetError {
-        at(self.n, column_of(self.line, word), kind)
-    }
-
-    fn whole(&self, kind: AssetErrorKind) -> AssetError {
-        at(self.n, 1, kind)
-    }
-
+    /// A finite number in [`low`, `high`] (a value of `key`).
     fn number(&self, key: &str, word: &str, low: f64, high: f64) -> Result<f64, AssetError> {
-        let value = word
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| {
-                self.err(
-                    word,
-                    AssetErrorKind::Malformed(format!(
-                        "`{}` is not a finite number",
-                        excerpt(word, 24)
-                    )),
-                )
-            })?;
+        let value = self.finite(word)?;
         if !(low..=high).contains(&value) {
             let range = if high.is_finite() {
                 format!("[{low}, {high}]")
@@ -124,15 +102,6 @@ impl<'a> Line<'a> {
             ));
         }
         Ok(value)
-    }
-
-    fn single<'w>(&self, key: &str, args: &[&'w str], what: &str) -> Result<&'w str, AssetError> {
-        match args {
-            [one] => Ok(one),
-            _ => Err(self.whole(AssetErrorKind::Malformed(format!(
-                "expected `{key} {what}`"
-            )))),
-        }
     }
 
     fn boolean(&self, key: &str, args: &[&str]) -> Result<bool, AssetError> {

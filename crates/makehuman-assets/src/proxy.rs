@@ -2,7 +2,8 @@
 //! reference per asset vertex and the body vertices it hides, read as MakeHuman's
 //! `shared/proxy.py` (`loadTextProxy`) reads them, but strictly.
 
-use crate::error::{AssetError, AssetErrorKind, at, column_of};
+use crate::error::{AssetError, AssetErrorKind, at};
+use crate::line::Line;
 use location::Location;
 use location::text::excerpt;
 use std::collections::{HashMap, HashSet};
@@ -167,17 +168,8 @@ fn saturating_line(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Reads one line's words and reports errors at their columns.
-struct Words<'a> {
-    n: usize,
-    line: &'a str,
-}
-
-impl<'a> Words<'a> {
-    fn err(&self, word: &str, kind: AssetErrorKind) -> AssetError {
-        at(self.n, column_of(self.line, word), kind)
-    }
-
+/// What only fitting files read from a line: vertex indices, bounded reference values.
+impl Line<'_> {
     fn index(&self, word: &str) -> Result<u32, AssetError> {
         word.parse::<u32>().map_err(|_| {
             self.err(
@@ -191,24 +183,9 @@ impl<'a> Words<'a> {
         })
     }
 
-    fn number(&self, word: &str) -> Result<f64, AssetError> {
-        word.parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| {
-                self.err(
-                    word,
-                    AssetErrorKind::Malformed(format!(
-                        "`{}` is not a finite number",
-                        excerpt(word, 24)
-                    )),
-                )
-            })
-    }
-
     /// A finite number at most [`MAX_REFERENCE_VALUE`] in magnitude (a reference's `what`).
     fn reference_value(&self, word: &str, what: &str) -> Result<f64, AssetError> {
-        let value = self.number(word)?;
+        let value = self.finite(word)?;
         if value.abs() > MAX_REFERENCE_VALUE {
             return Err(self.err(
                 word,
@@ -221,26 +198,10 @@ impl<'a> Words<'a> {
         Ok(value)
     }
 
-    /// Exactly one value after the key.
-    fn single(&self, key: &str, args: &[&'a str], what: &str) -> Result<&'a str, AssetError> {
-        match args {
-            [one] => Ok(one),
-            _ => Err(at(
-                self.n,
-                1,
-                AssetErrorKind::Malformed(format!("expected `{key} {what}`")),
-            )),
-        }
-    }
-
     /// The rest of the line, its words joined by one space (as MakeHuman does), not empty.
     fn joined(&self, key: &str, args: &[&str]) -> Result<String, AssetError> {
         if args.is_empty() {
-            return Err(at(
-                self.n,
-                1,
-                AssetErrorKind::Malformed(format!("`{key}` needs a value")),
-            ));
+            return Err(self.whole(AssetErrorKind::Malformed(format!("`{key}` needs a value"))));
         }
         Ok(args.join(" "))
     }
@@ -316,7 +277,7 @@ impl Parser {
 
     /// Handles a line whose first word is a key. Returns false when it is not one MakeHuman
     /// recognises.
-    fn key_line(&mut self, w: &Words<'_>, key: &str, args: &[&str]) -> Result<bool, AssetError> {
+    fn key_line(&mut self, w: &Line<'_>, key: &str, args: &[&str]) -> Result<bool, AssetError> {
         let n = w.n;
         if let Some(&single) = SINGLE_KEYS.iter().find(|k| **k == key) {
             if let Some(&first) = self.seen.get(single) {
@@ -386,7 +347,7 @@ impl Parser {
                 };
                 let v1 = w.index(v1)?;
                 let v2 = w.index(v2)?;
-                let distance = w.number(d)?;
+                let distance = w.finite(d)?;
                 if distance <= 0.0 {
                     return Err(w.err(
                         d,
@@ -453,7 +414,7 @@ impl Parser {
         Ok(true)
     }
 
-    fn reference_line(&mut self, w: &Words<'_>, words: &[&str]) -> Result<(), AssetError> {
+    fn reference_line(&mut self, w: &Line<'_>, words: &[&str]) -> Result<(), AssetError> {
         if self.file.references.len() >= MAX_REFERENCES {
             return Err(at(
                 w.n,
@@ -496,7 +457,7 @@ impl Parser {
         Ok(())
     }
 
-    fn delete_line(&mut self, w: &Words<'_>, words: &[&str]) -> Result<(), AssetError> {
+    fn delete_line(&mut self, w: &Line<'_>, words: &[&str]) -> Result<(), AssetError> {
         let split = || {
             AssetErrorKind::Malformed(
                 "a `delete_verts` range is written `A - B` on one line".into(),
@@ -542,7 +503,7 @@ impl Parser {
         Ok(())
     }
 
-    fn weights_line(&mut self, w: &Words<'_>, words: &[&str]) -> Result<(), AssetError> {
+    fn weights_line(&mut self, w: &Line<'_>, words: &[&str]) -> Result<(), AssetError> {
         let [v, weight] = words else {
             return Err(at(
                 w.n,
@@ -551,7 +512,7 @@ impl Parser {
             ));
         };
         w.index(v)?;
-        w.number(weight)?;
+        w.finite(weight)?;
         Ok(())
     }
 
@@ -616,7 +577,7 @@ pub fn parse_proxy(text: &str) -> Result<ProxyFile, AssetError> {
         if first.starts_with('#') {
             continue;
         }
-        let w = Words { n, line };
+        let w = Line { n, line };
         let starts_like_key = first
             .chars()
             .next()
