@@ -4,18 +4,17 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
-use g4mf_model::{Document, JointRef};
+mod common;
+
+use common::{bin, world_transforms};
+use g4mf_model::JointRef;
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 use mpfb_rig::{ObjFrame, fit};
 use mpfb2g4mf::{LoadedMesh, LoadedRig};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
-}
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
@@ -53,29 +52,6 @@ fn shipped_rigs(data: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
             (rig, weights.is_file().then_some(weights))
         })
         .collect()
-}
-
-/// World transform of every node (position, basis), composing local transforms from node 0.
-fn world_transforms(doc: &Document) -> Vec<(DVec3, DMat3)> {
-    let mut world = vec![(DVec3::ZERO, DMat3::IDENTITY); doc.nodes.len()];
-    let mut stack = vec![0usize];
-    while let Some(i) = stack.pop() {
-        for child in &doc.nodes[i].children {
-            let node = &doc.nodes[child.get()];
-            let p = node
-                .position
-                .as_ref()
-                .map_or(DVec3::ZERO, |p| DVec3::from_slice(p));
-            let b = node
-                .basis
-                .as_ref()
-                .map_or(DMat3::IDENTITY, |b| DMat3::from_cols_slice(b));
-            let (pp, pb) = world[i];
-            world[child.get()] = (pp + pb * p, pb * b);
-            stack.push(child.get());
-        }
-    }
-    world
 }
 
 /// The skeleton and skin rules of the spec, on a file we wrote.

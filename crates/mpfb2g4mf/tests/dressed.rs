@@ -6,46 +6,15 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+mod common;
+
+use common::{bin, convert_with_assets, data_and_assets, world_transforms};
 use g4mf_model::{Document, JointRef};
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
-}
-
-/// The data and assets folders, or a loud skip (a failure under CI).
-fn data_and_assets(test: &str) -> Option<(PathBuf, PathBuf)> {
-    let data = test_support::mpfb_data_or_skip(test)?;
-    match test_support::makehuman_assets() {
-        Some(assets) => Some((data, assets)),
-        None => {
-            test_support::skip_or_fail(test, "no MakeHuman assets folder");
-            None
-        }
-    }
-}
-
-/// `convert --rig-name default` with the data and assets folders, `extra` flags, validated.
-fn convert(data: &Path, assets: &Path, out: &Path, extra: &[&str]) -> String {
-    let output = bin()
-        .args(["convert", "--rig-name", "default", "--mpfb-data"])
-        .arg(data)
-        .arg("--assets")
-        .arg(assets)
-        .args(extra)
-        .args(["--validate", "-o"])
-        .arg(out)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "{text}");
-    text
-}
+use std::path::Path;
 
 /// Every vertex of the mesh `index`, as written.
 fn positions(file: &G4mfFile, mesh: usize) -> Vec<DVec3> {
@@ -238,7 +207,7 @@ fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("dressed.g4b");
-    let text = convert(&data, &assets, &out, DRESSED);
+    let text = convert_with_assets(&data, &assets, &out, DRESSED);
     assert!(text.contains("male_casualsuit01 (clothes)"), "{text}");
     let file = read_path(&out, &ReadOptions::default()).unwrap();
     // Every helper and every hidden face kept: the body is the morphed base mesh, in order.
@@ -298,7 +267,7 @@ fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
     let eyes_out = dir.path().join("eyes.g4b");
     let mut eyes_flags = DRESSED[..2].to_vec();
     eyes_flags.extend(["--eyes", "HighPolyEyes", "--eye-material", "green"]);
-    convert(&data, &assets, &eyes_out, &eyes_flags);
+    convert_with_assets(&data, &assets, &eyes_out, &eyes_flags);
     let eyes_file = read_path(&eyes_out, &ReadOptions::default()).unwrap();
     let fitting = read_fitting(&assets.join("eyes/high-poly/high-poly.mhclo"));
     let eyes = positions(&eyes_file, mesh_of(&eyes_file.document, "HighPolyEyes"));
@@ -374,29 +343,6 @@ fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
     }
 }
 
-/// World transform of every node.
-fn world_transforms(doc: &Document) -> Vec<(DVec3, DMat3)> {
-    let mut world = vec![(DVec3::ZERO, DMat3::IDENTITY); doc.nodes.len()];
-    let mut stack = vec![0usize];
-    while let Some(i) = stack.pop() {
-        for child in &doc.nodes[i].children {
-            let node = &doc.nodes[child.get()];
-            let p = node
-                .position
-                .as_ref()
-                .map_or(DVec3::ZERO, |p| DVec3::from_slice(p));
-            let b = node
-                .basis
-                .as_ref()
-                .map_or(DMat3::IDENTITY, |b| DMat3::from_cols_slice(b));
-            let (pp, pb) = world[i];
-            world[child.get()] = (pp + pb * p, pb * b);
-            stack.push(child.get());
-        }
-    }
-    world
-}
-
 #[test]
 fn a_t_pose_bake_moves_the_clothes_with_the_arms_by_linear_blend_skinning() {
     let Some((data, assets)) = data_and_assets("a_t_pose_bake_moves_the_clothes") else {
@@ -405,10 +351,10 @@ fn a_t_pose_bake_moves_the_clothes_with_the_arms_by_linear_blend_skinning() {
     let dir = tempfile::tempdir().unwrap();
     let (rest_path, posed_path) = (dir.path().join("rest.g4b"), dir.path().join("t.g4b"));
     let flags = ["--clothes", "male_casualsuit01", "--origin", "mesh"];
-    convert(&data, &assets, &rest_path, &flags);
+    convert_with_assets(&data, &assets, &rest_path, &flags);
     let mut posed_flags = flags.to_vec();
     posed_flags.extend(["--rest-pose", "t-pose"]);
-    convert(&data, &assets, &posed_path, &posed_flags);
+    convert_with_assets(&data, &assets, &posed_path, &posed_flags);
     let rest = read_path(&rest_path, &ReadOptions::default()).unwrap();
     let posed = read_path(&posed_path, &ReadOptions::default()).unwrap();
     let (rw, pw) = (
@@ -463,13 +409,13 @@ fn hidden_body_faces_go_unless_kept() {
     };
     let dir = tempfile::tempdir().unwrap();
     let (masked, kept) = (dir.path().join("masked.g4tf"), dir.path().join("kept.g4tf"));
-    convert(
+    convert_with_assets(
         &data,
         &assets,
         &masked,
         &["--clothes", "female_sportsuit01"],
     );
-    convert(
+    convert_with_assets(
         &data,
         &assets,
         &kept,
@@ -598,10 +544,10 @@ fn a_body_topology_replaces_the_body_mesh() {
     let dir = tempfile::tempdir().unwrap();
     let (naked, proxied) = (dir.path().join("naked.g4b"), dir.path().join("proxy.g4b"));
     let body = ["--helpers", "all", "--eyes", "none", "--face-units"];
-    convert(&data, &assets, &naked, &body);
+    convert_with_assets(&data, &assets, &naked, &body);
     let mut flags = body.to_vec();
     flags.extend(["--proxy", "female_generic"]);
-    convert(&data, &assets, &proxied, &flags);
+    convert_with_assets(&data, &assets, &proxied, &flags);
     let naked = read_path(&naked, &ReadOptions::default()).unwrap();
     let proxied = read_path(&proxied, &ReadOptions::default()).unwrap();
     let fitting = read_fitting(&assets.join("proxymeshes/female_generic/female_generic.proxy"));
@@ -685,8 +631,8 @@ fn to_mpfb_of_a_dressed_file_gives_the_naked_rig_and_weights_and_names_what_it_l
     };
     let dir = tempfile::tempdir().unwrap();
     let (naked, dressed) = (dir.path().join("naked.g4b"), dir.path().join("dressed.g4b"));
-    convert(&data, &assets, &naked, &["--eyes", "none"]);
-    convert(
+    convert_with_assets(&data, &assets, &naked, &["--eyes", "none"]);
+    convert_with_assets(
         &data,
         &assets,
         &dressed,

@@ -4,42 +4,13 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+mod common;
+
+use common::{bin, convert_with_assets, data_and_assets};
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
-}
-
-fn data_and_assets(test: &str) -> Option<(PathBuf, PathBuf)> {
-    let data = test_support::mpfb_data_or_skip(test)?;
-    match test_support::makehuman_assets() {
-        Some(assets) => Some((data, assets)),
-        None => {
-            test_support::skip_or_fail(test, "no MakeHuman assets folder");
-            None
-        }
-    }
-}
-
-fn convert(data: &Path, assets: &Path, out: &Path, extra: &[&str]) -> String {
-    let output = bin()
-        .args(["convert", "--rig-name", "default", "--mpfb-data"])
-        .arg(data)
-        .arg("--assets")
-        .arg(assets)
-        .args(extra)
-        .args(["--validate", "-o"])
-        .arg(out)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "{text}");
-    text
-}
+use std::path::Path;
 
 /// Each OBJ vertex's texture coordinates over its face corners, flipped to G4MF's downward y
 /// and rounded to f32 as written.
@@ -109,7 +80,7 @@ fn texture_maps_are_the_objs_corners_flipped_on_the_body_and_an_asset() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("maps.g4b");
-    convert(
+    convert_with_assets(
         &data,
         &assets,
         &out,
@@ -164,7 +135,7 @@ fn the_brown_iris_is_embedded_byte_for_byte_or_copied_beside_the_file() {
     let png = std::fs::read(assets.join("eyes/materials/brown_eye.png")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("eyes.g4b");
-    let text = convert(&data, &assets, &out, &["--eyes", "HighPolyEyes"]);
+    let text = convert_with_assets(&data, &assets, &out, &["--eyes", "HighPolyEyes"]);
     assert!(!text.contains("missing"), "{text}");
     let file = read_path(&out, &ReadOptions::default()).unwrap();
     let entry = base_color_file(&file.document, "HighPolyEyesMaterial");
@@ -177,7 +148,7 @@ fn the_brown_iris_is_embedded_byte_for_byte_or_copied_beside_the_file() {
     // --textures copy: beside the output, named by content, and the file validates.
     let copy = dir.path().join("copy/eyes.g4tf");
     std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
-    convert(
+    convert_with_assets(
         &data,
         &assets,
         &copy,
@@ -218,7 +189,7 @@ fn a_missing_image_gives_its_placeholder_and_one_warning() {
     .unwrap();
     let out = dir.path().join("brows.g4b");
     let mhclo = brows.join("eyebrow001.mhclo");
-    let text = convert(
+    let text = convert_with_assets(
         &data,
         &assets,
         &out,
@@ -257,7 +228,7 @@ fn irises_show_in_a_close_up_preview() {
     let out = dir.path().join("eyes.g4b");
     // Blue: the image is missing in the CC0 copy, so the iris is generated; either way the
     // eyes are textured.
-    convert(
+    convert_with_assets(
         &data,
         &assets,
         &out,
