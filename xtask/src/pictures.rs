@@ -144,10 +144,10 @@ pub fn run_all(_args: &[String]) -> Result<(), String> {
     )?;
 
     // A small population's contact sheet.
-    let manifest = work.path().join("people.toml");
-    std::fs::write(
-        &manifest,
-        format!(
+    population_sheet(
+        &bin,
+        &work.path().join("people.toml"),
+        &format!(
             r#"[defaults]
 mpfb_data = "{data}"
 
@@ -166,20 +166,7 @@ asian = [0.0, 1.0]
 caucasian = [0.0, 1.0]
 "#
         ),
-    )
-    .map_err(|e| e.to_string())?;
-    let sheet = docs.join("population-sheet.png");
-    run(
-        &bin,
-        &[
-            "batch",
-            &path(&manifest),
-            "-q",
-            "--contact-sheet",
-            &path(&sheet),
-            "--tile-size",
-            "180",
-        ],
+        &docs.join("population-sheet.png"),
     )?;
     dressed(&bin, data, &docs, work.path())?;
     for name in [
@@ -259,10 +246,10 @@ fn dressed(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), Strin
             &path(&docs.join("dressed-t-pose.png")),
         ],
     )?;
-    let manifest = work.join("dressed-people.toml");
-    std::fs::write(
-        &manifest,
-        format!(
+    population_sheet(
+        bin,
+        &work.join("dressed-people.toml"),
+        &format!(
             r#"[defaults]
 mpfb_data = "{data}"
 assets = "{assets}"
@@ -284,19 +271,26 @@ hair = ["short02", "bob01", "ponytail01", "long01", "afro01"]
 eyebrows = ["eyebrow001", "eyebrow006", "eyebrow009"]
 "#
         ),
-    )
-    .map_err(|e| e.to_string())?;
+        &docs.join("dressed-population-sheet.png"),
+    )?;
+    Ok(())
+}
+
+/// Writes a population manifest (`text`) to `manifest` and draws its contact sheet to `sheet`
+/// with `batch --contact-sheet`.
+fn population_sheet(bin: &Path, manifest: &Path, text: &str, sheet: &Path) -> Result<(), String> {
+    std::fs::write(manifest, text).map_err(|e| e.to_string())?;
+    let path = |p: &Path| p.to_str().unwrap_or_default().to_owned();
     run(
         bin,
         &[
             "batch",
-            &path(&manifest),
+            &path(manifest),
             "-q",
             "--contact-sheet",
-            &path(&docs.join("dressed-population-sheet.png")),
+            &path(sheet),
             "--tile-size",
             "180",
         ],
-    )?;
-    Ok(())
+    )
 }
