@@ -280,24 +280,9 @@ fn dressed_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
     let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
     let assets = assets.to_string_lossy().into_owned();
     let naked = convert_args(data, &work.join("naked.g4b"), &[]);
-    let dressed = convert_args(
-        data,
-        &work.join("dressed.g4b"),
-        &[
-            "--assets",
-            &assets,
-            "--clothes",
-            "male_casualsuit01",
-            "--clothes",
-            "shoes01",
-            "--hair",
-            "short02",
-            "--eyebrows",
-            "eyebrow001",
-            "--eyelashes",
-            "eyelashes01",
-        ],
-    );
+    let mut flags = vec!["--assets", &assets];
+    flags.extend(OUTFIT);
+    let dressed = convert_args(data, &work.join("dressed.g4b"), &flags);
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..11 {
         a.push(time_process(bin, &naked)?);
@@ -313,8 +298,23 @@ fn dressed_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The outfit of the dressed benchmark and of the README's dressed pictures: a suit, shoes,
+/// short hair, eyebrows and eyelashes (with MakeHuman's default eyes).
+pub const OUTFIT: [&str; 10] = [
+    "--clothes",
+    "male_casualsuit01",
+    "--clothes",
+    "shoes01",
+    "--hair",
+    "short02",
+    "--eyebrows",
+    "eyebrow001",
+    "--eyelashes",
+    "eyelashes01",
+];
+
 /// The arguments of a quiet default convert to `out`, with `extra` flags.
-fn convert_args(data: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
+pub fn convert_args(data: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = ["convert", "--rig-name", "default", "--mpfb-data"]
         .iter()
         .map(|s| (*s).to_owned())

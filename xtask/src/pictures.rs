@@ -198,28 +198,14 @@ fn dressed(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), Strin
         .ok_or("the assets path is not UTF-8")?
         .to_owned();
     let path = |p: &Path| p.to_str().unwrap_or_default().to_owned();
-    let outfit = [
-        "--clothes",
-        "male_casualsuit01",
-        "--clothes",
-        "shoes01",
-        "--hair",
-        "short02",
-        "--eyebrows",
-        "eyebrow001",
-        "--eyelashes",
-        "eyelashes01",
-    ];
     let model = work.join("dressed.g4b");
     let t_pose = work.join("dressed-t.g4b");
     for (out, extra) in [(&model, &[][..]), (&t_pose, &["--rest-pose", "t-pose"][..])] {
-        let mut args = vec!["convert", "--rig-name", "default", "--mpfb-data", data];
-        args.extend(["--assets", &assets]);
-        args.extend(outfit);
-        args.extend(extra);
-        let out = path(out);
-        args.extend(["-q", "-o", &out]);
-        run(bin, &args)?;
+        let mut flags = vec!["--assets", &assets];
+        flags.extend(crate::bench::OUTFIT);
+        flags.extend(extra);
+        let args = crate::bench::convert_args(Path::new(data), out, &flags);
+        run(bin, &args.iter().map(String::as_str).collect::<Vec<_>>())?;
     }
     // Front, three-quarter and side.
     run(
