@@ -1,12 +1,9 @@
-//! Image files as materials name them: read whole (bounded), recognised by their first bytes
-//! (PNG or JPEG), sized from their header, never decoded or re-encoded; a missing or unusable
-//! image is reported, never an error (the material's placeholder colour stands in for it).
+//! Image files as materials name them: recognised by their first bytes (PNG or JPEG), sized
+//! from their header, never decoded or re-encoded; a missing or unusable image is reported,
+//! never an error (the material's placeholder colour stands in for it). The loader reads them
+//! (`inputs::LoadedImages`).
 
 use character::Image;
-use std::path::Path;
-
-/// Most bytes of one image file (MakeHuman's largest skins are 4096x4096 JPEGs of a few MB).
-pub const MAX_IMAGE_BYTES: u64 = 256 << 20;
 
 /// Why an image a material names cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,17 +12,6 @@ pub enum Unusable {
     Missing,
     /// It is there but not a PNG or JPEG with a readable size, or it cannot be read.
     Bad(String),
-}
-
-/// The image at `path` as it is, or why it cannot be used. Reads at most `limit` bytes (and
-/// [`MAX_IMAGE_BYTES`]).
-pub fn read_image(path: &Path, limit: u64) -> Result<Image, Unusable> {
-    if !path.is_file() {
-        return Err(Unusable::Missing);
-    }
-    let limit = limit.min(MAX_IMAGE_BYTES);
-    let bytes = location::read_bounded(path, limit).map_err(|e| Unusable::Bad(e.to_string()))?;
-    image_of(bytes)
 }
 
 /// An image from its bytes: PNG or JPEG by magic, size from the header.
@@ -129,9 +115,5 @@ mod tests {
             image_of(b"\x89PNG\r\n\x1a\n\0\0".to_vec()),
             Err(Unusable::Bad(_))
         ));
-        assert_eq!(
-            read_image(Path::new("/no/such/image.png"), 1 << 20),
-            Err(Unusable::Missing)
-        );
     }
 }

@@ -551,7 +551,7 @@ impl LoadedImages {
         let image = |key: &str| {
             let texture = material.textures.iter().find(|t| t.key == key)?;
             let file = folder.join(&texture.path);
-            let image = crate::images::read_image(&file, limit);
+            let image = read_image(&file, limit);
             Some((file, image))
         };
         Self {
@@ -559,6 +559,18 @@ impl LoadedImages {
             normal: image("normalmapTexture"),
         }
     }
+}
+
+/// The image at `path` as it is (at most `limit` bytes and [`Kind::IMAGE`]'s), or why it
+/// cannot be used: missing, unreadable, or not a PNG or JPEG.
+fn read_image(path: &Path, limit: u64) -> Result<character::Image, crate::images::Unusable> {
+    use crate::images::Unusable;
+    if !path.is_file() {
+        return Err(Unusable::Missing);
+    }
+    let bytes =
+        read_input_of(path, limit, Kind::IMAGE).map_err(|e| Unusable::Bad(e.to_string()))?;
+    crate::images::image_of(bytes)
 }
 
 /// An asset's own bones (MPFB's `.mpfbskel`, fitted to the asset's vertices) and their
@@ -573,18 +585,11 @@ pub struct LoadedSubrig {
     pub weights: Option<WeightsFile>,
 }
 
-/// Most bytes of an asset's fitting file (`.mhclo`, `.proxy`): the largest shipped is 2 MB.
-pub const MAX_FITTING_FILE_BYTES: u64 = 256 << 20;
-
 impl LoadedWearable {
     /// Reads `worn` and the files it names, each bounded by `limit`.
     pub fn load(worn: &crate::outfit::WornAsset, limit: u64) -> Result<Self, ConvertError> {
         let path = &worn.path;
-        let fitting = Kind {
-            name: "MakeHuman asset file",
-            max_bytes: MAX_FITTING_FILE_BYTES,
-        };
-        let proxy = makehuman_assets::parse_proxy(&read_input_text_of(path, limit, fitting)?)
+        let proxy = makehuman_assets::parse_proxy(&read_input_text_of(path, limit, Kind::ASSET)?)
             .map_err(|e| e.with_file(path))?;
         let folder = path.parent().unwrap_or(Path::new("."));
         let obj_path = folder.join(&proxy.obj_file);
@@ -609,13 +614,12 @@ impl LoadedWearable {
         let material = match material_path {
             None => None,
             Some(m) => {
-                let kind = Kind {
-                    name: "material",
-                    max_bytes: 16 << 20,
-                };
-                let parsed =
-                    makehuman_assets::parse_material(&read_input_text_of(&m, limit, kind)?)
-                        .map_err(|e| e.with_file(&m))?;
+                let parsed = makehuman_assets::parse_material(&read_input_text_of(
+                    &m,
+                    limit,
+                    Kind::MATERIAL,
+                )?)
+                .map_err(|e| e.with_file(&m))?;
                 Some((m, parsed))
             }
         };
@@ -870,5 +874,18 @@ impl Loader {
                 shared.release();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_that_is_not_there_is_missing_not_an_error() {
+        assert_eq!(
+            read_image(Path::new("/no/such/image.png"), 1 << 20),
+            Err(crate::images::Unusable::Missing)
+        );
     }
 }

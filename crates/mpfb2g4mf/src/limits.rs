@@ -68,6 +68,21 @@ impl Kind {
         name: "pose file",
         max_bytes: mpfb_rig::pose::MAX_POSE_BYTES,
     };
+    /// A MakeHuman asset's fitting file (`.mhclo`, `.proxy`): the largest shipped is 2 MB.
+    pub const ASSET: Kind = Kind {
+        name: "MakeHuman asset file",
+        max_bytes: 256 << 20,
+    };
+    /// A MakeHuman material (`.mhmat`).
+    pub const MATERIAL: Kind = Kind {
+        name: "material",
+        max_bytes: 16 << 20,
+    };
+    /// An image a material names (MakeHuman's largest skins are 4096x4096 JPEGs of a few MB).
+    pub const IMAGE: Kind = Kind {
+        name: "image",
+        max_bytes: 256 << 20,
+    };
     /// A name map (bone map, humanoid table) or the targets' `macro.json`.
     pub const MAP: Kind = Kind {
         name: "map of names",
