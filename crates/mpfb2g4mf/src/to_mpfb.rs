@@ -168,7 +168,8 @@ pub fn to_mpfb(
     // Whatever its origin, the rig must read back as an MPFB rig.
     let parsed = mpfb_rig::parse_rig(&serde_json::to_string(&rig).unwrap_or_default())?;
     let rig = mpfb_rig::rig_to_json(&parsed);
-    let weights = weights_json(file, &view)?;
+    // A body topology (`.proxy`) numbers its own vertices: its weights and shapes are not
+    // those of MakeHuman's base mesh, which is what MPFB's weights and target files hold.
     let topology = doc.meshes.iter().find_map(|m| {
         let t = m.other.get("extras")?.get("mpfb")?.get("topology")?;
         Some(format!(
@@ -176,9 +177,9 @@ pub fn to_mpfb(
             t.get("name")?.as_str()?
         ))
     });
-    let targets = match topology {
-        Some(_) => Vec::new(),
-        None => target_files(file, &view)?,
+    let (weights, targets) = match topology {
+        Some(_) => (None, Vec::new()),
+        None => (weights_json(file, &view)?, target_files(file, &view)?),
     };
     let assets_left_out = topology
         .into_iter()
@@ -551,11 +552,6 @@ fn weights_json(file: &G4mfFile, view: &SkeletonView) -> Result<Option<Value>, T
         return Ok(None);
     };
     let extras = found.extras.as_ref();
-    // A body topology (`.proxy`) numbers its own vertices: its weights are not weights of
-    // MakeHuman's base mesh, which is what an MPFB weights file holds.
-    if extras.is_some_and(|e| e.topology.is_some()) {
-        return Ok(None);
-    }
     // Kept vertex -> source vertex, from the recorded ranges (identity when absent).
     let source = found.source;
     let joints: Vec<Option<usize>> = doc.nodes[view.skeleton]
