@@ -178,6 +178,13 @@ fn add_thumbnail(d: &mut Value, b: &mut Vec<u8>, image: &[u8], size: &[u32]) {
     d["asset"]["thumbnail"] = json!(0);
 }
 
+/// Adds texture 0 of `size`, without image files (its placeholder fills it), as material 0's
+/// base colour texture, which the quad's surface texture map (2D coordinates) then maps.
+fn add_texture(d: &mut Value, size: &[u32]) {
+    d["textures"] = json!([{ "size": size, "placeholder": [0.5, 0.5, 0.5] }]);
+    d["materials"][0]["baseColor"] = json!({ "texture": 0 });
+}
+
 /// Adds a valid blend shape to mesh 0: `Smile` moving vertices 0 and 1 (indices: uint8
 /// accessor, returned; offsets: float32 vec3 accessor, returned + 1).
 fn add_blend(d: &mut Value, b: &mut Vec<u8>) -> usize {
@@ -673,6 +680,53 @@ fn json_cases() -> Vec<(&'static str, Json)> {
         }),
         ("TEXTURE_SIZE_INVALID", |d, b| {
             add_thumbnail(d, b, &tiny_png(4, 4), &[4, 0]);
+        }),
+        ("TEXTURE_FILE_INVALID_not_array", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["textures"][0]["files"] = json!(0);
+        }),
+        ("TEXTURE_WRAP_INVALID", |d, _| {
+            add_texture(d, &[4, 4]);
+            d["textures"][0]["sampler"] = json!({ "wrap": ["repeat", "clamp", "repeat"] });
+        }),
+        ("MATERIAL_CHANNEL_NOT_OBJECT", |d, _| {
+            d["materials"][0]["baseColor"] = json!([1.0, 0.8, 0.6])
+        }),
+        ("MATERIAL_CHANNEL_TEXTURE_INVALID", |d, _| {
+            d["materials"][0]["baseColor"] = json!({ "texture": 3 })
+        }),
+        // A 3D texture mapped by the surface's 2D texture coordinates.
+        ("TEXTURE_MAP_VECTOR_SIZE", |d, _| add_texture(d, &[4, 4, 4])),
+        // The same with the channel's own texture map (the surface's coordinates and corners).
+        ("TEXTURE_MAP_VECTOR_SIZE_channel", |d, _| {
+            add_texture(d, &[4, 4, 4]);
+            d["materials"][0]["baseColor"]["textureMap"] = json!({ "values": 1, "simplexes": 3 });
+        }),
+        // The quad's mesh instance draws it with a second material, whose texture is 3D.
+        ("TEXTURE_MAP_VECTOR_SIZE_instance", |d, _| {
+            d["textures"] = json!([{ "size": [4, 4, 4], "placeholder": [0.5] }]);
+            d["materials"]
+                .as_array_mut()
+                .map(|m| m.push(json!({ "name": "Paint", "baseColor": { "texture": 0 } })));
+            d["nodes"][4]["meshInstance"]["materials"] = json!([1]);
+        }),
+        // A channel's texture map whose coordinates are the simplexes: uint8.
+        ("BINDING_VALUES_NOT_FLOAT_channel", |d, _| {
+            d["materials"][0]["baseColor"] = json!({ "textureMap": { "values": 2 } })
+        }),
+        // A channel's texture map with one index per skin influence (five) for the quad's two
+        // triangles.
+        ("BINDING_PER_SIMPLEX_COUNT_channel", |d, _| {
+            d["materials"][0]["baseColor"] =
+                json!({ "textureMap": { "values": 1, "perSimplex": 4 } })
+        }),
+        // A 2D texture on two channels: one mapped by the surface's texture map, one by its own;
+        // a wrap mode per axis.
+        ("valid_textured", |d, _| {
+            add_texture(d, &[4, 4]);
+            d["materials"][0]["normal"] =
+                json!({ "texture": 0, "textureMap": { "values": 1, "simplexes": 3 } });
+            d["textures"][0]["sampler"] = json!({ "wrap": ["repeat", "clamp"] });
         }),
         ("MESH_INSTANCE_MATERIAL_INVALID", |d, _| {
             d["nodes"][4]["meshInstance"]["materials"] = json!([7])

@@ -124,6 +124,8 @@ pub enum Code {
     JsonNotObject,
     JsonNotUtf8,
     JsonSyntax,
+    MaterialChannelNotObject,
+    MaterialChannelTextureInvalid,
     MaterialFactorInvalid,
     MaterialNotObject,
     MeshInstanceMaterialsLength,
@@ -202,13 +204,15 @@ pub enum Code {
     SurfaceSimplexIndexOutOfRange,
     TextureFileInvalid,
     TextureImageSizeMismatch,
+    TextureMapVectorSize,
     TexturePlaceholderMissing,
     TextureSizeInvalid,
+    TextureWrapInvalid,
 }
 
 impl Code {
     /// Every code, in name order.
-    pub const ALL: [Code; 183] = [
+    pub const ALL: [Code; 187] = [
         Code::AccessorBufferViewInvalid,
         Code::AccessorComponentTypeMissing,
         Code::AccessorComponentTypeUnknown,
@@ -312,6 +316,8 @@ impl Code {
         Code::JsonNotObject,
         Code::JsonNotUtf8,
         Code::JsonSyntax,
+        Code::MaterialChannelNotObject,
+        Code::MaterialChannelTextureInvalid,
         Code::MaterialFactorInvalid,
         Code::MaterialNotObject,
         Code::MeshInstanceMaterialsLength,
@@ -390,8 +396,10 @@ impl Code {
         Code::SurfaceSimplexIndexOutOfRange,
         Code::TextureFileInvalid,
         Code::TextureImageSizeMismatch,
+        Code::TextureMapVectorSize,
         Code::TexturePlaceholderMissing,
         Code::TextureSizeInvalid,
+        Code::TextureWrapInvalid,
     ];
 
     /// The code as written in reports, e.g. `BUFFER_TOO_LARGE`.
@@ -502,6 +510,8 @@ impl Code {
             Code::JsonNotObject => "JSON_NOT_OBJECT",
             Code::JsonNotUtf8 => "JSON_NOT_UTF8",
             Code::JsonSyntax => "JSON_SYNTAX",
+            Code::MaterialChannelNotObject => "MATERIAL_CHANNEL_NOT_OBJECT",
+            Code::MaterialChannelTextureInvalid => "MATERIAL_CHANNEL_TEXTURE_INVALID",
             Code::MaterialFactorInvalid => "MATERIAL_FACTOR_INVALID",
             Code::MaterialNotObject => "MATERIAL_NOT_OBJECT",
             Code::MeshInstanceMaterialsLength => "MESH_INSTANCE_MATERIALS_LENGTH",
@@ -580,8 +590,10 @@ impl Code {
             Code::SurfaceSimplexIndexOutOfRange => "SURFACE_SIMPLEX_INDEX_OUT_OF_RANGE",
             Code::TextureFileInvalid => "TEXTURE_FILE_INVALID",
             Code::TextureImageSizeMismatch => "TEXTURE_IMAGE_SIZE_MISMATCH",
+            Code::TextureMapVectorSize => "TEXTURE_MAP_VECTOR_SIZE",
             Code::TexturePlaceholderMissing => "TEXTURE_PLACEHOLDER_MISSING",
             Code::TextureSizeInvalid => "TEXTURE_SIZE_INVALID",
+            Code::TextureWrapInvalid => "TEXTURE_WRAP_INVALID",
         }
     }
 
@@ -650,10 +662,14 @@ impl Code {
             | Code::FileDataMissing
             | Code::FileMimeTypeMissing
             | Code::FileNotPng => "parts/core.md",
-            Code::MaterialFactorInvalid => "parts/mesh/material.md",
+            Code::MaterialChannelNotObject
+            | Code::MaterialChannelTextureInvalid
+            | Code::MaterialFactorInvalid
+            | Code::TextureMapVectorSize => "parts/mesh/material.md",
             Code::TextureImageSizeMismatch
             | Code::TexturePlaceholderMissing
-            | Code::TextureSizeInvalid => "parts/texture.md",
+            | Code::TextureSizeInvalid
+            | Code::TextureWrapInvalid => "parts/texture.md",
             Code::TextureFileInvalid => "parts/texture.md",
             Code::BlendAmountsInvalid
             | Code::BlendAmountsLength

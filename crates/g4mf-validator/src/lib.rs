@@ -1,7 +1,8 @@
 //! `g4mf-validator`: checks a G4MF file against the pinned specification and reports every
 //! finding (never only the first) with a stable code, a severity, and a JSON pointer or byte
 //! offset. Container problems, JSON text rules, data layout, nodes, names, meshes, bindings,
-//! skeletons and skins are covered; `spec-notes/validator.md` lists every code.
+//! materials, textures, skeletons and skins are covered; `spec-notes/validator.md` lists every
+//! code.
 
 mod checks;
 pub mod humanoid;

@@ -1,4 +1,5 @@
-//! Meshes (mesh.md): vertices, surfaces, simplexes, edges, polytopes, bindings (bindings.md), materials.
+//! Meshes (mesh.md): vertices, surfaces, simplexes, edges, polytopes, and bindings
+//! (bindings.md): the surfaces' here, the material channels' through `materials.rs`.
 
 use super::*;
 
@@ -65,7 +66,7 @@ impl<'a> Checker<'a> {
                     self.index_accessor(
                         acc,
                         &format!("{sp}/simplexes"),
-                        simplex_size,
+                        Some(simplex_size),
                         vertex_count,
                         IndexCodes::SIMPLEXES,
                         "vertex",
@@ -79,7 +80,7 @@ impl<'a> Checker<'a> {
                     self.index_accessor(
                         &edges,
                         &format!("{sp}/edges"),
-                        2,
+                        Some(2),
                         vertex_count,
                         IndexCodes::EDGES,
                         "vertex",
@@ -118,15 +119,17 @@ impl<'a> Checker<'a> {
                         Code::SurfaceMaterialInvalid,
                     );
                 }
-                for key in ["textureMap", "normals"] {
+                // The surface's own bindings fit the surface itself.
+                let fit = [Fit {
+                    surface: None,
+                    simplexes: simplexes.as_ref().map(|a| (a.vector_size, simplex_count)),
+                }];
+                for (key, kind) in [
+                    ("textureMap", BindingKind::TextureMap),
+                    ("normals", BindingKind::Normals),
+                ] {
                     if let Some(binding) = surface.get(key) {
-                        self.binding(
-                            binding,
-                            &format!("{sp}/{key}"),
-                            key == "normals",
-                            simplexes.as_ref(),
-                            simplex_count,
-                        );
+                        self.binding(binding, &format!("{sp}/{key}"), kind, &fit);
                     }
                 }
             }
@@ -200,12 +203,12 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// An accessor of indices: integer type, vector size, every index below `bound`.
+    /// An accessor of indices: integer type, vector size (when known), every index below `bound`.
     pub(crate) fn index_accessor(
         &mut self,
         acc: &AccessorInfo<'_>,
         p: &str,
-        vector_size: usize,
+        vector_size: Option<usize>,
         bound: Option<usize>,
         codes: IndexCodes,
         what: &str,
@@ -223,7 +226,7 @@ impl<'a> Checker<'a> {
             );
             return;
         }
-        if acc.vector_size != vector_size {
+        if let Some(vector_size) = vector_size.filter(|&v| v != acc.vector_size) {
             self.f.at(
                 bad_size,
                 p,
@@ -251,14 +254,17 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A binding (bindings.md): `values` required, floating point for texture maps and normals
+    /// (mesh.md, material.md), normals of unit length and the dimension's size; `simplexes`
+    /// and `perSimplex` indices into the values, shaped like the simplexes of every surface in
+    /// `fits`. Returns the values accessor, for checks that depend on what the binding is for.
     pub(crate) fn binding(
         &mut self,
         binding: &Value,
         p: &str,
-        normals: bool,
-        simplexes: Option<&AccessorInfo<'_>>,
-        simplex_count: Option<usize>,
-    ) {
+        kind: BindingKind,
+        fits: &[Fit],
+    ) -> Option<AccessorInfo<'a>> {
         let values = match binding.get("values") {
             None => {
                 self.f
@@ -271,14 +277,16 @@ impl<'a> Checker<'a> {
         };
         let value_count = values.as_ref().and_then(AccessorInfo::element_count);
         if let Some(v) = &values {
-            if v.component.is_some_and(|c| !c.is_float()) {
+            // An element map's values may be any data (colours as integers too); texture
+            // coordinates and normals MUST be floating point.
+            if kind != BindingKind::ElementMap && v.component.is_some_and(|c| !c.is_float()) {
                 self.f.at(
                     Code::BindingValuesNotFloat,
                     format!("{p}/values"),
                     "binding values must be floating point",
                 );
             }
-            if normals {
+            if kind == BindingKind::Normals {
                 if v.vector_size != self.dimension {
                     self.f.at(
                         Code::NormalsVectorSize,
@@ -306,43 +314,64 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(s) = binding.get("simplexes") {
-            match simplexes {
-                None => self.f.at(
+            let pointer = format!("{p}/simplexes");
+            if let Some(without) = fits.iter().find(|f| f.simplexes.is_none()) {
+                self.f.at(
                     Code::BindingSimplexesWithoutSurfaceSimplexes,
-                    format!("{p}/simplexes"),
-                    "per-corner indices need the surface's simplexes",
-                ),
-                Some(surface) => self.binding_index_accessor(
+                    pointer.clone(),
+                    match &without.surface {
+                        None => "per-corner indices need the surface's simplexes".to_owned(),
+                        Some(surface) => format!(
+                            "per-corner indices need the simplexes of every surface using this material; {surface} has none"
+                        ),
+                    },
+                );
+            }
+            // Without any surface's simplexes there is nothing to shape the indices like; a
+            // material no surface uses still has its indices checked against its values.
+            let shaped = fits.iter().find_map(|f| f.simplexes);
+            if fits.is_empty() || shaped.is_some() {
+                let counts: Vec<(Option<&str>, Option<usize>)> = fits
+                    .iter()
+                    .filter_map(|f| Some((f.surface.as_deref(), f.simplexes?.1)))
+                    .collect();
+                self.binding_index_accessor(
                     s,
-                    &format!("{p}/simplexes"),
-                    surface.vector_size,
+                    &pointer,
+                    shaped.map(|(vector_size, _)| vector_size),
                     value_count,
-                    simplex_count,
+                    &counts,
                     [Code::BindingSimplexesInvalid, Code::BindingSimplexesCount],
-                ),
+                );
             }
         }
         if let Some(s) = binding.get("perSimplex") {
+            let counts: Vec<(Option<&str>, Option<usize>)> = fits
+                .iter()
+                .map(|f| (f.surface.as_deref(), f.simplexes.and_then(|(_, n)| n)))
+                .collect();
             self.binding_index_accessor(
                 s,
                 &format!("{p}/perSimplex"),
-                1,
+                Some(1),
                 value_count,
-                simplex_count,
+                &counts,
                 [Code::BindingPerSimplexInvalid, Code::BindingPerSimplexCount],
             );
         }
+        values
     }
 
-    /// A binding's index accessor into its values, one element per simplex. `codes`: when it is
-    /// not an accessor, and when its element count is not the simplex count.
+    /// A binding's index accessor into its values, one element per simplex of each surface in
+    /// `simplex_counts` (named, or `None` for the binding's own surface). `codes`: when it is
+    /// not an accessor, and when its element count is not a surface's simplex count.
     pub(crate) fn binding_index_accessor(
         &mut self,
         reference: &Value,
         pointer: &str,
-        vector_size: usize,
+        vector_size: Option<usize>,
         value_count: Option<usize>,
-        simplex_count: Option<usize>,
+        simplex_counts: &[(Option<&str>, Option<usize>)],
         [invalid, wrong_count]: [Code; 2],
     ) {
         let Some(acc) = self.accessor_ref(Some(reference), pointer, invalid) else {
@@ -356,26 +385,27 @@ impl<'a> Checker<'a> {
             IndexCodes::BINDING,
             "value",
         );
-        if let (Some(a), Some(b)) = (acc.element_count(), simplex_count) {
-            if a != b {
-                self.f.at(
-                    wrong_count,
-                    pointer,
-                    format!("{a} elements for {b} simplexes"),
-                );
-            }
-        }
-    }
-
-    pub(crate) fn materials(&mut self) {
-        for (i, m) in array(self.doc, "materials").iter().enumerate() {
-            if !m.is_object() {
-                self.f.at(
-                    Code::MaterialNotObject,
-                    format!("/materials/{i}"),
-                    "a material must be an object",
-                );
-            }
+        let Some(a) = acc.element_count() else {
+            return;
+        };
+        let wrong: Vec<(Option<&str>, usize)> = simplex_counts
+            .iter()
+            .filter_map(|&(surface, b)| Some((surface, b.filter(|&b| b != a)?)))
+            .collect();
+        // One finding per accessor: the first surface it does not fit, and how many others.
+        if let Some(&(surface, b)) = wrong.first() {
+            let message = match surface {
+                None => format!("{a} elements for {b} simplexes"),
+                Some(surface) => {
+                    let others = match wrong.len() - 1 {
+                        0 => String::new(),
+                        1 => " (and 1 more surface using this material)".to_owned(),
+                        n => format!(" (and {n} more surfaces using this material)"),
+                    };
+                    format!("{a} elements for the {b} simplexes of {surface}{others}")
+                }
+            };
+            self.f.at(wrong_count, pointer, message);
         }
     }
 }

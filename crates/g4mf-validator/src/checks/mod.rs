@@ -3,14 +3,15 @@
 //!
 //! One module per area of the specification: [`asset`] (asset, names, extensions), [`data`]
 //! (buffer views, accessors), [`nodes`] (tree, transforms, components), [`skeleton`],
-//! [`mesh`] (meshes, surfaces, bindings, materials), [`skin`], [`textures`] (files, textures,
-//! the thumbnail, material factors), [`blend`] (blend shapes). This module holds the shared
-//! walker and accessor reading.
+//! [`mesh`] (meshes, surfaces, bindings), [`materials`] (materials, their channels, texture
+//! maps against their textures), [`skin`], [`textures`] (files, textures, the thumbnail),
+//! [`blend`] (blend shapes). This module holds the shared walker and accessor reading.
 
 mod asset;
 mod blend;
 mod data;
 mod humanoid;
+mod materials;
 mod mesh;
 mod nodes;
 mod skeleton;
@@ -134,6 +135,26 @@ impl IndexCodes {
     };
 }
 
+/// What a binding is for, which decides what its values must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BindingKind {
+    /// Texture coordinates (a surface's or a material channel's `textureMap`): floating point.
+    TextureMap,
+    /// A surface's `normals`: floating point, the dimension's vector size, unit length.
+    Normals,
+    /// A material channel's `elementMap`: channel data of any component type.
+    ElementMap,
+}
+
+/// A surface whose simplexes a binding's indices must fit: `None` for the surface the binding
+/// belongs to, or the pointer of a surface using the material the binding belongs to; and the
+/// vector size and element count of its simplexes, when it has a readable `simplexes`.
+#[derive(Debug, Clone)]
+pub(crate) struct Fit {
+    pub surface: Option<String>,
+    pub simplexes: Option<(usize, Option<usize>)>,
+}
+
 /// A mesh index and its skin's group names.
 pub(crate) type NamedSkin<'v> = (usize, Vec<&'v str>);
 
@@ -227,7 +248,6 @@ impl<'a> Checker<'a> {
         self.shared_group_names(&parents);
         self.materials();
         self.blend_shapes();
-        self.material_factors();
         self.textures();
     }
 

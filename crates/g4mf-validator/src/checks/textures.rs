@@ -1,6 +1,6 @@
-//! Files, textures and the thumbnail (core.md file references, texture.md, asset.md), and
-//! material channel factors (material.md). Embedded PNG images are opened far enough to read
-//! their size, which must be a whole multiple of their texture's.
+//! Files, textures and the thumbnail (core.md file references, texture.md, asset.md).
+//! Embedded PNG images are opened far enough to read their size, which must be a whole
+//! multiple of their texture's.
 
 use super::*;
 
@@ -108,10 +108,25 @@ impl<'a> Checker<'a> {
                     "`placeholder` is required: an array of numbers",
                 );
             }
-            let files = texture
-                .get("files")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice);
+            if let Some(wrap) = texture.get("sampler").and_then(|s| s.get("wrap")) {
+                self.wrap(
+                    wrap,
+                    &format!("{p}/sampler/wrap"),
+                    size.as_ref().map(Vec::len),
+                );
+            }
+            let files = match texture.get("files") {
+                None => &[][..],
+                Some(Value::Array(files)) => files.as_slice(),
+                Some(_) => {
+                    self.f.at(
+                        Code::TextureFileInvalid,
+                        format!("{p}/files"),
+                        "`files` must be an array of indices into `files`",
+                    );
+                    &[][..]
+                }
+            };
             for (k, file) in files.iter().enumerate() {
                 let pointer = format!("{p}/files/{k}");
                 let Some(f) = self.index(file, &pointer, "files", Code::TextureFileInvalid) else {
@@ -157,26 +172,31 @@ impl<'a> Checker<'a> {
         }
     }
 
-    pub(crate) fn material_factors(&mut self) {
-        for (m, material) in array(self.doc, "materials").iter().enumerate() {
-            let Some(material) = material.as_object() else {
-                continue;
-            };
-            for (channel, value) in material {
-                let Some(factor) = value.as_object().and_then(|c| c.get("factor")) else {
-                    continue;
-                };
-                let ok = factor.as_array().is_some_and(|f| {
-                    !f.is_empty() && f.iter().all(|v| v.as_f64().is_some_and(f64::is_finite))
-                });
-                if !ok {
-                    self.f.at(
-                        Code::MaterialFactorInvalid,
-                        format!("/materials/{m}/{}/factor", escape(channel)),
-                        format!("`factor` must be an array of numbers, found {factor}"),
-                    );
-                }
-            }
+    /// A sampler's `wrap`: strings, one for every axis or one per dimension of the texture
+    /// (`dimension`, when its `size` is valid).
+    fn wrap(&mut self, wrap: &Value, p: &str, dimension: Option<usize>) {
+        let Some(modes) = wrap.as_array().filter(|w| w.iter().all(Value::is_string)) else {
+            self.f.at(
+                Code::TextureWrapInvalid,
+                p,
+                "`wrap` must be an array of wrap mode strings",
+            );
+            return;
+        };
+        let n = modes.len();
+        // Without a valid `size` (reported already) only an empty array is surely wrong.
+        let fits = n == 1 || dimension.map_or(n > 0, |d| n == d);
+        if !fits {
+            self.f.at(
+                Code::TextureWrapInvalid,
+                p,
+                match dimension {
+                    Some(d) => format!(
+                        "`wrap` has {n} modes: it must have 1, or one per dimension of the texture ({d})"
+                    ),
+                    None => "`wrap` must not be empty".to_owned(),
+                },
+            );
         }
     }
 }
