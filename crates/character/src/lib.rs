@@ -320,6 +320,8 @@ pub struct MaterialTextures {
     pub base_color: Option<Texture>,
     /// Normal map.
     pub normal: Option<Texture>,
+    /// Occlusion (red), roughness (green) and metallic (blue), packed from separate maps.
+    pub orm: Option<Texture>,
 }
 
 /// A texture: the image its source names (loaded, or missing) and the colour that stands in
@@ -332,6 +334,11 @@ pub struct Texture {
     pub image: Option<Image>,
     /// Linear colour used where no image is available (3 or 4 channels).
     pub placeholder: Vec<f64>,
+    /// The image was made by us (a generated iris, a packed ORM map), not read from `path`:
+    /// it cannot be referenced, only embedded or copied.
+    pub generated: bool,
+    /// Files named for it that could not be used (reported once per output).
+    pub missing: Vec<std::path::PathBuf>,
 }
 
 /// An image file as it is: its bytes (never re-encoded), type and size.

@@ -40,6 +40,18 @@ pub struct Description {
     pub assets: Vec<AssetChoice>,
     /// Materials it gives assets (`.mhm` `material ASSET UUID FILE`).
     pub asset_materials: Vec<AssetMaterialChoice>,
+    /// The skin it names (`.mhm` `skinMaterial FILE`, preset `skin_mhmat`).
+    pub skin: Option<SkinChoice>,
+}
+
+/// The skin material a description names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinChoice {
+    /// The `.mhmat` as written: a path relative to the assets folder
+    /// (`skins/young_caucasian_female/young_caucasian_female.mhmat`) or a file name.
+    pub file: String,
+    /// The line or pointer that named it.
+    pub location: Location,
 }
 
 /// The kinds of asset a description can name, as `.mhm` lines and preset keys spell them.
@@ -376,7 +388,19 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                     location: at,
                 });
             }
-            "skinMaterial" => skipped.note("skin material"),
+            "skinMaterial" => {
+                let file = rest.trim();
+                if file.is_empty() {
+                    return Err(DescriptionError::new(
+                        at,
+                        DescriptionErrorKind::Malformed("expected `skinMaterial FILE`".into()),
+                    ));
+                }
+                description.skin = Some(SkinChoice {
+                    file: file.to_owned(),
+                    location: at,
+                });
+            }
             other => skipped.note(other),
         }
     }
@@ -515,6 +539,15 @@ pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
             _ if v.is_null()
                 || v.as_str() == Some("")
                 || v.as_array().is_some_and(Vec::is_empty) => {}
+            "skin_mhmat" => {
+                let file = v
+                    .as_str()
+                    .ok_or_else(|| wrong(&pointer, "a material file", v))?;
+                description.skin = Some(SkinChoice {
+                    file: file.to_owned(),
+                    location: Location::pointer(pointer.clone()),
+                });
+            }
             kind if ASSET_KINDS.contains(&kind) => {
                 let names: Vec<(String, &Value)> = match v {
                     Value::Array(items) => items

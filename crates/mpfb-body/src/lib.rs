@@ -27,8 +27,8 @@ pub mod target;
 
 pub use cache::{default_cache_dir, read_target_cached};
 pub use description::{
-    ASSET_KINDS, AssetChoice, AssetMaterialChoice, Description, parse_description, parse_mhm,
-    parse_preset, read_description,
+    ASSET_KINDS, AssetChoice, AssetMaterialChoice, Description, SkinChoice, parse_description,
+    parse_mhm, parse_preset, read_description,
 };
 pub use index::TargetIndex;
 pub use macros::{MacroModel, MacroSpec, Phenotype, Race};

@@ -20,7 +20,12 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     let path = test_support::workspace_root().join("fixtures/bodies/ada.mhm");
     let description = parse_mhm(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(description.rig.as_deref(), Some("game_engine"));
-    assert_eq!(description.not_converted, ["skin material"]);
+    // Everything it says is converted; its skin is MakeHuman's default (litsphere) skin.
+    assert!(description.not_converted.is_empty(), "{:?}", description.not_converted);
+    assert_eq!(
+        description.skin.as_ref().map(|s| s.file.as_str()),
+        Some("skins/default.mhmat")
+    );
     assert!(description.assets.is_empty());
     // The dressed fixture names one asset of every kind, by name and uuid, in file order.
     let dressed = test_support::workspace_root().join("fixtures/bodies/dressed.mhm");

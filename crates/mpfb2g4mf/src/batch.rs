@@ -229,6 +229,9 @@ pub struct Wardrobe {
     /// Eye materials.
     #[serde(default)]
     pub eye_material: Vec<String>,
+    /// Skins (drawn after the others, so adding skins leaves the other draws as they were).
+    #[serde(default)]
+    pub skin: Vec<String>,
 }
 
 impl Wardrobe {
@@ -250,6 +253,7 @@ impl Wardrobe {
             (&self.eyebrows, &mut settings.eyebrows),
             (&self.eyelashes, &mut settings.eyelashes),
             (&self.eye_material, &mut settings.eye_material),
+            (&self.skin, &mut settings.skin),
         ] {
             if !list.is_empty() {
                 *slot = Some(list[pick(list.len())].clone());

@@ -42,6 +42,7 @@ pub fn convert_loaded(
         loaded.body.as_ref(),
         &loaded.assets,
         &loaded.worn,
+        loaded.skin.as_deref(),
         options,
         data,
     )
@@ -57,7 +58,7 @@ pub fn convert(
     options: &ConvertOptions,
 ) -> Result<Summary, ConvertError> {
     let assets = LoadedAssets::without_files(options, &rig.path)?;
-    convert_parts(rig, mesh, weights, None, &assets, &[], options, None)
+    convert_parts(rig, mesh, weights, None, &assets, &[], None, options, None)
 }
 
 /// The stages in order: the mesh morphed into the `described` body when one is given, the rig
@@ -73,6 +74,7 @@ fn convert_parts(
     described: Option<&LoadedBody>,
     assets: &LoadedAssets,
     worn: &[std::sync::Arc<crate::inputs::LoadedWearable>],
+    skin: Option<&crate::inputs::LoadedMaterial>,
     options: &ConvertOptions,
     data: Option<DataUsed>,
 ) -> Result<Summary, ConvertError> {
@@ -235,7 +237,16 @@ fn convert_parts(
             || mpfb_body::Phenotype::default().race,
             |d| d.description.phenotype.race,
         );
-        stages::dress::dress(character, race)
+        // Helper eyes get their painted iris unless no images are wanted (then their flat
+        // sclera colour stays, as factors are all `--textures none` keeps).
+        let helper_iris = (options.textures != crate::options::TextureMode::None)
+            .then(|| mesh.helper_iris())
+            .flatten();
+        stages::dress::dress(
+            character,
+            race,
+            stages::dress::Wardrobe { skin, helper_iris },
+        )
     } else {
         character
     };

@@ -80,6 +80,9 @@ pub struct LoadedMesh {
     pub joint_groups: VertexGroups,
     /// Where the joint groups came from.
     pub joint_source: String,
+    /// The helper eyes' painted iris (see [`crate::iris::paint_helper_eyes`]), made on first
+    /// use and shared by every job on this mesh.
+    helper_iris: std::sync::OnceLock<Option<character::Image>>,
 }
 
 impl LoadedMesh {
@@ -112,11 +115,23 @@ impl LoadedMesh {
             obj,
             joint_groups,
             joint_source,
+            helper_iris: std::sync::OnceLock::new(),
         })
     }
 }
 
 impl LoadedMesh {
+    /// The helper eyes' iris texture, painted from this mesh's eyes (`None` when it has no
+    /// helper eyes).
+    pub fn helper_iris(&self) -> Option<&character::Image> {
+        self.helper_iris
+            .get_or_init(|| {
+                crate::iris::paint_helper_eyes(&self.obj, crate::iris::HELPER_FAMILY)
+                    .and_then(|png| crate::images::image_of(png).ok())
+            })
+            .as_ref()
+    }
+
     /// The mesh as rigs are fitted to it: every vertex (joint cubes included) in Blender space.
     pub fn fit_mesh(&self, frame: ObjFrame) -> FitMesh {
         FitMesh::from_obj(&self.obj.positions, frame, self.joint_groups.iter())
@@ -521,15 +536,38 @@ pub struct LoadedWearable {
     pub proxy: makehuman_assets::ProxyFile,
     /// Its mesh (`obj_file`), in the file's numbering.
     pub obj: ObjMesh,
-    /// Its material (`material`, or the one the job gives it) and where it came from.
-    pub material: Option<(PathBuf, makehuman_assets::MaterialFile)>,
+    /// Its material (`material`, or the one the job gives it) with the images it names.
+    pub material: Option<LoadedMaterial>,
     /// Custom weights (`vertexboneweights_file`).
     pub custom_weights: Option<(PathBuf, WeightsFile)>,
     /// The sub-rig MPFB loads with it (`NAME.mpfbskel` beside the fitting file).
     pub subrig: Option<LoadedSubrig>,
-    /// The images its material names: base colour (`diffuseTexture`) and normal map
-    /// (`normalmapTexture`), each the file and the image or why it cannot be used.
+}
+
+/// A MakeHuman material (`.mhmat`, an asset's or a skin) and the images it names.
+#[derive(Debug, Clone)]
+pub struct LoadedMaterial {
+    /// The `.mhmat`.
+    pub path: PathBuf,
+    /// Its settings.
+    pub file: makehuman_assets::MaterialFile,
+    /// The images it names, read (or found missing).
     pub images: LoadedImages,
+}
+
+impl LoadedMaterial {
+    /// Reads the material at `path` and its images, each bounded by `limit`.
+    pub fn load(path: &Path, limit: u64) -> Result<Self, ConvertError> {
+        let file =
+            makehuman_assets::parse_material(&read_input_text_of(path, limit, Kind::MATERIAL)?)
+                .map_err(|e| e.with_file(path))?;
+        let images = LoadedImages::of(path, &file, limit);
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+            images,
+        })
+    }
 }
 
 /// The images a material names, by channel, read (or found missing).
@@ -539,6 +577,21 @@ pub struct LoadedImages {
     pub base_color: Option<LoadedImage>,
     /// `normalmapTexture`.
     pub normal: Option<LoadedImage>,
+    /// The `orm` image packed from `aomapTexture`, `roughnessmapTexture` and
+    /// `metallicmapTexture` (see [`crate::orm`]), when the material names any of them.
+    pub orm: Option<PackedOrm>,
+}
+
+/// The `orm` image of a material: packed once per material file, shared by every job.
+#[derive(Debug, Clone)]
+pub struct PackedOrm {
+    /// Where the packed image would be (`{material stem}_orm.png` beside the material): it
+    /// names the texture; nothing is written there.
+    pub path: PathBuf,
+    /// The packed image, or why none could be made (no map usable).
+    pub image: Result<character::Image, crate::images::Unusable>,
+    /// The maps named but missing or unusable.
+    pub missing: Vec<PathBuf>,
 }
 
 /// One image a material names: where, and the image or why it cannot be used.
@@ -554,9 +607,29 @@ impl LoadedImages {
             let image = read_image(&file, limit);
             Some((file, image))
         };
+        let maps = crate::orm::KEYS.map(image);
+        let orm = maps.iter().any(Option::is_some).then(|| {
+            let missing = maps
+                .iter()
+                .flatten()
+                .filter(|(_, image)| image.is_err())
+                .map(|(path, _)| path.clone())
+                .collect();
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            PackedOrm {
+                path: folder.join(format!("{stem}_orm.png")),
+                image: crate::orm::pack(
+                    maps.each_ref()
+                        .map(|m| m.as_ref().and_then(|(_, i)| i.as_ref().ok())),
+                    crate::orm::defaults(material),
+                ),
+                missing,
+            }
+        });
         Self {
             base_color: image("diffuseTexture"),
             normal: image("normalmapTexture"),
+            orm,
         }
     }
 }
@@ -611,18 +684,9 @@ impl LoadedWearable {
             .material
             .clone()
             .or_else(|| proxy.material.as_ref().map(|m| folder.join(m)));
-        let material = match material_path {
-            None => None,
-            Some(m) => {
-                let parsed = makehuman_assets::parse_material(&read_input_text_of(
-                    &m,
-                    limit,
-                    Kind::MATERIAL,
-                )?)
-                .map_err(|e| e.with_file(&m))?;
-                Some((m, parsed))
-            }
-        };
+        let material = material_path
+            .map(|m| LoadedMaterial::load(&m, limit))
+            .transpose()?;
         let custom_weights = match &proxy.vertex_bone_weights_file {
             None => None,
             Some(w) => {
@@ -652,10 +716,6 @@ impl LoadedWearable {
         } else {
             None
         };
-        let images = material
-            .as_ref()
-            .map(|(path, file)| LoadedImages::of(path, file, limit))
-            .unwrap_or_default();
         Ok(Self {
             kind: worn.kind,
             path: path.clone(),
@@ -664,7 +724,6 @@ impl LoadedWearable {
             material,
             custom_weights,
             subrig,
-            images,
         })
     }
 }
@@ -684,6 +743,8 @@ pub struct LoadedJob {
     pub assets: LoadedAssets,
     /// The MakeHuman assets it wears, in the outfit's order.
     pub worn: Vec<Arc<LoadedWearable>>,
+    /// The skin's material, when it is not MakeHuman's litsphere default.
+    pub skin: Option<Arc<LoadedMaterial>>,
 }
 
 /// A shared input: parsed on first use, dropped after its last job.
@@ -744,6 +805,7 @@ pub struct Loader {
     meshes: HashMap<MeshKey, Shared<LoadedMesh>>,
     weights: HashMap<PathBuf, Shared<LoadedWeights>>,
     worn: HashMap<crate::outfit::WornAsset, Shared<LoadedWearable>>,
+    skins: HashMap<PathBuf, Shared<LoadedMaterial>>,
     targets: TargetCache,
     max_input_bytes: Option<u64>,
 }
@@ -759,6 +821,7 @@ impl Loader {
                 jobs.iter()
                     .flat_map(|j| j.files.outfit.worn.iter().cloned()),
             ),
+            skins: shared_map(jobs.iter().filter_map(|j| j.files.outfit.skin.clone())),
             targets: TargetCache::default(),
             max_input_bytes: None,
         }
@@ -847,6 +910,17 @@ impl Loader {
                     .get(|| LoadedWearable::load(w, limit))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let skin = files
+            .outfit
+            .skin
+            .as_ref()
+            .map(|path| {
+                self.skins
+                    .get(path)
+                    .ok_or_else(unknown)?
+                    .get(|| LoadedMaterial::load(path, limit))
+            })
+            .transpose()?;
         crate::timings::lap("load body and assets");
         Ok(LoadedJob {
             rig,
@@ -855,6 +929,7 @@ impl Loader {
             body,
             assets,
             worn,
+            skin,
         })
     }
 
@@ -873,6 +948,15 @@ impl Loader {
             if let Some(shared) = self.worn.get(worn) {
                 shared.release();
             }
+        }
+        if let Some(shared) = job
+            .files
+            .outfit
+            .skin
+            .as_ref()
+            .and_then(|s| self.skins.get(s))
+        {
+            shared.release();
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Generated iris textures for eye materials whose image is missing: MakeHuman's eye texture
 //! layout (two eyeballs on one image, as `eyes/materials/brown_eye.png` has them) drawn with a
 //! pupil, an iris ring in the material's colour family and a sclera, so no eye is blank.
-//! The colour table is in `spec-notes/textures.md`.
+//! The colour table is in `spec-notes/textures.md`. Helper eyes (the base mesh's own, worn
+//! when no assets folder gives proxy eyes) get an iris painted from their geometry into
+//! their texture coordinates ([`paint_helper_eyes`]).
 
 /// Iris colours (sRGB) by the eye material's family, from the shipped materials' names.
 pub const IRIS_SRGB: [(&str, [f64; 3]); 9] = [
@@ -33,6 +35,145 @@ const PUPIL_RADIUS: f64 = 0.036;
 const CORNEA: [f64; 2] = [0.935, 0.935];
 const CORNEA_RADIUS: f64 = 0.064;
 
+/// The pupil's radius as a part of the iris's.
+const PUPIL_OF_IRIS: f64 = PUPIL_RADIUS / IRIS_RADIUS;
+
+/// The eye's colour (sRGB) at `rho`, the distance from the pupil's centre in iris radii: the
+/// pupil, the iris (lighter near the pupil, darker at the limbal ring), then the sclera.
+fn eye_srgb(iris: [f64; 3], rho: f64) -> [f64; 3] {
+    if rho < PUPIL_OF_IRIS {
+        [0.02, 0.02, 0.02]
+    } else if rho < 1.0 {
+        let t = (rho - PUPIL_OF_IRIS) / (1.0 - PUPIL_OF_IRIS);
+        let shade = 1.15 - 0.55 * t * t;
+        iris.map(|c| (c * shade).min(1.0))
+    } else {
+        SCLERA_SRGB
+    }
+}
+
+/// The helper eyes' colour family (MakeHuman's default eyes are brown).
+pub const HELPER_FAMILY: &str = "brown";
+
+/// Side of the helper eyes' painted texture: the base mesh gives each eye about 2.5 % of its
+/// texture space, about 50 texels across at this size.
+pub const HELPER_SIDE: u32 = 2048;
+
+/// The iris's angular radius seen from the eyeball's centre: a 6 mm iris on MakeHuman's
+/// 14.7 mm eyeball (asin(6 / 14.7) is about 24 degrees).
+const HELPER_IRIS_ANGLE: f64 = 24.0 * std::f64::consts::PI / 180.0;
+
+/// The face groups of the base mesh's helper eyes.
+const HELPER_EYES: [&str; 2] = ["helper-l-eye", "helper-r-eye"];
+
+/// An RGB PNG of [`HELPER_SIDE`] pixels square for the helper eyes of `obj`: each eye's faces
+/// painted in their texture coordinates, every texel coloured by the angle between the
+/// forward axis (+Z, where MakeHuman's eyes look) and the direction from that eye's centre
+/// to the point of the surface the texel shows; sclera elsewhere. `None` without helper eyes.
+pub fn paint_helper_eyes(obj: &mpfb_mesh::ObjMesh, family: &str) -> Option<Vec<u8>> {
+    let iris = iris_srgb(family);
+    let side = HELPER_SIDE as usize;
+    let sclera = SCLERA_SRGB.map(|c| (c * 255.0).round() as u8);
+    let mut pixels: Vec<u8> = std::iter::repeat_n(sclera, side * side).flatten().collect();
+    let mut painted = false;
+    for eye in HELPER_EYES {
+        let faces: Vec<usize> = (0..obj.face_count())
+            .filter(|&f| {
+                obj.group_sets
+                    .get(obj.face_group_set[f] as usize)
+                    .is_some_and(|set| set.iter().any(|g| g == eye))
+            })
+            .collect();
+        let corners = |f: usize| {
+            obj.corners[obj.face_offsets[f] as usize..obj.face_offsets[f + 1] as usize].iter()
+        };
+        let mut vertices: Vec<u32> = faces
+            .iter()
+            .flat_map(|&f| corners(f))
+            .map(|c| c.vertex)
+            .collect();
+        vertices.sort_unstable();
+        vertices.dedup();
+        if vertices.is_empty() {
+            continue;
+        }
+        let position = |v: u32| glam::DVec3::from_array(obj.positions[v as usize]);
+        let centre =
+            vertices.iter().map(|&v| position(v)).sum::<glam::DVec3>() / vertices.len() as f64;
+        for &f in &faces {
+            let corners: Vec<_> = corners(f).collect();
+            let Some(first) = corners.first() else {
+                continue;
+            };
+            // A fan of triangles over the polygon.
+            for pair in corners[1..].windows(2) {
+                let triangle = [first, pair[0], pair[1]];
+                let Some(uv) = triangle
+                    .iter()
+                    .map(|c| {
+                        let [u, v] = *obj.texcoords.get(c.texcoord? as usize)?;
+                        // Texture space: y grows downward.
+                        Some([u * side as f64, (1.0 - v) * side as f64])
+                    })
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    continue;
+                };
+                let xyz = triangle.map(|c| position(c.vertex));
+                painted = true;
+                paint_triangle(&mut pixels, side, [uv[0], uv[1], uv[2]], |l| {
+                    let p = xyz[0] * l[0] + xyz[1] * l[1] + xyz[2] * l[2];
+                    let direction = (p - centre).normalize_or_zero();
+                    let angle = direction.z.clamp(-1.0, 1.0).acos();
+                    eye_srgb(iris, angle / HELPER_IRIS_ANGLE).map(|c| (c * 255.0).round() as u8)
+                });
+            }
+        }
+    }
+    if !painted {
+        return None;
+    }
+    let image = image::RgbImage::from_raw(HELPER_SIDE, HELPER_SIDE, pixels)?;
+    let mut out = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .ok()?;
+    Some(out)
+}
+
+/// Colours the texels of `pixels` (RGB, `side` square) whose centres lie in the triangle
+/// `uv` (texel units), or within half a texel of it (so bilinear sampling at its edges finds
+/// its colour), by `colour` of their barycentric coordinates.
+fn paint_triangle(
+    pixels: &mut [u8],
+    side: usize,
+    uv: [[f64; 2]; 3],
+    colour: impl Fn([f64; 3]) -> [u8; 3],
+) {
+    let [a, b, c] = uv;
+    let area = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+    if area.abs() < 1e-12 {
+        return;
+    }
+    let low = |i: usize| (a[i].min(b[i]).min(c[i]) - 1.0).floor().max(0.0) as usize;
+    let high = |i: usize| ((a[i].max(b[i]).max(c[i]) + 1.0).ceil() as usize).min(side);
+    // Half a texel outside an edge, in barycentric units of each edge's own height.
+    let edge = |p: [f64; 2], q: [f64; 2]| ((q[0] - p[0]).hypot(q[1] - p[1])) * 0.5 / area.abs();
+    let slack = [edge(b, c), edge(c, a), edge(a, b)];
+    for y in low(1)..high(1) {
+        for x in low(0)..high(0) {
+            let p = [x as f64 + 0.5, y as f64 + 0.5];
+            let l0 = ((b[0] - p[0]) * (c[1] - p[1]) - (c[0] - p[0]) * (b[1] - p[1])) / area;
+            let l1 = ((c[0] - p[0]) * (a[1] - p[1]) - (a[0] - p[0]) * (c[1] - p[1])) / area;
+            let l2 = 1.0 - l0 - l1;
+            if l0 >= -slack[0] && l1 >= -slack[1] && l2 >= -slack[2] {
+                let at = (y * side + x) * 3;
+                pixels[at..at + 3].copy_from_slice(&colour([l0, l1, l2]));
+            }
+        }
+    }
+}
+
 /// Side of the generated image in pixels.
 pub const IRIS_SIDE: u32 = 256;
 
@@ -63,15 +204,8 @@ pub fn iris_png(family: &str) -> Vec<u8> {
                 .iter()
                 .map(|c| ((p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2)).sqrt())
                 .fold(f64::INFINITY, f64::min);
-            let color = if distance < PUPIL_RADIUS {
-                [0.02, 0.02, 0.02]
-            } else if distance < IRIS_RADIUS {
-                // Lighter near the pupil, darker at the limbal ring.
-                let t = (distance - PUPIL_RADIUS) / (IRIS_RADIUS - PUPIL_RADIUS);
-                let shade = 1.15 - 0.55 * t * t;
-                iris.map(|c| (c * shade).min(1.0))
-            } else if distance < BALL_RADIUS {
-                SCLERA_SRGB
+            let color = if distance < BALL_RADIUS {
+                eye_srgb(iris, distance / IRIS_RADIUS)
             } else {
                 BACKGROUND_SRGB
             };

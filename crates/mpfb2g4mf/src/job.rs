@@ -145,6 +145,7 @@ struct Described {
     rig: String,
     assets: Vec<mpfb_body::AssetChoice>,
     materials: Vec<mpfb_body::AssetMaterialChoice>,
+    skin: Option<mpfb_body::SkinChoice>,
 }
 
 /// The data folder of one job: looked up on first need, then reused.
@@ -251,6 +252,7 @@ impl Resolver {
             rig: description.rig.unwrap_or_else(|| "default".to_owned()),
             assets: description.assets,
             materials: description.asset_materials,
+            skin: description.skin,
         });
         lock(&self.described).insert(human.to_path_buf(), found.clone());
         Ok(found)
@@ -280,8 +282,11 @@ impl Resolver {
         settings: &Settings,
         described: Option<&Described>,
     ) -> Result<Outfit, ConvertError> {
+        // MakeHuman's default skin needs nothing: every `.mhm` names it.
+        let skin_named = |s: &str| !crate::outfit::is_default_skin(s);
         let flags = settings.assets.is_some()
             || !settings.clothes.is_empty()
+            || settings.skin.as_deref().is_some_and(skin_named)
             || [
                 &settings.hair,
                 &settings.eyebrows,
@@ -296,19 +301,24 @@ impl Resolver {
             .any(|f| f.is_some());
         // A naked body stays naked (and needs no assets folder): only a job that names an
         // asset, or the assets folder, wears anything, MakeHuman's default eyes included.
-        let named = described.is_some_and(|d| !d.assets.is_empty() || !d.materials.is_empty());
+        let named = described.is_some_and(|d| {
+            !d.assets.is_empty()
+                || !d.materials.is_empty()
+                || d.skin.as_ref().is_some_and(|s| skin_named(&s.file))
+        });
         if !flags && !named {
             return Ok(Outfit::default());
         }
         let index = self.asset_index(settings.assets.as_deref())?;
-        let (assets, materials) = match described {
-            Some(d) => (&d.assets[..], &d.materials[..]),
-            None => (&[][..], &[][..]),
+        let (assets, materials, skin) = match described {
+            Some(d) => (&d.assets[..], &d.materials[..], d.skin.as_ref()),
+            None => (&[][..], &[][..], None),
         };
         crate::outfit::decide(
             settings,
             assets,
             materials,
+            skin,
             settings.human.as_deref(),
             index.as_deref(),
         )

@@ -18,6 +18,7 @@ pub mod job;
 pub mod limits;
 pub mod malloc_tuning;
 pub mod options;
+pub mod orm;
 pub mod outfit;
 pub mod paths;
 pub mod picture;

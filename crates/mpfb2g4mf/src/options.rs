@@ -366,6 +366,10 @@ pub struct Settings {
     /// The eyes' material (NAME of `eyes/materials/NAME.mhmat`, or a `.mhmat` FILE).
     #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE"))]
     pub eye_material: Option<String>,
+    /// The skin's material: NAME of `skins/NAME/NAME.mhmat` in the assets folder, or a
+    /// `.mhmat` FILE (`default`: MakeHuman's litsphere skin, coloured by the race mix).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE|default"))]
+    pub skin: Option<String>,
     /// A body topology (`.proxy`, by NAME, uuid or FILE) replacing the body mesh.
     #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE"))]
     pub proxy: Option<String>,
@@ -425,6 +429,7 @@ impl Default for Settings {
             teeth: None,
             tongue: None,
             eye_material: None,
+            skin: None,
             proxy: None,
             keep_hidden_body: false,
             textures: TextureMode::Embed,

@@ -12,7 +12,7 @@
 use crate::error::ConvertError;
 use crate::options::Settings;
 use location::Location;
-use mpfb_body::{AssetChoice, AssetMaterialChoice};
+use mpfb_body::{AssetChoice, AssetMaterialChoice, SkinChoice};
 use std::path::{Path, PathBuf};
 
 /// A kind of MakeHuman asset.
@@ -279,6 +279,9 @@ pub struct Outfit {
     pub folder: Option<PathBuf>,
     /// The description's assets left out because no assets folder was found.
     pub not_found: Vec<String>,
+    /// The skin's material (`--skin`, a description's skin); `None` is MakeHuman's litsphere
+    /// default, coloured by the race mix.
+    pub skin: Option<PathBuf>,
 }
 
 impl Outfit {
@@ -287,6 +290,7 @@ impl Outfit {
         self.worn
             .iter()
             .flat_map(|w| std::iter::once(w.path.as_path()).chain(w.material.as_deref()))
+            .chain(self.skin.as_deref())
     }
 }
 
@@ -338,6 +342,7 @@ pub fn decide(
     settings: &Settings,
     described: &[AssetChoice],
     materials: &[AssetMaterialChoice],
+    skin: Option<&SkinChoice>,
     description: Option<&Path>,
     index: Option<&AssetIndex>,
 ) -> Result<Outfit, ConvertError> {
@@ -345,6 +350,7 @@ pub fn decide(
         folder: index.map(|i| i.root().to_path_buf()),
         ..Outfit::default()
     };
+    outfit.skin = skin_for(settings, skin, description, index, &mut outfit.not_found)?;
     for kind in AssetKind::ALL {
         let from_description: Vec<Ask> = described
             .iter()
@@ -463,6 +469,83 @@ pub fn decide(
         }
     }
     Ok(outfit)
+}
+
+/// True for MakeHuman's default skin (`skins/default.mhmat`, the litsphere skin coloured by
+/// the race mix), which every `.mhm` names: it needs no file and no assets folder.
+pub fn is_default_skin(text: &str) -> bool {
+    let stem = Path::new(text.trim())
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_ascii_lowercase());
+    matches!(stem.as_deref(), Some("default" | "litsphere" | "none"))
+}
+
+/// The skin's material file: `--skin` (NAME or FILE) over the description's; `None` for the
+/// litsphere default. A name is looked for as `skins/NAME/NAME.mhmat` or `skins/NAME.mhmat`
+/// in the assets folder; a description's path is relative to the assets folder (MakeHuman's
+/// data folder), or a bare file name in its `skins` folder.
+fn skin_for(
+    settings: &Settings,
+    described: Option<&SkinChoice>,
+    description: Option<&Path>,
+    index: Option<&AssetIndex>,
+    not_found: &mut Vec<String>,
+) -> Result<Option<PathBuf>, ConvertError> {
+    let (text, location) = match (&settings.skin, described) {
+        (Some(flag), _) => (flag.as_str(), None),
+        (None, Some(choice)) => (choice.file.as_str(), Some(&choice.location)),
+        (None, None) => return Ok(None),
+    };
+    if is_default_skin(text) {
+        return Ok(None);
+    }
+    if location.is_none() && (text.ends_with(".mhmat") || text.contains(['/', '\\'])) {
+        return Ok(Some(PathBuf::from(text)));
+    }
+    let Some(index) = index else {
+        if location.is_some() {
+            not_found.push(format!("skin {}", location::text::excerpt(text, 40)));
+            return Ok(None);
+        }
+        return Err(ConvertError::NoAssets {
+            kind: "skin".to_owned(),
+            name: location::text::excerpt(text, 80),
+        });
+    };
+    let root = index.root();
+    let stem = Path::new(text)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let candidates = [
+        root.join(text),
+        root.join("skins").join(text),
+        root.join("skins").join(&stem).join(format!("{stem}.mhmat")),
+        root.join("skins").join(format!("{stem}.mhmat")),
+    ];
+    // Only files inside the assets folder: a description's `..` never leaves it.
+    let inside = !Path::new(text)
+        .components()
+        .any(|c| !matches!(c, std::path::Component::Normal(_)));
+    match candidates.into_iter().find(|p| inside && p.is_file()) {
+        Some(found) => Ok(Some(found)),
+        None => Err(ConvertError::UnknownAsset {
+            kind: "skin".to_owned(),
+            name: location::text::excerpt(text, 80),
+            asked: match location {
+                Some(at) => asked_where(
+                    &Ask {
+                        name: text.to_owned(),
+                        uuid: None,
+                        location: Some(at.clone()),
+                    },
+                    description,
+                ),
+                None => "--skin".to_owned(),
+            },
+            folder: root.join("skins"),
+        }),
+    }
 }
 
 /// `eyes/materials/NAME.mhmat` of the assets folder, when it is there.

@@ -260,3 +260,316 @@ fn irises_show_in_a_close_up_preview() {
     assert!(bluish(&textured) > 20, "{}", bluish(&textured));
     assert_eq!(bluish(&flat), 0);
 }
+
+/// The texture of channel `channel` of the material named `material`: its JSON.
+fn channel_texture<'a>(doc: &'a g4mf_model::Document, material: &str, channel: &str) -> &'a Value {
+    let m = doc
+        .materials
+        .iter()
+        .find(|m| m.name.as_deref() == Some(material))
+        .unwrap_or_else(|| panic!("no material {material}"));
+    let texture = m.other[channel]["texture"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{material} has no {channel} texture: {:?}", m.other));
+    &doc.other["textures"][texture as usize]
+}
+
+/// The bytes of an embedded file entry.
+fn embedded_bytes(file: &G4mfFile, entry: &Value) -> Vec<u8> {
+    let view = &file.document.buffer_views[entry["bufferView"].as_u64().unwrap() as usize];
+    let start = view.byte_offset() as usize;
+    file.buffers[view.buffer().get()][start..start + view.byte_length as usize].to_vec()
+}
+
+/// A grey PNG of `side` pixels square whose value is `value(x, y)`.
+fn grey_png(side: u32, value: impl Fn(u32, u32) -> u8) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageLuma8(image::GrayImage::from_fn(side, side, |x, y| {
+        image::Luma([value(x, y)])
+    }))
+    .write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )
+    .unwrap();
+    bytes
+}
+
+/// `convert --rig-name default` on ada.mhm without an assets folder, validated; its summary.
+fn convert_ada(data: &Path, out: &Path, extra: &[&str]) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let output = test_support::isolate(&mut bin(), home.path())
+        .args(["convert", "--rig-name", "default", "--mpfb-data"])
+        .arg(data)
+        .arg("--human")
+        .arg(test_support::workspace_root().join("fixtures/bodies/ada.mhm"))
+        .args(extra)
+        .args(["--validate", "-o"])
+        .arg(out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{text}");
+    text
+}
+
+#[test]
+fn a_skin_material_textures_the_body_and_packs_its_maps_into_orm() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_skin_material_textures_the_body") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let skin = dir.path().join("myskin");
+    std::fs::create_dir_all(&skin).unwrap();
+    let diffuse = grey_png(4, |x, _| 100 + x as u8);
+    std::fs::write(skin.join("diffuse.png"), &diffuse).unwrap();
+    std::fs::write(skin.join("ao.png"), grey_png(4, |_, _| 200)).unwrap();
+    std::fs::write(skin.join("rough.png"), grey_png(8, |x, _| 10 * x as u8)).unwrap();
+    std::fs::write(
+        skin.join("myskin.mhmat"),
+        "name myskin\ndiffuseColor 1.0 1.0 1.0\nmetallic 0.2\n\
+         diffuseTexture diffuse.png\naomapTexture ao.png\nroughnessmapTexture rough.png\n\
+         normalmapTexture nothere_normal.png\n",
+    )
+    .unwrap();
+    let out = dir.path().join("skin.g4b");
+    let mhmat = skin.join("myskin.mhmat");
+    let text = convert_ada(&data, &out, &["--skin", mhmat.to_str().unwrap()]);
+    // The normal map is missing: one warning names it.
+    let warned: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("nothere_normal.png"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{text}");
+    let file = read_path(&out, &ReadOptions::default()).unwrap();
+    let doc = &file.document;
+    let skin_material = doc
+        .materials
+        .iter()
+        .find(|m| m.name.as_deref() == Some("SkinMaterial"))
+        .unwrap();
+    assert_eq!(
+        skin_material.other["baseColor"]["factor"],
+        serde_json::json!([1.0, 1.0, 1.0])
+    );
+    // The diffuse image byte for byte.
+    let base = channel_texture(doc, "SkinMaterial", "baseColor");
+    let entry = &doc.other["files"][base["files"][0].as_u64().unwrap() as usize];
+    assert_eq!(embedded_bytes(&file, entry), diffuse);
+    // The placeholder is the race-blended skin colour, not the white factor.
+    let placeholder = base["placeholder"].as_array().unwrap();
+    assert!(placeholder[0].as_f64().unwrap() < 0.9, "{placeholder:?}");
+    // ORM: occlusion from ao.png, roughness from rough.png (the larger, so the size),
+    // metallic from the material's value.
+    let orm = channel_texture(doc, "SkinMaterial", "orm");
+    assert_eq!(orm["size"], serde_json::json!([8, 8]));
+    let entry = &doc.other["files"][orm["files"][0].as_u64().unwrap() as usize];
+    let packed = image::load_from_memory(&embedded_bytes(&file, entry))
+        .unwrap()
+        .to_rgb8();
+    for x in 0..8 {
+        assert_eq!(packed.get_pixel(x, 3).0, [200, 10 * x as u8, 51], "x {x}");
+    }
+    // The missing normal map: a texture without files, flat placeholder.
+    let normal = channel_texture(doc, "SkinMaterial", "normal");
+    assert!(normal.get("files").is_none());
+    assert_eq!(normal["placeholder"], serde_json::json!([0.5, 0.5, 1.0]));
+
+    // MakeHuman's default skin names no file: the same bytes as saying nothing.
+    // (Same file names: the output's stem names the nodes.)
+    std::fs::create_dir_all(dir.path().join("plain")).unwrap();
+    std::fs::create_dir_all(dir.path().join("default")).unwrap();
+    let plain = dir.path().join("plain/ada.g4b");
+    let default = dir.path().join("default/ada.g4b");
+    convert_ada(&data, &plain, &[]);
+    convert_ada(&data, &default, &["--skin", "default"]);
+    assert!(std::fs::read(&plain).unwrap() == std::fs::read(&default).unwrap());
+}
+
+#[test]
+fn makehumans_skins_are_found_by_name_and_by_the_mhm_line() {
+    let Some((data, assets)) = data_and_assets("makehumans_skins_are_found") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let by_flag = dir.path().join("flag.g4b");
+    let text = convert_with_assets(
+        &data,
+        &assets,
+        &by_flag,
+        &["--skin", "young_caucasian_female", "--eyes", "none"],
+    );
+    // The CC0 copy lacks the skin's image: one warning names it.
+    assert!(
+        text.lines()
+            .any(|l| l.contains("missing") && l.contains("young_lightskinned_female_diffuse.png")),
+        "{text}"
+    );
+    let file = read_path(&by_flag, &ReadOptions::default()).unwrap();
+    let base = channel_texture(&file.document, "SkinMaterial", "baseColor");
+    assert!(base.get("files").is_none());
+    assert_eq!(base["name"], "young_lightskinned_female_diffuseTexture");
+
+    // The same skin named by an `.mhm` line, as MakeHuman writes it.
+    let mhm = dir.path().join("skinned.mhm");
+    let ada =
+        std::fs::read_to_string(test_support::workspace_root().join("fixtures/bodies/ada.mhm"))
+            .unwrap()
+            .replace(
+                "skinMaterial skins/default.mhmat",
+                "skinMaterial skins/young_caucasian_female/young_caucasian_female.mhmat",
+            );
+    assert!(ada.contains("young_caucasian_female.mhmat"));
+    std::fs::write(&mhm, ada).unwrap();
+    let by_line = dir.path().join("line.g4b");
+    convert_with_assets(
+        &data,
+        &assets,
+        &by_line,
+        &["--human", mhm.to_str().unwrap(), "--eyes", "none"],
+    );
+    let file = read_path(&by_line, &ReadOptions::default()).unwrap();
+    let base = channel_texture(&file.document, "SkinMaterial", "baseColor");
+    assert_eq!(base["name"], "young_lightskinned_female_diffuseTexture");
+
+    // An unknown skin is refused with the folder it was looked for in.
+    let output = bin()
+        .args(["convert", "--rig-name", "default", "--mpfb-data"])
+        .arg(&data)
+        .arg("--assets")
+        .arg(&assets)
+        .args(["--skin", "no_such_skin", "-o"])
+        .arg(dir.path().join("never.g4b"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        text.contains("no_such_skin") && text.contains("skins"),
+        "{text}"
+    );
+    assert!(!dir.path().join("never.g4b").exists());
+}
+
+/// The texture coordinates (G4MF's downward y) of base.obj's `group` vertices, with their
+/// positions.
+fn helper_eye_corners(obj: &Path, group: &str) -> Vec<([f64; 3], [f64; 2])> {
+    let text = std::fs::read_to_string(obj).unwrap();
+    let (mut v, mut vt, mut out) = (Vec::new(), Vec::new(), Vec::new());
+    let mut in_group = false;
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.first() {
+            Some(&"v") => v.push([1, 2, 3].map(|i| words[i].parse::<f64>().unwrap())),
+            Some(&"vt") => vt.push([1, 2].map(|i| words[i].parse::<f64>().unwrap())),
+            Some(&"g") => in_group = words.get(1) == Some(&group),
+            Some(&"f") if in_group => {
+                for corner in &words[1..] {
+                    let mut parts = corner.split('/');
+                    let p: usize = parts.next().unwrap().parse().unwrap();
+                    let t: usize = parts.next().unwrap().parse().unwrap();
+                    let [u, w] = vt[t - 1];
+                    out.push((v[p - 1], [u, 1.0 - w]));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn helper_eyes_get_an_iris_painted_from_their_geometry() {
+    let Some(data) = test_support::mpfb_data_or_skip("helper_eyes_get_an_iris") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eyes.g4b");
+    convert_ada(&data, &out, &[]);
+    let file = read_path(&out, &ReadOptions::default()).unwrap();
+    let texture = channel_texture(&file.document, "EyeMaterial", "baseColor");
+    let entry = &file.document.other["files"][texture["files"][0].as_u64().unwrap() as usize];
+    let painted = image::load_from_memory(&embedded_bytes(&file, entry))
+        .unwrap()
+        .to_rgb8();
+    let side = f64::from(painted.width());
+    // The texel under the eye's foremost corner is the pupil; under corners at the eye's side
+    // (their direction from the centre at right angles to +Z) the sclera.
+    let corners = helper_eye_corners(&data.join("3dobjs/base.obj"), "helper-l-eye");
+    assert!(!corners.is_empty());
+    let centre = {
+        let n = corners.len() as f64;
+        [0, 1, 2].map(|i| corners.iter().map(|(p, _)| p[i]).sum::<f64>() / n)
+    };
+    let texel = |uv: [f64; 2]| {
+        painted
+            .get_pixel((uv[0] * side) as u32, (uv[1] * side) as u32)
+            .0
+    };
+    // The eye's front is a small cap polygon (its corners about 11 degrees off the axis):
+    // the middle of its texture coordinates is the pupil's centre.
+    let angle_of = |p: &[f64; 3]| {
+        let d = [0, 1, 2].map(|i| p[i] - centre[i]);
+        (d[2] / (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()).acos()
+    };
+    let cap: Vec<[f64; 2]> = corners
+        .iter()
+        .filter(|(p, _)| angle_of(p) < 15f64.to_radians())
+        .map(|(_, uv)| *uv)
+        .collect();
+    assert!(cap.len() >= 3, "{}", cap.len());
+    let middle = [0, 1].map(|i| cap.iter().map(|uv| uv[i]).sum::<f64>() / cap.len() as f64);
+    let pupil = texel(middle);
+    assert!(pupil.iter().all(|&c| c < 30), "pupil {pupil:?}");
+    // The cap's corners (11 degrees) are in the iris (24 degrees): brown, not sclera.
+    let iris = texel(cap[0]);
+    assert!(iris[0] > iris[2] + 20 && iris[0] < 200, "iris {iris:?}");
+    let mut sides = 0;
+    for (p, uv) in &corners {
+        let d = [0, 1, 2].map(|i| p[i] - centre[i]);
+        let length = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        if (d[2] / length).abs() < 0.2 {
+            let c = texel(*uv);
+            assert!(c.iter().all(|&c| c > 200), "sclera {c:?}");
+            sides += 1;
+        }
+    }
+    assert!(sides > 4, "{sides}");
+
+    // A front close-up shows the iris: pixels darker and browner than the sclera and the
+    // skin, which the flat eyes of `--no-textures` do not have.
+    let picture = |name: &str, extra: &[&str]| {
+        let path = dir.path().join(name);
+        let status = bin()
+            .arg("preview")
+            .arg(&out)
+            .args(["--focus", "eye_L", "--size", "160", "-o"])
+            .arg(&path)
+            .args(extra)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        image::open(&path).unwrap().to_rgb8()
+    };
+    let iris_like = |image: &image::RgbImage| {
+        image
+            .pixels()
+            .filter(|p| p.0[0] < 110 && p.0[0] > p.0[2] + 15)
+            .count()
+    };
+    let textured = iris_like(&picture("textured.png", &[]));
+    let flat = iris_like(&picture("flat.png", &["--no-textures"]));
+    assert!(textured > flat + 20, "textured {textured}, flat {flat}");
+
+    // A generated image has no original to refer to: `reference` copies it beside the file.
+    let referenced = dir.path().join("ref/eyes.g4tf");
+    std::fs::create_dir_all(referenced.parent().unwrap()).unwrap();
+    convert_ada(&data, &referenced, &["--textures", "reference"]);
+    let file = read_path(&referenced, &ReadOptions::default()).unwrap();
+    let texture = channel_texture(&file.document, "EyeMaterial", "baseColor");
+    let uri = file.document.other["files"][texture["files"][0].as_u64().unwrap() as usize]["uri"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(dir.path().join("ref").join(&uri).is_file(), "{uri}");
+}

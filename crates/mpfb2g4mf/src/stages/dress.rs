@@ -11,8 +11,11 @@
 //! textured young/middle-aged/old skins, which carry textures, not a base colour), so it does
 //! not enter ours. The colours and their source are listed in `spec-notes/g4mf.md`.
 
+pub use super::materials::srgb_to_linear;
+use super::materials::{Role, material_from};
 use super::transforms::FACE_PARTS;
-use character::{Character, Material};
+use crate::inputs::LoadedMaterial;
+use character::{Character, Image, Material, MaterialTextures, Texture};
 use mpfb_body::Race;
 
 /// MakeHuman's `africanColor` (sRGB).
@@ -47,15 +50,6 @@ pub const EYELASH_SRGB: [f64; 3] = [0.12, 0.09, 0.07];
 /// that shows them as fitting shells, not skin.
 pub const HELPER_SRGB: [f64; 3] = [0.55, 0.55, 0.58];
 
-/// One sRGB-encoded component as linear (IEC 61966-2-1).
-pub fn srgb_to_linear(c: f64) -> f64 {
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
 fn linear_rgba(srgb: [f64; 3]) -> [f64; 4] {
     let [r, g, b] = srgb.map(srgb_to_linear);
     [r, g, b, 1.0]
@@ -86,28 +80,63 @@ pub fn skin_color(race: Race) -> [f64; 4] {
     linear_rgba(skin_srgb(race))
 }
 
+/// What the materials are made from besides the race mix.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Wardrobe<'a> {
+    /// The skin's `.mhmat` (`None`: MakeHuman's litsphere skin, coloured by the race mix).
+    pub skin: Option<&'a LoadedMaterial>,
+    /// The helper eyes' painted iris (`None`: a flat sclera colour, as with `--textures
+    /// none`).
+    pub helper_iris: Option<&'a Image>,
+}
+
+/// The name under which the helper eyes' painted iris is written (no such file is read).
+const HELPER_IRIS_FILE: &str = "helper_eyes_iris.png";
+
 /// Gives every polygon without a material one: face helpers theirs, eyelashes and other
 /// helpers theirs, everything else the skin. Polygons the mesh file gave a material keep it.
-pub fn dress(mut character: Character, race: Race) -> Character {
+pub fn dress(mut character: Character, race: Race, wardrobe: Wardrobe) -> Character {
     let polygons = &mut character.mesh.polygons;
     let materials = &mut character.materials;
-    let mut index_of = |name: &str, color: [f64; 4]| -> u32 {
-        match materials.iter().position(|m| m.name == name) {
+    let mut index_of = |make: &dyn Fn() -> Material| -> u32 {
+        let wanted = make();
+        match materials.iter().position(|m| m.name == wanted.name) {
             Some(i) => {
                 let m = &mut materials[i];
-                m.base_color.get_or_insert(color);
+                if m.base_color.is_none() {
+                    m.base_color = wanted.base_color;
+                }
                 i as u32
             }
             None => {
-                materials.push(Material {
-                    name: name.to_owned(),
-                    base_color: Some(color),
-                    render: None,
-                    textures: Default::default(),
-                });
+                materials.push(wanted);
                 (materials.len() - 1) as u32
             }
         }
+    };
+    let flat = |name: &str, srgb: [f64; 3]| Material {
+        name: name.to_owned(),
+        base_color: Some(linear_rgba(srgb)),
+        render: None,
+        textures: Default::default(),
+    };
+    let eyes = |name: &str, srgb: [f64; 3]| match wardrobe.helper_iris {
+        // White: the texture carries the colours.
+        Some(image) => Material {
+            base_color: Some([1.0; 4]),
+            textures: MaterialTextures {
+                base_color: Some(Texture {
+                    path: HELPER_IRIS_FILE.into(),
+                    image: Some(image.clone()),
+                    placeholder: linear_rgba(srgb)[..3].to_vec(),
+                    generated: true,
+                    missing: Vec::new(),
+                }),
+                ..Default::default()
+            },
+            ..flat(name, srgb)
+        },
+        None => flat(name, srgb),
     };
     // The material of each part set, decided once.
     let part_material: Vec<u32> = polygons
@@ -119,13 +148,25 @@ pub fn dress(mut character: Character, race: Race) -> Character {
                 .find_map(|n| FACE_PARTS.iter().position(|f| f == n));
             if let Some(f) = face {
                 let (name, srgb) = FACE_MATERIALS[f];
-                index_of(name, linear_rgba(srgb))
+                if name == "EyeMaterial" {
+                    index_of(&|| eyes(name, srgb))
+                } else {
+                    index_of(&|| flat(name, srgb))
+                }
             } else if set.iter().any(|n| n == "body") || set.is_empty() {
-                index_of(SKIN, skin_color(race))
+                index_of(&|| {
+                    material_from(
+                        SKIN.to_owned(),
+                        wardrobe.skin,
+                        Role::Skin {
+                            skin_srgb: skin_srgb(race),
+                        },
+                    )
+                })
             } else if set.iter().any(|n| n.contains("eyelashes")) {
-                index_of("EyelashMaterial", linear_rgba(EYELASH_SRGB))
+                index_of(&|| flat("EyelashMaterial", EYELASH_SRGB))
             } else {
-                index_of("HelperMaterial", linear_rgba(HELPER_SRGB))
+                index_of(&|| flat("HelperMaterial", HELPER_SRGB))
             }
         })
         .collect();

@@ -6,7 +6,8 @@
 //! 4. [`assemble`]: one [`character::Character`] (skeleton, whole mesh, skin) and the MPFB
 //!    extras the way back needs;
 //! 5. [`transforms`]: character to character (helper extraction, standing on the ground,
-//!    normals), then [`dress`]: a material for every surface;
+//!    normals), then [`dress`]: a material for every surface ([`materials`] makes them from
+//!    MakeHuman's `.mhmat` files, for the skin and for the assets [`wear`] fits);
 //! 6. [`write`](mod@write): the character as a G4MF document, encoded and written atomically.
 
 pub mod assemble;
@@ -14,6 +15,7 @@ pub mod body;
 pub mod dress;
 pub mod fit;
 pub mod humanoid;
+pub mod materials;
 pub mod rest_pose;
 pub mod shapes;
 pub mod transforms;

@@ -24,7 +24,7 @@ use crate::stages::assemble::{MpfbExtras, file_name};
 use crate::stages::transforms::Hidden;
 use character::{
     Attachment, AuthoredWeights, BlendShape, Bone, Character, Influence, Material, Mesh, Numbering,
-    Polygons, RenderHints, Skin,
+    Polygons, Skin,
 };
 use glam::DVec3;
 use makehuman_assets::{ProxyFile, Reference};
@@ -123,7 +123,7 @@ pub fn wear(
             name: name.clone(),
             file: file_name(&asset.path),
             uuid: proxy.uuid.clone(),
-            material: asset.material.as_ref().map(|(p, _)| file_name(p)),
+            material: asset.material.as_ref().map(|m| file_name(&m.path)),
             weights: how.to_owned(),
             subrig_bones,
             hidden_body_vertices: proxy.delete_verts.len(),
@@ -257,66 +257,16 @@ fn weights_by_bone(character: &Character) -> Vec<Vec<(u32, f64)>> {
     by_bone
 }
 
-/// The asset's material: the `.mhmat`'s diffuse colour (sRGB) to linear, its opacity as alpha,
-/// its drawing hints with the asset's `z_depth`, and its textures (base colour RGBA when the
-/// material is transparent; eyes whose image is missing get a generated iris).
+/// The asset's material, from its `.mhmat` (or the one the job gives it).
 fn material_of(asset: &LoadedWearable) -> Material {
-    let file = asset.material.as_ref().map(|(_, m)| m);
-    let srgb = file
-        .and_then(|m| m.diffuse_color)
-        .unwrap_or([1.0, 1.0, 1.0]);
-    let alpha = file.and_then(|m| m.opacity).unwrap_or(1.0).clamp(0.0, 1.0);
-    let linear = srgb.map(crate::stages::dress::srgb_to_linear);
-    let transparent = file.and_then(|m| m.transparent).unwrap_or(false);
-    let mut placeholder = linear.to_vec();
-    if transparent {
-        placeholder.push(alpha);
-    }
-    let texture = |loaded: &crate::inputs::LoadedImage, placeholder: Vec<f64>, iris: bool| {
-        let (path, image) = loaded;
-        let image = match image {
-            Ok(image) => Some(image.clone()),
-            // No blank eyes: a generated iris in the material's colour family.
-            Err(_) if iris && asset.kind == AssetKind::Eyes => {
-                let family = asset
-                    .material
-                    .as_ref()
-                    .and_then(|(p, _)| p.file_stem())
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                crate::images::image_of(crate::iris::iris_png(&family)).ok()
-            }
-            Err(_) => None,
-        };
-        character::Texture {
-            path: path.clone(),
-            image,
-            placeholder,
-        }
-    };
-    Material {
-        name: format!("{}Material", asset.proxy.name),
-        base_color: Some([linear[0], linear[1], linear[2], alpha]),
-        render: Some(RenderHints {
+    super::materials::material_from(
+        format!("{}Material", asset.proxy.name),
+        asset.material.as_ref(),
+        super::materials::Role::Asset {
             draw_order: asset.proxy.z_depth.unwrap_or(0),
-            transparent,
-            alpha_to_coverage: file.and_then(|m| m.alpha_to_coverage).unwrap_or(false),
-            backface_cull: file.and_then(|m| m.backface_cull).unwrap_or(true),
-        }),
-        textures: character::MaterialTextures {
-            base_color: asset
-                .images
-                .base_color
-                .as_ref()
-                .map(|l| texture(l, placeholder.clone(), true)),
-            // A flat normal: +Z in the texture's encoding.
-            normal: asset
-                .images
-                .normal
-                .as_ref()
-                .map(|l| texture(l, vec![0.5, 0.5, 1.0], false)),
+            eyes: asset.kind == AssetKind::Eyes,
         },
-    }
+    )
 }
 
 /// The bone a weight group names: the same name, or Rigify's `DEF-` deform bone.

@@ -157,7 +157,7 @@ fn material_spec(m: &character::Material, textures: &mut TextureTable) -> Materi
             .as_ref()
             .and_then(|t| textures.enter(t)),
         normal_texture: m.textures.normal.as_ref().and_then(|t| textures.enter(t)),
-        orm_texture: None,
+        orm_texture: m.textures.orm.as_ref().and_then(|t| textures.enter(t)),
     }
 }
 
@@ -210,22 +210,28 @@ impl TextureTable {
             || "Texture".to_owned(),
             |s| format!("{}Texture", s.to_string_lossy()),
         );
-        // The file's name: its folder is the asset's (or the material's), which the summary
+        // Files by name: their folder is the asset's (or the material's), which the summary
         // names already.
-        let shown = texture.path.file_name().map_or_else(
-            || texture.path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let shown = |path: &Path| {
+            path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        };
+        self.missing
+            .extend(texture.missing.iter().map(|p| shown(p)));
         let (image, size) = match &texture.image {
-            None => {
-                self.missing.push(shown);
-                (None, [1, 1])
-            }
+            None => (None, [1, 1]),
             Some(image) => {
                 if image.icc_profile {
-                    self.with_profile.push(shown);
+                    self.with_profile.push(shown(&texture.path));
                 }
-                let spec = match self.mode {
+                // An image we made has no original to point at: it is copied instead.
+                let mode = match self.mode {
+                    TextureMode::Reference if texture.generated => TextureMode::Copy,
+                    mode => mode,
+                };
+                let spec = match mode {
                     TextureMode::Embed | TextureMode::None => ImageSpec::Embedded {
                         bytes: image.bytes.clone(),
                         mime: image.mime.to_owned(),
@@ -500,15 +506,10 @@ pub fn write(
     let mut texture_warnings = Vec::new();
     if !textures.missing.is_empty() {
         texture_warnings.push(format!(
-            "{} missing; {} only its placeholder colour: {}",
+            "{} missing (placeholder colours stand in): {}",
             match textures.missing.len() {
                 1 => "an image is".to_owned(),
                 n => format!("{n} images are"),
-            },
-            if textures.missing.len() == 1 {
-                "its texture holds"
-            } else {
-                "each texture holds"
             },
             shorten_list(&textures.missing)
         ));
