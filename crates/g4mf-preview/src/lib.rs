@@ -1,8 +1,9 @@
 //! `g4mf-preview`: pictures of G4MF 3D meshes and skeletons, for people and for tests.
 //!
 //! [`Scene::from_file`] turns any 3D G4MF file into triangles (placed by the node tree, shaded
-//! by the file's normals or flat where it has none, coloured by material base colours) and
-//! bone segments; [`render`] draws orthographic views of a scene; [`contact_sheet`] tiles
+//! by the file's normals or flat where it has none, coloured by material base colours and
+//! embedded base-colour textures, drawn in the order and with the blending their materials'
+//! MakeHuman render hints ask for: [`DrawStyle`]) and bone segments; [`render`] draws orthographic views of a scene; [`contact_sheet`] tiles
 //! labelled pictures; [`png_bytes`] encodes. Why a rasterizer of our own: see ARCHITECTURE.md.
 
 #![forbid(unsafe_code)]
@@ -12,7 +13,9 @@ pub mod scene;
 pub mod sheet;
 
 pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render, render_many};
-pub use scene::{BoneSegment, Scene, SceneOptions, Triangle};
+pub use scene::{
+    AlphaMode, BoneSegment, DrawStyle, SampledTexture, Scene, SceneOptions, StyleRun, Triangle,
+};
 pub use sheet::{Tile, contact_sheet};
 
 use image::RgbaImage;

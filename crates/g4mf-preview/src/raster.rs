@@ -1,7 +1,9 @@
 //! The rasterizer: orthographic views of a [`Scene`] with a depth buffer, per-pixel shading
-//! from interpolated normals, 2x2 supersampling, and a bone overlay drawn on top.
+//! from interpolated normals, 2x2 supersampling, and a bone overlay drawn on top. Materials
+//! draw as MakeHuman draws them: opaque and alpha-to-coverage triangles with the depth buffer,
+//! then transparent ones blended over them by draw order.
 
-use crate::scene::Scene;
+use crate::scene::{AlphaMode, DrawStyle, Scene, Triangle};
 use glam::{Vec2, Vec3};
 use image::{Rgba, RgbaImage};
 
@@ -237,40 +239,46 @@ fn render_panel(
         )
     };
     // Lights in camera terms: a key from upper left front, a fill from the right.
-    let key = (-forward * 0.8 + up * 0.55 - right * 0.35).normalize();
-    let fill = (-forward * 0.5 + right * 0.7 - up * 0.1).normalize();
-    for triangle in &scene.triangles {
-        let [a, b, c] = triangle.corners.map(project);
-        if !(a.is_finite() && b.is_finite() && c.is_finite()) {
-            continue;
+    let lights = Lights {
+        forward,
+        key: (-forward * 0.8 + up * 0.55 - right * 0.35).normalize(),
+        fill: (-forward * 0.5 + right * 0.7 - up * 0.1).normalize(),
+    };
+    // Everything that writes depth first (opaque and alpha-to-coverage triangles, in any
+    // order: the depth buffer sorts them out), then the blended ones. MakeHuman orders whole
+    // objects by z_depth alone; putting depth writers first keeps an opaque surface that
+    // happens to draw later from painting over a blended layer in front of it.
+    let mut blended: Vec<(usize, DrawStyle, f32)> = Vec::new();
+    for (i, (triangle, style)) in scene
+        .triangles
+        .iter()
+        .zip(scene.triangle_styles())
+        .enumerate()
+    {
+        if style.mode == AlphaMode::Blend {
+            let depth = triangle.corners.iter().map(|p| p.dot(forward)).sum::<f32>() / 3.0;
+            blended.push((i, style, depth));
+        } else {
+            draw_triangle(&mut frame, scene, triangle, style, &project, &lights);
         }
-        let face = (triangle.corners[1] - triangle.corners[0])
-            .cross(triangle.corners[2] - triangle.corners[0])
-            .normalize_or_zero();
-        let normals = triangle.normals.unwrap_or([face; 3]);
-        let base = Vec3::from_array(triangle.color);
-        let texture = triangle
-            .texture
-            .and_then(|(t, uv)| Some((scene.textures.get(t as usize)?, uv)));
-        rasterize(&mut frame, [a, b, c], |l0, l1, l2| {
-            let color = match texture {
-                None => base,
-                Some((texture, uv)) => {
-                    let [r, g, b, alpha] = sample(texture, uv[0] * l0 + uv[1] * l1 + uv[2] * l2);
-                    if texture.cutout && alpha < 0.5 {
-                        return None;
-                    }
-                    base * Vec3::new(r, g, b)
-                }
-            };
-            let mut n = (normals[0] * l0 + normals[1] * l1 + normals[2] * l2).normalize_or_zero();
-            // Two-sided: a normal facing away from the camera is turned toward it.
-            if n.dot(forward) > 0.0 {
-                n = -n;
-            }
-            let light = 0.22 + 0.72 * n.dot(key).max(0.0) + 0.22 * n.dot(fill).max(0.0);
-            Some(color * light)
-        });
+    }
+    // Lower draw order first (MakeHuman's z_depth: hair over eyebrows), then within one order
+    // back to front by the centroid, so nearer layers blend over farther ones. The sort is
+    // stable: ties keep the file's order.
+    blended.sort_by(|a, b| {
+        a.1.draw_order
+            .cmp(&b.1.draw_order)
+            .then(b.2.total_cmp(&a.2))
+    });
+    for (i, style, _) in blended {
+        draw_triangle(
+            &mut frame,
+            scene,
+            &scene.triangles[i],
+            style,
+            &project,
+            &lights,
+        );
     }
     if options.bones {
         let radius = (h as f32 / 500.0).max(1.5);
@@ -283,6 +291,93 @@ fn render_panel(
         }
     }
     downsample(&frame, width, height)
+}
+
+/// The camera's forward axis and the lights, in world terms.
+struct Lights {
+    forward: Vec3,
+    key: Vec3,
+    fill: Vec3,
+}
+
+/// Coverage thresholds of the four samples of a pixel (a 2x2 ordered dither): a sample of an
+/// alpha-to-coverage triangle is covered when its alpha reaches the sample's threshold, so a
+/// pixel is covered in proportion to alpha, as 4x multisampling covers it on a GPU.
+const COVERAGE: [f32; 4] = [0.125, 0.625, 0.875, 0.375];
+
+/// Draws one triangle as its style says: opaque and coverage samples write colour and
+/// depth; blended samples mix into the colour (`src * a + dst * (1 - a)`, linear light) and
+/// leave the depth alone.
+fn draw_triangle(
+    frame: &mut Frame,
+    scene: &Scene,
+    triangle: &Triangle,
+    style: DrawStyle,
+    project: &impl Fn(Vec3) -> Vec3,
+    lights: &Lights,
+) {
+    let [a, b, c] = triangle.corners.map(project);
+    if !(a.is_finite() && b.is_finite() && c.is_finite()) {
+        return;
+    }
+    let face = (triangle.corners[1] - triangle.corners[0])
+        .cross(triangle.corners[2] - triangle.corners[0])
+        .normalize_or_zero();
+    // Front faces wind counter-clockwise (right-hand rule, as the file's normals are computed),
+    // so a face normal pointing into the picture shows the back.
+    if style.backface_cull && face.dot(lights.forward) > 0.0 {
+        return;
+    }
+    let normals = triangle.normals.unwrap_or([face; 3]);
+    let base = Vec3::from_array(triangle.color);
+    let texture = triangle
+        .texture
+        .and_then(|(t, uv)| Some((scene.textures.get(t as usize)?, uv)));
+    // Unlit colour and alpha at barycentric coordinates.
+    let surface = |l0: f32, l1: f32, l2: f32| match texture {
+        None => (base, style.alpha),
+        Some((texture, uv)) => {
+            let [r, g, b, alpha] = sample(texture, uv[0] * l0 + uv[1] * l1 + uv[2] * l2);
+            let alpha = if texture.uses_alpha { alpha } else { 1.0 };
+            (base * Vec3::new(r, g, b), alpha * style.alpha)
+        }
+    };
+    let lit = |color: Vec3, l0: f32, l1: f32, l2: f32| {
+        let mut n = (normals[0] * l0 + normals[1] * l1 + normals[2] * l2).normalize_or_zero();
+        // Two-sided lighting: a normal facing away from the camera is turned toward it.
+        if n.dot(lights.forward) > 0.0 {
+            n = -n;
+        }
+        color * (0.22 + 0.72 * n.dot(lights.key).max(0.0) + 0.22 * n.dot(lights.fill).max(0.0))
+    };
+    rasterize(frame, [a, b, c], |frame, at| {
+        let [l0, l1, l2] = at.weights;
+        let (color, alpha) = surface(l0, l1, l2);
+        match style.mode {
+            AlphaMode::Opaque | AlphaMode::Coverage => {
+                let threshold = match style.mode {
+                    // A texture whose alpha is used cuts out below half.
+                    AlphaMode::Opaque => 0.5,
+                    _ => COVERAGE[(at.y % 2) * 2 + at.x % 2],
+                };
+                if alpha < threshold {
+                    return;
+                }
+                frame.depth[at.index] = at.depth;
+                frame.color[at.index] = lit(color, l0, l1, l2);
+            }
+            AlphaMode::Blend => {
+                // MakeHuman's alpha test drops what is fully clear. Depth is not written (as
+                // MakeHuman's glDepthMask(false)): a later layer (higher draw order, or nearer
+                // within one) still blends over this one, and nothing opaque is drawn after.
+                if alpha <= 0.0 {
+                    return;
+                }
+                let dst = frame.color[at.index];
+                frame.color[at.index] = lit(color, l0, l1, l2) * alpha + dst * (1.0 - alpha);
+            }
+        }
+    });
 }
 
 /// Bilinear sample of a texture at `uv` (x right, y down, wrapping), in linear light: RGB
@@ -317,13 +412,20 @@ fn sample(texture: &crate::scene::SampledTexture, uv: Vec2) -> [f32; 4] {
     })
 }
 
-/// Fills a triangle, shading each covered sample nearer than what is there (a sample the
-/// shader drops, `None`, leaves what is behind it).
-fn rasterize(
-    frame: &mut Frame,
-    [a, b, c]: [Vec3; 3],
-    shade: impl Fn(f32, f32, f32) -> Option<Vec3>,
-) {
+/// A sample a triangle covers: where it is, its depth and its barycentric weights.
+#[derive(Debug, Clone, Copy)]
+struct Covered {
+    /// Index into the frame's buffers.
+    index: usize,
+    x: usize,
+    y: usize,
+    depth: f32,
+    weights: [f32; 3],
+}
+
+/// Visits each sample a triangle covers that is nearer than the depth buffer there; `visit`
+/// decides what to write.
+fn rasterize(frame: &mut Frame, [a, b, c]: [Vec3; 3], mut visit: impl FnMut(&mut Frame, Covered)) {
     let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
     if area.abs() < 1e-12 {
         return;
@@ -343,12 +445,18 @@ fn rasterize(
                 continue;
             }
             let depth = w0 * a.z + w1 * b.z + w2 * c.z;
-            let i = y * frame.width + x;
-            if depth < frame.depth[i] {
-                if let Some(color) = shade(w0, w1, w2) {
-                    frame.depth[i] = depth;
-                    frame.color[i] = color;
-                }
+            let index = y * frame.width + x;
+            if depth < frame.depth[index] {
+                visit(
+                    frame,
+                    Covered {
+                        index,
+                        x,
+                        y,
+                        depth,
+                        weights: [w0, w1, w2],
+                    },
+                );
             }
         }
     }

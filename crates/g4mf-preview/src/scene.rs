@@ -23,7 +23,7 @@ pub struct Triangle {
     pub texture: Option<(u32, [glam::Vec2; 3])>,
 }
 
-/// A texture as the rasterizer samples it: sRGB RGBA8 texels, and whether its alpha cuts out.
+/// A texture as the rasterizer samples it: sRGB RGBA8 texels, and whether its alpha is used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampledTexture {
     /// Width in texels.
@@ -32,9 +32,95 @@ pub struct SampledTexture {
     pub height: u32,
     /// Row-major RGBA8 texels (colour sRGB-encoded, alpha linear).
     pub texels: Vec<[u8; 4]>,
-    /// Alpha is used (the texture's placeholder has four channels): texels below half are
-    /// not drawn.
-    pub cutout: bool,
+    /// Alpha is used (the texture's placeholder has four channels): blended or taken as
+    /// coverage as the material's [`DrawStyle`] says, else cut out (texels below half are not
+    /// drawn). Without it the texture is opaque whatever its texels' alpha.
+    pub uses_alpha: bool,
+}
+
+/// How a material uses alpha.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AlphaMode {
+    /// Drawn with the depth buffer in any order (a texture whose alpha is used cuts out below
+    /// half).
+    #[default]
+    Opaque,
+    /// Alpha taken as coverage of each pixel's samples (MakeHuman's `alphaToCoverage`): drawn
+    /// with the opaque triangles, writing depth where covered. Chosen over a cut-out at half
+    /// because it is what MakeHuman's multisampled view does: a hair strand's soft edge
+    /// covers part of a pixel instead of vanishing or turning solid.
+    Coverage,
+    /// Blended over what is behind it (`src * a + dst * (1 - a)`), after the opaque
+    /// triangles, by draw order.
+    Blend,
+}
+
+/// How a run of triangles is drawn: their material's alpha and MakeHuman's render hints (a
+/// material's `extras.render`: `drawOrder`, `transparent`, `alphaToCoverage`, `backfaceCull`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DrawStyle {
+    /// How alpha is used.
+    pub mode: AlphaMode,
+    /// The base colour factor's alpha (multiplies the texture's), 0..1.
+    pub alpha: f32,
+    /// Among blended triangles, higher draws later (MakeHuman's `z_depth`).
+    pub draw_order: i32,
+    /// Faces whose winding turns away from the camera are not drawn; false draws both sides.
+    pub backface_cull: bool,
+}
+
+impl Default for DrawStyle {
+    /// Opaque, both sides: how a triangle with no material hints was always drawn.
+    fn default() -> Self {
+        Self {
+            mode: AlphaMode::Opaque,
+            alpha: 1.0,
+            draw_order: 0,
+            backface_cull: false,
+        }
+    }
+}
+
+impl DrawStyle {
+    /// The style of a material with base-colour alpha `alpha` and MakeHuman's render hints
+    /// (`.mhmat` `transparent`, `alphaToCoverage`, `backfaceCull`; the asset's `z_depth`):
+    /// coverage when both `transparent` and `alpha_to_coverage` (MakeHuman honours
+    /// alpha-to-coverage only on transparent materials); blended when `transparent` alone or
+    /// `alpha` is below 1; else opaque. An alpha that is not a number counts as 1.
+    pub fn from_hints(
+        alpha: f32,
+        draw_order: i32,
+        transparent: bool,
+        alpha_to_coverage: bool,
+        backface_cull: bool,
+    ) -> Self {
+        let alpha = if alpha.is_nan() {
+            1.0
+        } else {
+            alpha.clamp(0.0, 1.0)
+        };
+        let mode = match (transparent, alpha_to_coverage) {
+            (true, true) => AlphaMode::Coverage,
+            (true, false) => AlphaMode::Blend,
+            _ if alpha < 1.0 => AlphaMode::Blend,
+            _ => AlphaMode::Opaque,
+        };
+        Self {
+            mode,
+            alpha,
+            draw_order,
+            backface_cull,
+        }
+    }
+}
+
+/// A style for the triangles from `first` on, up to the next run's `first`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StyleRun {
+    /// Index of the run's first triangle in [`Scene::triangles`].
+    pub first: usize,
+    /// Their style.
+    pub style: DrawStyle,
 }
 
 /// Most texels of one texture a scene decodes (4096 x 4096): a bound on memory.
@@ -60,6 +146,10 @@ pub struct Scene {
     pub bones: Vec<BoneSegment>,
     /// Textures the triangles sample.
     pub textures: Vec<SampledTexture>,
+    /// Draw styles by runs of triangles, `first` ascending; triangles before the first run
+    /// (or in a scene with none) draw with [`DrawStyle::default`]. Runs, not a field of
+    /// [`Triangle`], so callers that build triangles themselves need not know of styles.
+    pub styles: Vec<StyleRun>,
 }
 
 /// Most triangles a scene takes from a file: a bound on memory (a scene holds ~64 bytes per
@@ -117,6 +207,43 @@ fn material_color(doc: &Document, material: Option<usize>) -> [f32; 3] {
         }
         _ => [1.0; 3],
     }
+}
+
+/// How a material's triangles are drawn: its base colour factor's alpha and its
+/// `extras.render` hints (see [`DrawStyle::from_hints`]). A hint a file leaves out is off
+/// (`drawOrder` 0, and both sides drawn, as before files had hints).
+fn material_style(doc: &Document, material: Option<usize>) -> DrawStyle {
+    let Some(material) = material.and_then(|m| doc.materials.get(m)) else {
+        return DrawStyle::default();
+    };
+    let alpha = material
+        .other
+        .get("baseColor")
+        .and_then(|c| c.get("factor"))
+        .and_then(Value::as_array)
+        .and_then(|f| f.get(3))
+        .and_then(Value::as_f64)
+        .map_or(1.0, |a| a as f32);
+    let render = material.other.get("extras").and_then(|e| e.get("render"));
+    let flag = |key: &str| {
+        render
+            .and_then(|r| r.get(key))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    let draw_order = render
+        .and_then(|r| r.get("drawOrder"))
+        .and_then(Value::as_i64)
+        .map_or(0, |o| {
+            o.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+        });
+    DrawStyle::from_hints(
+        alpha,
+        draw_order,
+        flag("transparent"),
+        flag("alphaToCoverage"),
+        flag("backfaceCull"),
+    )
 }
 
 fn vectors(
@@ -228,7 +355,7 @@ fn base_color_texture(
 fn decode_texture(file: &G4mfFile, index: usize) -> Option<SampledTexture> {
     let doc = &file.document;
     let texture = doc.other.get("textures")?.as_array()?.get(index)?;
-    let cutout = texture
+    let uses_alpha = texture
         .get("placeholder")
         .and_then(Value::as_array)
         .is_some_and(|p| p.len() == 4);
@@ -253,7 +380,7 @@ fn decode_texture(file: &G4mfFile, index: usize) -> Option<SampledTexture> {
         width,
         height,
         texels: image.pixels().map(|p| p.0).collect(),
-        cutout,
+        uses_alpha,
     })
 }
 
@@ -308,6 +435,34 @@ fn blend_target(
 }
 
 impl Scene {
+    /// Draws the triangles pushed from now on with `style` (a new run only when it differs
+    /// from the current one).
+    pub fn set_style(&mut self, style: DrawStyle) {
+        let current = self.styles.last().map_or(DrawStyle::default(), |r| r.style);
+        if current == style {
+            return;
+        }
+        let first = self.triangles.len();
+        // A run that would hold no triangle is replaced rather than kept.
+        if let Some(last) = self.styles.last_mut().filter(|r| r.first == first) {
+            last.style = style;
+        } else {
+            self.styles.push(StyleRun { first, style });
+        }
+    }
+
+    /// Each triangle's style, in triangle order.
+    pub fn triangle_styles(&self) -> impl Iterator<Item = DrawStyle> + '_ {
+        let mut runs = self.styles.iter().peekable();
+        let mut style = DrawStyle::default();
+        (0..self.triangles.len()).map(move |i| {
+            while let Some(run) = runs.next_if(|r| r.first <= i) {
+                style = run.style;
+            }
+            style
+        })
+    }
+
     /// The size of the triangles' bounding box (zero when empty).
     pub fn extent(&self) -> Vec3 {
         let mut lo = Vec3::splat(f32::INFINITY);
@@ -505,6 +660,7 @@ impl Scene {
                 _ => overrides.get(s).copied().flatten(),
             };
             let color = material_color(doc, material);
+            self.set_style(material_style(doc, material));
             let texture = if options.no_textures {
                 None
             } else {
