@@ -21,7 +21,11 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     let description = parse_mhm(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(description.rig.as_deref(), Some("game_engine"));
     // Everything it says is converted; its skin is MakeHuman's default (litsphere) skin.
-    assert!(description.not_converted.is_empty(), "{:?}", description.not_converted);
+    assert!(
+        description.not_converted.is_empty(),
+        "{:?}",
+        description.not_converted
+    );
     assert_eq!(
         description.skin.as_ref().map(|s| s.file.as_str()),
         Some("skins/default.mhmat")

@@ -73,8 +73,8 @@ const HELPER_EYES: [&str; 2] = ["helper-l-eye", "helper-r-eye"];
 pub fn paint_helper_eyes(obj: &mpfb_mesh::ObjMesh, family: &str) -> Option<Vec<u8>> {
     let iris = iris_srgb(family);
     let side = HELPER_SIDE as usize;
-    let sclera = SCLERA_SRGB.map(|c| (c * 255.0).round() as u8);
-    let mut pixels: Vec<u8> = std::iter::repeat_n(sclera, side * side).flatten().collect();
+    // One palette index per texel (0: sclera): a third of RGB's bytes to compress.
+    let mut pixels: Vec<u8> = vec![0; side * side];
     let mut painted = false;
     for eye in HELPER_EYES {
         let faces: Vec<usize> = (0..obj.face_count())
@@ -125,7 +125,7 @@ pub fn paint_helper_eyes(obj: &mpfb_mesh::ObjMesh, family: &str) -> Option<Vec<u
                     let p = xyz[0] * l[0] + xyz[1] * l[1] + xyz[2] * l[2];
                     let direction = (p - centre).normalize_or_zero();
                     let angle = direction.z.clamp(-1.0, 1.0).acos();
-                    eye_srgb(iris, angle / HELPER_IRIS_ANGLE).map(|c| (c * 255.0).round() as u8)
+                    palette_index(angle / HELPER_IRIS_ANGLE)
                 });
             }
         }
@@ -133,22 +133,59 @@ pub fn paint_helper_eyes(obj: &mpfb_mesh::ObjMesh, family: &str) -> Option<Vec<u
     if !painted {
         return None;
     }
-    let image = image::RgbImage::from_raw(HELPER_SIDE, HELPER_SIDE, pixels)?;
+    let palette: Vec<u8> = (0..=255u8)
+        .flat_map(|i| palette_srgb(iris, i).map(|c| (c * 255.0).round() as u8))
+        .collect();
+    // An indexed PNG with fast compression: about 26 KB in under a millisecond, where RGB
+    // at the best compression took 25 ms (measured in `spec-notes/textures.md`).
     let mut out = Vec::new();
-    image
-        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
-        .ok()?;
+    let mut encoder = png::Encoder::new(&mut out, HELPER_SIDE, HELPER_SIDE);
+    encoder.set_color(png::ColorType::Indexed);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_palette(palette);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header().ok()?;
+    writer.write_image_data(&pixels).ok()?;
+    writer.finish().ok()?;
     Some(out)
 }
 
-/// Colours the texels of `pixels` (RGB, `side` square) whose centres lie in the triangle
+/// Palette entries of the painted eyes: 0 the sclera, 1 the pupil, 2..=255 the iris from
+/// the pupil's edge outwards.
+const IRIS_SHADES: f64 = 254.0;
+
+/// The palette index of the eye at `rho` (distance from the pupil's centre in iris radii).
+fn palette_index(rho: f64) -> u8 {
+    if rho < PUPIL_OF_IRIS {
+        1
+    } else if rho < 1.0 {
+        let t = (rho - PUPIL_OF_IRIS) / (1.0 - PUPIL_OF_IRIS);
+        2 + (t * IRIS_SHADES).floor().min(IRIS_SHADES - 1.0) as u8
+    } else {
+        0
+    }
+}
+
+/// The colour (sRGB) of palette entry `index` (see [`palette_index`]).
+fn palette_srgb(iris: [f64; 3], index: u8) -> [f64; 3] {
+    match index {
+        0 => SCLERA_SRGB,
+        1 => eye_srgb(iris, 0.0),
+        i => {
+            let t = (f64::from(i - 2) + 0.5) / IRIS_SHADES;
+            eye_srgb(iris, PUPIL_OF_IRIS + t * (1.0 - PUPIL_OF_IRIS))
+        }
+    }
+}
+
+/// Colours the texels of `pixels` (palette indices, `side` square) whose centres lie in the triangle
 /// `uv` (texel units), or within half a texel of it (so bilinear sampling at its edges finds
 /// its colour), by `colour` of their barycentric coordinates.
 fn paint_triangle(
     pixels: &mut [u8],
     side: usize,
     uv: [[f64; 2]; 3],
-    colour: impl Fn([f64; 3]) -> [u8; 3],
+    colour: impl Fn([f64; 3]) -> u8,
 ) {
     let [a, b, c] = uv;
     let area = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
@@ -167,8 +204,7 @@ fn paint_triangle(
             let l1 = ((c[0] - p[0]) * (a[1] - p[1]) - (a[0] - p[0]) * (c[1] - p[1])) / area;
             let l2 = 1.0 - l0 - l1;
             if l0 >= -slack[0] && l1 >= -slack[1] && l2 >= -slack[2] {
-                let at = (y * side + x) * 3;
-                pixels[at..at + 3].copy_from_slice(&colour([l0, l1, l2]));
+                pixels[y * side + x] = colour([l0, l1, l2]);
             }
         }
     }
@@ -251,5 +287,38 @@ mod tests {
         assert_eq!(iris_srgb("Brown"), IRIS_SRGB[0].1);
         assert_eq!(iris_srgb("lightblue"), IRIS_SRGB[3].1);
         assert_eq!(iris_srgb("unknown"), IRIS_SRGB[0].1);
+    }
+}
+
+#[cfg(test)]
+mod painted_tests {
+    use super::*;
+
+    /// A square facing +Z and a triangle to a point behind it (so the eye's centre, the mean
+    /// of its vertices, is behind the square's middle).
+    #[test]
+    fn a_painted_eye_is_pupil_in_front_and_sclera_at_the_side() {
+        let text = "g helper-l-eye\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\nv 0 0 -1\n\
+                    vt 0.25 0.25\nvt 0.75 0.25\nvt 0.75 0.75\nvt 0.25 0.75\nvt 0.9 0.05\n\
+                    f 1/1 2/2 3/3 4/4\nf 1/1 5/5 2/2\n";
+        let obj = mpfb_mesh::parse_obj(text.as_bytes()).unwrap();
+        let png = paint_helper_eyes(&obj, "blue").expect("painted");
+        let image = image::load_from_memory(&png).unwrap().to_rgb8();
+        assert_eq!(image.width(), HELPER_SIDE);
+        let at = |u: f64, v: f64| {
+            image
+                .get_pixel(
+                    (u * f64::from(HELPER_SIDE)) as u32,
+                    ((1.0 - v) * f64::from(HELPER_SIDE)) as u32,
+                )
+                .0
+        };
+        // The centre of the square looks straight ahead from the vertices' mean.
+        assert!(at(0.5, 0.5).iter().all(|&c| c < 20), "{:?}", at(0.5, 0.5));
+        // Its corners are far off the axis: sclera.
+        let sclera = SCLERA_SRGB.map(|c| (c * 255.0).round() as u8);
+        assert_eq!(at(0.26, 0.26), sclera);
+        // Outside the painted faces: sclera too.
+        assert_eq!(at(0.05, 0.05), sclera);
     }
 }
