@@ -20,6 +20,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let _ = std::fs::remove_dir_all(&work);
         return result;
     }
+    // `--textures`: file size and convert time with and without embedded images.
+    if args.iter().any(|a| a == "--textures") {
+        let bin = release_binary()?;
+        let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+        let work = std::env::temp_dir().join(format!("mpfb2g4mf-textures-{}", std::process::id()));
+        std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+        let result = texture_cost(&bin, &data, &work);
+        let _ = std::fs::remove_dir_all(&work);
+        return result;
+    }
     // `--against-cat [--against BIN] [--this BIN] [--rounds N]`: only the convert-against-cat
     // table, with another build of the converter (an older commit's, say) interleaved in the
     // same rounds.
@@ -295,6 +305,44 @@ fn dressed_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
         b * 1e3,
         b / a
     );
+    Ok(())
+}
+
+/// File size and convert time with embedded images (`--textures embed`, the default) against
+/// factors only (`--textures none`), for a naked body (the helper eyes' painted iris) and the
+/// dressed outfit (the images the assets folder has): whole processes, interleaved, 11 runs
+/// each, medians.
+fn texture_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let assets = assets.to_string_lossy().into_owned();
+    let mut dressed = vec!["--assets", assets.as_str()];
+    dressed.extend(OUTFIT);
+    println!("| character | --textures | file size | convert (median of 11) |");
+    println!("| --- | --- | --- | --- |");
+    for (name, outfit) in [("naked", Vec::new()), ("dressed", dressed)] {
+        let runs: Vec<(&str, Vec<String>, std::path::PathBuf)> = ["embed", "none"]
+            .iter()
+            .map(|mode| {
+                let out = work.join(format!("{name}-{mode}.g4b"));
+                let mut flags = outfit.clone();
+                flags.extend(["--textures", mode]);
+                (*mode, convert_args(data, &out, &flags), out)
+            })
+            .collect();
+        let mut times = vec![Vec::new(); runs.len()];
+        for _ in 0..11 {
+            for (i, (_, args, _)) in runs.iter().enumerate() {
+                times[i].push(time_process(bin, args)?);
+            }
+        }
+        for ((mode, _, out), t) in runs.iter().zip(times) {
+            let size = std::fs::metadata(out).map_err(|e| e.to_string())?.len();
+            println!(
+                "| {name} | {mode} | {size} bytes | {:.1} ms |",
+                median(t) * 1e3
+            );
+        }
+    }
     Ok(())
 }
 

@@ -19,6 +19,8 @@ commands:
                                   of medians with ratios to the serde_json/read-bytes baseline,
                                   then batches, populations and peak memory
   bench --processes               only the whole-process part (batches, populations, memory)
+  bench --dressed                 only the dressed character against the naked one
+  bench --textures                file size and convert time with and without embedded images
   bench --against-cat [--against BIN] [--this BIN] [--rounds N]
                                   only convert against cat of its inputs, optionally with
                                   another build of the converter in the same rounds (--this:

@@ -188,9 +188,10 @@ caucasian = [0.0, 1.0]
     Ok(())
 }
 
-/// The dressed pictures: MPFB's default character in clothes, shoes, hair, eyebrows and
-/// eyelashes (with MakeHuman's default eyes) from the front, three-quarter and side, in a baked
-/// T-pose, and a population drawing its outfits and hair from lists.
+/// The dressed pictures: the faces of a naked and a dressed character close up (irises), MPFB's
+/// default character in clothes, shoes, hair, eyebrows and eyelashes (with MakeHuman's default
+/// eyes) from the front, three-quarter and side, in a baked T-pose, and a population drawing
+/// its outfits and hair from lists.
 fn dressed(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String> {
     let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
     let assets = assets
@@ -207,6 +208,25 @@ fn dressed(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), Strin
         let args = crate::bench::convert_args(Path::new(data), out, &flags);
         run(bin, &args.iter().map(String::as_str).collect::<Vec<_>>())?;
     }
+    // Irises, close up: the naked body's helper eyes (painted from their geometry) beside the
+    // dressed character's proxy eyes (MakeHuman's brown_eye.png).
+    let naked = work.join("naked.g4b");
+    let args = crate::bench::convert_args(Path::new(data), &naked, &[]);
+    run(bin, &args.iter().map(String::as_str).collect::<Vec<_>>())?;
+    run(
+        bin,
+        &[
+            "preview",
+            &path(&naked),
+            &path(&model),
+            "--focus",
+            "head",
+            "--size",
+            "360",
+            "-o",
+            &path(&docs.join("face-irises.png")),
+        ],
+    )?;
     // Front, three-quarter and side.
     run(
         bin,

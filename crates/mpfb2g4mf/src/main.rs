@@ -123,7 +123,7 @@ struct PreviewArgs {
     #[arg(long = "blend", value_name = "NAME=AMOUNT", value_parser = parse_blend)]
     blend: Vec<(String, f64)>,
     /// Draw colour factors only (by default base-colour textures embedded in the file are
-    /// sampled, alpha cut out where a texture's placeholder has four channels).
+    /// sampled, and transparent materials blended by their draw order).
     #[arg(long)]
     no_textures: bool,
     /// Close up on a bone (its node name, e.g. `head`): frames a sphere around it.
