@@ -1015,6 +1015,38 @@ mod tests {
     }
 
     #[test]
+    fn a_wardrobe_draws_skins_after_the_rest_so_earlier_draws_stay() {
+        let mut wardrobe = Wardrobe {
+            hair: vec!["a".into(), "b".into(), "c".into()],
+            eyebrows: vec!["x".into(), "y".into()],
+            ..Wardrobe::default()
+        };
+        let draws = |w: &Wardrobe| -> Vec<(Option<String>, Option<String>, Option<String>)> {
+            (0..40)
+                .map(|i| {
+                    let mut settings = Settings::default();
+                    w.dress(7, i, &mut settings);
+                    (settings.hair, settings.eyebrows, settings.skin)
+                })
+                .collect()
+        };
+        let before = draws(&wardrobe);
+        wardrobe.skin = vec!["young_caucasian_female".into(), "default".into()];
+        let after = draws(&wardrobe);
+        for (b, a) in before.iter().zip(&after) {
+            assert_eq!((&b.0, &b.1), (&a.0, &a.1));
+            assert!(a.2.is_some());
+        }
+        // Both skins are drawn somewhere in 40 bodies.
+        assert!(after.iter().any(|a| a.2.as_deref() == Some("default")));
+        assert!(
+            after
+                .iter()
+                .any(|a| a.2.as_deref() == Some("young_caucasian_female"))
+        );
+    }
+
+    #[test]
     fn populations_are_grids_or_seeded_random_phenotypes() {
         let grid: PopulationSpec = toml::from_str(
             r#"
