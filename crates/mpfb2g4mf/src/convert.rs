@@ -309,6 +309,16 @@ fn convert_parts(
             ),
         ));
     }
+    // A skeleton beside a mesh no bone moves is rarely what a user wanted: say it.
+    if weights.is_none() {
+        warnings.push(Warning::new(
+            WarningKind::Skin,
+            format!(
+                "no weights for {}: the mesh is unskinned and no bone moves it (give --weights)",
+                file_name_of(&rig.path)
+            ),
+        ));
+    }
     let layout = match rig.rig.source_layout {
         RigLayout::Bare => "bare",
         RigLayout::V100 => "version 100",
@@ -348,4 +358,12 @@ fn convert_parts(
         data,
         millis: started.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// A path's file name, for messages (the path itself when it has none).
+fn file_name_of(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }

@@ -533,6 +533,12 @@ fn rig_name_shortcut_json_summary_and_no_weights() {
     ]);
     assert!(result.status.success(), "{}", stderr(&result));
     assert!(stderr(&result).contains("skin      none"));
+    // ... and a warning says so (issue 28: a rig without weights is not "warnings none").
+    assert!(
+        stderr(&result).contains("no weights for rig.human.json"),
+        "{}",
+        stderr(&result)
+    );
     let file = read_path(&output, &ReadOptions::default()).unwrap();
     assert!(file.document.meshes[0].skin.is_none());
     assert_eq!(
