@@ -16,19 +16,24 @@ use g4mf_writer::{
 use glam::{DMat3, DVec3};
 use image::RgbaImage;
 
+/// A one-metre bone at the origin pointing up, the skeleton of the test files.
+fn root_bone() -> BoneSpec {
+    BoneSpec {
+        name: "root".into(),
+        parent: None,
+        head: DVec3::ZERO,
+        basis: DMat3::IDENTITY,
+        length: 1.0,
+        extras: None,
+    }
+}
+
 /// A right triangle (0,0,0), (1,0,0), (0,1,0) facing +Z, red, on a one-bone skeleton whose bone
 /// runs from (0,0,0) up to (0,1,0). `edit` may change the document before it is written.
 fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
     let spec = CharacterSpec {
         name: "Tri".into(),
-        bones: vec![BoneSpec {
-            name: "root".into(),
-            parent: None,
-            head: DVec3::ZERO,
-            basis: DMat3::IDENTITY,
-            length: 1.0,
-            extras: None,
-        }],
+        bones: vec![root_bone()],
         mesh: Some(MeshSpec {
             positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
             texcoords: vec![],
@@ -332,14 +337,7 @@ fn squares_file(squares: Vec<Square>, textures: Vec<TextureSpec>) -> G4mfFile {
     }
     let spec = CharacterSpec {
         name: "Squares".into(),
-        bones: vec![BoneSpec {
-            name: "root".into(),
-            parent: None,
-            head: DVec3::ZERO,
-            basis: DMat3::IDENTITY,
-            length: 1.0,
-            extras: None,
-        }],
+        bones: vec![root_bone()],
         mesh: Some(MeshSpec {
             positions,
             texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]],

@@ -440,7 +440,7 @@ pub fn decide(
                         return Err(ConvertError::UnknownAsset {
                             kind: kind.name().to_owned(),
                             name: location::text::excerpt(&ask.name, 80),
-                            asked: asked_where(&ask, description),
+                            asked: asked_where(ask.location.as_ref(), description),
                             folder: index.root().to_path_buf(),
                         });
                     }
@@ -533,14 +533,7 @@ fn skin_for(
             kind: "skin".to_owned(),
             name: location::text::excerpt(text, 80),
             asked: match location {
-                Some(at) => asked_where(
-                    &Ask {
-                        name: text.to_owned(),
-                        uuid: None,
-                        location: Some(at.clone()),
-                    },
-                    description,
-                ),
+                Some(_) => asked_where(location, description),
                 None => "--skin".to_owned(),
             },
             folder: root.join("skins"),
@@ -560,9 +553,9 @@ fn eye_material_file(index: &AssetIndex, name: &str) -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// Where an asset was asked for, for messages.
-fn asked_where(ask: &Ask, description: Option<&Path>) -> String {
-    match (&ask.location, description) {
+/// Where an asset was asked for (a description's line, else a flag), for messages.
+fn asked_where(location: Option<&Location>, description: Option<&Path>) -> String {
+    match (location, description) {
         (Some(at), Some(file)) => at.clone().in_file(file).to_string(),
         (Some(at), None) => at.to_string(),
         (None, _) => "a flag".to_owned(),

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{bin, convert_with_assets, data_and_assets};
+use common::{bin, convert_with_assets, data_and_assets, succeed};
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -116,15 +116,8 @@ fn texture_maps_are_the_objs_corners_flipped_on_the_body_and_an_asset() {
 
 /// The image of the base colour texture of the material named `material`: its file entry.
 fn base_color_file<'a>(doc: &'a g4mf_model::Document, material: &str) -> &'a Value {
-    let m = doc
-        .materials
-        .iter()
-        .find(|m| m.name.as_deref() == Some(material))
-        .unwrap();
-    let texture = m.other["baseColor"]["texture"].as_u64().unwrap() as usize;
-    let texture = &doc.other["textures"][texture];
-    let file = texture["files"][0].as_u64().unwrap() as usize;
-    &doc.other["files"][file]
+    let texture = channel_texture(doc, material, "baseColor");
+    &doc.other["files"][texture["files"][0].as_u64().unwrap() as usize]
 }
 
 #[test]
@@ -140,10 +133,10 @@ fn the_brown_iris_is_embedded_byte_for_byte_or_copied_beside_the_file() {
     let file = read_path(&out, &ReadOptions::default()).unwrap();
     let entry = base_color_file(&file.document, "HighPolyEyesMaterial");
     assert_eq!(entry["mimeType"], "image/png");
-    let view = &file.document.buffer_views[entry["bufferView"].as_u64().unwrap() as usize];
-    let start = view.byte_offset() as usize;
-    let bytes = &file.buffers[view.buffer().get()][start..start + view.byte_length as usize];
-    assert!(bytes == png.as_slice(), "the image is not the file's bytes");
+    assert!(
+        embedded_bytes(&file, entry) == png,
+        "the image is not the file's bytes"
+    );
 
     // --textures copy: beside the output, named by content, and the file validates.
     let copy = dir.path().join("copy/eyes.g4tf");
@@ -219,6 +212,20 @@ fn a_missing_image_gives_its_placeholder_and_one_warning() {
     assert!((placeholder[0] - 0.214).abs() < 1e-3, "{placeholder:?}");
 }
 
+/// `preview --focus eye_L` of `file` at 160 pixels into `picture`, with `extra` flags.
+fn eye_close_up(file: &Path, picture: &Path, extra: &[&str]) -> image::RgbImage {
+    let status = bin()
+        .arg("preview")
+        .arg(file)
+        .args(["--focus", "eye_L", "--size", "160", "-o"])
+        .arg(picture)
+        .args(extra)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    image::open(picture).unwrap().to_rgb8()
+}
+
 #[test]
 fn irises_show_in_a_close_up_preview() {
     let Some((data, assets)) = data_and_assets("irises_show_in_a_close_up_preview") else {
@@ -234,19 +241,7 @@ fn irises_show_in_a_close_up_preview() {
         &out,
         &["--eyes", "HighPolyEyes", "--eye-material", "blue"],
     );
-    let picture = |name: &str, extra: &[&str]| {
-        let path = dir.path().join(name);
-        let status = bin()
-            .arg("preview")
-            .arg(&out)
-            .args(["--focus", "eye_L", "--size", "160", "-o"])
-            .arg(&path)
-            .args(extra)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        image::open(&path).unwrap().to_rgb8()
-    };
+    let picture = |name: &str, extra: &[&str]| eye_close_up(&out, &dir.path().join(name), extra);
     let textured = picture("textured.png", &[]);
     let flat = picture("flat.png", &["--no-textures"]);
     // Without textures the eye is one colour; with them some pixels are blue (the iris):
@@ -298,19 +293,16 @@ fn grey_png(side: u32, value: impl Fn(u32, u32) -> u8) -> Vec<u8> {
 /// `convert --rig-name default` on ada.mhm without an assets folder, validated; its summary.
 fn convert_ada(data: &Path, out: &Path, extra: &[&str]) -> String {
     let home = tempfile::tempdir().unwrap();
-    let output = test_support::isolate(&mut bin(), home.path())
+    let mut command = bin();
+    test_support::isolate(&mut command, home.path())
         .args(["convert", "--rig-name", "default", "--mpfb-data"])
         .arg(data)
         .arg("--human")
         .arg(test_support::workspace_root().join("fixtures/bodies/ada.mhm"))
         .args(extra)
         .args(["--validate", "-o"])
-        .arg(out)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "{text}");
-    text
+        .arg(out);
+    succeed(&mut command)
 }
 
 #[test]
@@ -538,19 +530,7 @@ fn helper_eyes_get_an_iris_painted_from_their_geometry() {
 
     // A front close-up shows the iris: pixels darker and browner than the sclera and the
     // skin, which the flat eyes of `--no-textures` do not have.
-    let picture = |name: &str, extra: &[&str]| {
-        let path = dir.path().join(name);
-        let status = bin()
-            .arg("preview")
-            .arg(&out)
-            .args(["--focus", "eye_L", "--size", "160", "-o"])
-            .arg(&path)
-            .args(extra)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        image::open(&path).unwrap().to_rgb8()
-    };
+    let picture = |name: &str, extra: &[&str]| eye_close_up(&out, &dir.path().join(name), extra);
     let iris_like = |image: &image::RgbImage| {
         image
             .pixels()

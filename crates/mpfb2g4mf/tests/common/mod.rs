@@ -29,16 +29,21 @@ pub fn data_and_assets(test: &str) -> Option<(PathBuf, PathBuf)> {
 /// `convert --rig-name default` with the data and assets folders and `extra` flags,
 /// validated; its summary.
 pub fn convert_with_assets(data: &Path, assets: &Path, out: &Path, extra: &[&str]) -> String {
-    let output = bin()
+    let mut command = bin();
+    command
         .args(["convert", "--rig-name", "default", "--mpfb-data"])
         .arg(data)
         .arg("--assets")
         .arg(assets)
         .args(extra)
         .args(["--validate", "-o"])
-        .arg(out)
-        .output()
-        .unwrap();
+        .arg(out);
+    succeed(&mut command)
+}
+
+/// Runs `command`, which must succeed; its standard error (the summary).
+pub fn succeed(command: &mut Command) -> String {
+    let output = command.output().unwrap();
     let text = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{text}");
     text
