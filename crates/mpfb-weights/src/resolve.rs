@@ -58,6 +58,9 @@ pub enum MatchRule {
     DefPrefix,
     /// `DEF-x.NNN` is a Rigify B-bone segment of `x`, merged into it.
     DefSegment,
+    /// `DEF-x_suffix.side` is a deform bone Rigify derives from `x.side` (its face rigs make
+    /// `DEF-eye_master.L` from the metarig's `eye.L`), merged into it.
+    DefDerived,
 }
 
 /// A group that reached a bone under another name.
@@ -158,8 +161,21 @@ fn match_group(
                 return Ok(Some((i, MatchRule::DefSegment)));
             }
         }
+        if let Some(base) = strip_derived_suffix(stem) {
+            if let Some(&i) = bones.get(base.as_str()) {
+                return Ok(Some((i, MatchRule::DefDerived)));
+            }
+        }
     }
     Ok(None)
+}
+
+/// `eye_master.L` -> `eye.L`: Rigify's `make_derived_name(org, 'def', suffix)` puts the suffix
+/// between the name and its side and number (`.L`, `.001`).
+fn strip_derived_suffix(name: &str) -> Option<String> {
+    let (word, rest) = name.split_at(name.find('.').unwrap_or(name.len()));
+    let (base, suffix) = word.rsplit_once('_')?;
+    (!base.is_empty() && !suffix.is_empty()).then(|| format!("{base}{rest}"))
 }
 
 /// `x.001` -> `x` (Blender's numeric duplicate suffix: a dot and exactly three digits).

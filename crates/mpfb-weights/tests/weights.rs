@@ -397,3 +397,40 @@ fn fuzz_regressions_do_not_panic() {
     let err = parse_weights("{\"cpyr\u{16b}\u{0}\n{").unwrap_err();
     assert!(err.location.to_string().starts_with("1:"), "{err}");
 }
+
+/// Rigify derives deform bones from a metarig bone with a suffix before the side
+/// (`DEF-eye_master.L` from `eye.L`); their groups feed that bone (MPFB's Rigify weights move
+/// the eyeballs by `DEF-eye_master.L`/`.R` alone).
+#[test]
+fn rigify_derived_deform_names_feed_the_metarig_bone() {
+    let text = r#"{"weights": {
+        "DEF-eye_master.L": [[0, 1.0]],
+        "DEF-eye_iris.R.001": [[1, 0.5]],
+        "DEF-jaw_master": [[2, 1.0]],
+        "DEF-nose_tip.L": [[3, 1.0]]
+    }}"#;
+    let weights = parse_weights(text).unwrap();
+    let bone_names = names(&["eye.L", "eye.R.001", "jaw"]);
+    let bones = RigBones {
+        names: &bone_names,
+        extra_bones: &[],
+    };
+    let r = resolve(&weights, bones, &BoneMap::new(), 4).unwrap();
+    let merges: Vec<(&str, &str, MatchRule)> = r
+        .merges
+        .iter()
+        .map(|m| (m.group.as_str(), m.bone.as_str(), m.rule))
+        .collect();
+    assert_eq!(
+        merges,
+        [
+            ("DEF-eye_master.L", "eye.L", MatchRule::DefDerived),
+            ("DEF-eye_iris.R.001", "eye.R.001", MatchRule::DefDerived),
+            ("DEF-jaw_master", "jaw", MatchRule::DefDerived),
+        ]
+    );
+    // `nose.L` is not a bone: the group is reported, not sent elsewhere.
+    assert_eq!(r.dropped.len(), 1);
+    assert_eq!(r.dropped[0].group, "DEF-nose_tip.L");
+    assert_eq!(r.skin.len(), 3);
+}

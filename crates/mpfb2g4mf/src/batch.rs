@@ -565,7 +565,11 @@ pub fn expand_selected_with(
         {
             *path = at(path);
         }
-        if let Some(pose) = settings.rest_pose.as_mut().filter(|p| *p != "t-pose") {
+        if let Some(pose) = settings
+            .rest_pose
+            .as_mut()
+            .filter(|p| !["t-pose", "straight-t-pose"].contains(&p.as_str()))
+        {
             *pose = at(Path::new(pose.as_str())).display().to_string();
         }
         Ok(settings)

@@ -175,25 +175,68 @@ fn convert_parts(
             .map(|w| Warning::new(WarningKind::Assets, w)),
     );
     crate::timings::lap("wear");
+    // Humanoid names: to rename with, to find the limbs of a computed T-pose, and the bones
+    // unweighted face helpers belong to.
+    let computed_t_pose = matches!(
+        assets.rest_pose,
+        Some(crate::inputs::LoadedPose::ComputedTPose)
+    );
+    let find_names =
+        |c: &character::Character| stages::humanoid::names(c, assets.humanoid.as_ref(), &rig.path);
+    let mut names = if assets.humanoid.is_some() || computed_t_pose {
+        Some(find_names(&character)?)
+    } else {
+        None
+    };
+    let face_parts: Vec<&str> = match options.helpers {
+        crate::options::Helpers::None => Vec::new(),
+        _ => transforms::FACE_PARTS
+            .iter()
+            .copied()
+            .filter(|p| !hidden.parts.contains(p))
+            .collect(),
+    };
+    let mut bind_warnings = Vec::new();
+    let character = stages::bind::bind_unweighted_helpers(
+        character,
+        &face_parts,
+        &mut names,
+        find_names,
+        &mut bind_warnings,
+    )?;
+    warnings.extend(
+        bind_warnings
+            .into_iter()
+            .map(|w| Warning::new(WarningKind::Skin, w)),
+    );
     let character = match &assets.rest_pose {
         None => character,
         Some(pose) => {
-            let (posed, source) = stages::rest_pose::posed_frames(&character, pose, &rig.path)?;
+            let (posed, source) =
+                stages::rest_pose::posed_frames(&character, pose, &rig.path, names.as_ref())?;
             notes.push(format!("rest pose baked from {source}"));
             stages::rest_pose::bake(character, &posed)?
         }
     };
-    let character = match &assets.humanoid {
-        None => character,
-        Some((table, source)) => {
+    let (character, humanoid) = match names.filter(|_| assets.humanoid.is_some()) {
+        None => (character, None),
+        Some(names) => {
             let (character, humanoid_warnings) =
-                stages::humanoid::rename(character, table, source)?;
+                stages::humanoid::rename(character, &names.table, &names.source)?;
             warnings.extend(
                 humanoid_warnings
                     .into_iter()
                     .map(|w| Warning::new(WarningKind::Humanoid, w)),
             );
-            character
+            if !names.not_placed.is_empty() {
+                notes.push(format!(
+                    "humanoid {} ({} bones); not placed: {}",
+                    names.source,
+                    names.table.len(),
+                    names.not_placed.join(", ")
+                ));
+            }
+            (character, Some(names))
         }
     };
     let moved: Vec<bool> = character
@@ -343,6 +386,11 @@ fn convert_parts(
         notes,
         warnings,
         ground_offset,
+        humanoid: humanoid.map(|n| crate::summary::HumanoidSummary {
+            source: n.source,
+            table: n.table,
+            not_placed: n.not_placed,
+        }),
         influence_changes: influence_changes.map(|c| InfluenceChanges {
             vertices_changed: c.vertices_changed,
             influences_dropped: c.influences_dropped,

@@ -144,10 +144,10 @@ pub enum ConvertError {
     /// A rest pose cannot be made.
     #[error("rest pose: {0}")]
     RestPose(String),
-    /// A humanoid renaming table cannot be used.
-    #[error("humanoid table {table}: {}", problems.join("; "))]
+    /// Humanoid names cannot be used (a table's, or those matched on the rig).
+    #[error("humanoid {table}: {}", problems.join("; "))]
     Humanoid {
-        /// The table (file or built-in name).
+        /// The table (`table FILE`, `table humanoid/NAME.json`) or `names matched on RIG`.
         table: String,
         /// What is wrong, one entry per problem.
         problems: Vec<String>,

@@ -20,7 +20,7 @@ use crate::options::{BodyOptions, ConvertOptions, HumanoidTable, ShapeOptions};
 use mpfb_mesh::{ObjMesh, VertexGroups, joint_groups};
 use mpfb_rig::{FitMesh, ObjFrame, Rig};
 use mpfb_weights::{BoneMap, WeightsFile};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -228,12 +228,18 @@ pub enum LoadedPose {
         /// Its file, for messages.
         source: String,
     },
-    /// A T-pose for a rig without an MPFB T-pose file, computed by the stage from the arm
-    /// bones the rig's shipped humanoid table names (none when it has no table).
-    ComputedTPose {
-        /// The rig's humanoid table.
-        arms_table: Option<BTreeMap<String, String>>,
-    },
+    /// A straight T-pose computed by the stage (for a rig without an MPFB T-pose file, or
+    /// asked as `straight-t-pose`), its limbs found by the humanoid names.
+    ComputedTPose,
+}
+
+/// Where humanoid names come from.
+#[derive(Debug, Clone)]
+pub enum HumanoidNames {
+    /// A table: the user's, or the one shipped for the rig.
+    Table(crate::tables::Table),
+    /// Matched by name and structure on the rig itself (`crate::humanoid_match`).
+    Matched,
 }
 
 /// What the stages need besides the rig, mesh, weights and body, read in stage 1 so no later
@@ -244,8 +250,8 @@ pub struct LoadedAssets {
     pub shapes: Vec<LoadedShape>,
     /// The rest pose to bake.
     pub rest_pose: Option<LoadedPose>,
-    /// The humanoid renaming table, and where it came from.
-    pub humanoid: Option<crate::tables::Table>,
+    /// The humanoid names to rename the bones with (with `--humanoid`).
+    pub humanoid: Option<HumanoidNames>,
     /// The user's map of weight groups to bones.
     pub bone_map: BoneMap,
     /// Assets the description names that were not worn for lack of an assets folder.
@@ -257,10 +263,7 @@ impl LoadedAssets {
     /// already loaded inputs from a library.
     pub fn without_files(options: &ConvertOptions, rig_path: &Path) -> Result<Self, ConvertError> {
         let humanoid = match &options.humanoid {
-            Some(HumanoidTable::Builtin) => Some(crate::tables::builtin(
-                mpfb_data::rig_name(rig_path),
-                rig_path,
-            )?),
+            Some(HumanoidTable::Builtin) => Some(shipped_or_matched(rig_path)?),
             _ => None,
         };
         Ok(Self {
@@ -268,6 +271,12 @@ impl LoadedAssets {
             ..Self::default()
         })
     }
+}
+
+/// The shipped table of the rig at `rig_path` (by its file name), else names matched on it.
+pub fn shipped_or_matched(rig_path: &Path) -> Result<HumanoidNames, ConvertError> {
+    Ok(crate::tables::shipped(mpfb_data::rig_name(rig_path))?
+        .map_or(HumanoidNames::Matched, HumanoidNames::Table))
 }
 
 /// Reads what the job needs besides rig, mesh, weights and body.
@@ -285,22 +294,15 @@ pub fn load_assets(
             pose: mpfb_rig::parse_pose(&read_input_text_of(path, limit, Kind::POSE)?, path)?,
             source: path.display().to_string(),
         }),
-        Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose {
-            arms_table: tables::builtin(mpfb_data::rig_name(&files.rig), &files.rig)
-                .ok()
-                .map(|(table, _)| table),
-        }),
+        Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose),
     };
     let humanoid = match &job.options.humanoid {
         None => None,
-        Some(HumanoidTable::Builtin) => Some(tables::builtin(
-            mpfb_data::rig_name(&files.rig),
-            &files.rig,
-        )?),
-        Some(HumanoidTable::File(path)) => Some(tables::from_text(
+        Some(HumanoidTable::Builtin) => Some(shipped_or_matched(&files.rig)?),
+        Some(HumanoidTable::File(path)) => Some(HumanoidNames::Table(tables::from_text(
             &read_input_text_of(path, limit, Kind::MAP)?,
             &path.display().to_string(),
-        )?),
+        )?)),
     };
     let bone_map = match &files.bone_map {
         Some(path) => mpfb_weights::parse_bone_map(&read_input_text_of(path, limit, Kind::MAP)?)

@@ -398,6 +398,7 @@ impl Resolver {
             None => None,
             Some(RestPose::File(path)) => Some(PoseSource::File(path.clone())),
             Some(RestPose::TPose) => Some(t_pose_source(&mut data, rig_name(&rig))?),
+            Some(RestPose::StraightTPose) => Some(PoseSource::ComputedTPose),
         };
         let files = JobFiles {
             weights,

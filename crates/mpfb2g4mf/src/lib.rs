@@ -9,6 +9,7 @@ pub mod batch;
 pub mod convert;
 pub mod error;
 pub mod extras;
+pub mod humanoid_match;
 pub mod images;
 pub mod inputs;
 pub mod inspect;

@@ -261,6 +261,10 @@ struct ConvertArgs {
     /// Validate what was written; on any error remove it and exit 1.
     #[arg(long)]
     validate: bool,
+    /// Print the humanoid names used (shipped, yours, or matched on the rig) on stdout, as a
+    /// `--humanoid-map` file; implies --humanoid.
+    #[arg(long, conflicts_with = "json")]
+    humanoid_print_map: bool,
     #[command(flatten)]
     settings: Settings,
     #[command(flatten)]
@@ -484,7 +488,10 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
         mesh: args.mesh,
         output: args.output,
         name: args.name,
-        settings: args.settings,
+        settings: Settings {
+            humanoid: args.settings.humanoid || args.humanoid_print_map,
+            ..args.settings
+        },
     };
     let mut job = Resolver::from_env().resolve(&request)?;
     // Checked in memory before the file replaces anything (see stages::write).
@@ -508,6 +515,13 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
         });
     }
     let summary = mpfb2g4mf::convert::run(&job)?;
+    if let Some(humanoid) = summary
+        .humanoid
+        .as_ref()
+        .filter(|_| args.humanoid_print_map)
+    {
+        println!("{}", humanoid.to_map_json());
+    }
     report(&summary, &args.report)
 }
 

@@ -70,6 +70,9 @@ pub enum RestPose {
     /// The rig's MPFB T-pose (`poses/<rig>_fk/t-pose.json`), computed for rigs MPFB ships
     /// none for.
     TPose,
+    /// A computed straight T-pose for any rig (arms and hands along the side axis, palms
+    /// down, legs straight down).
+    StraightTPose,
     /// A pose file.
     File(PathBuf),
 }
@@ -314,9 +317,10 @@ pub struct Settings {
     /// A target as a blend shape, `NAME=TARGET` (repeatable); TARGET is a target's base name.
     #[cfg_attr(feature = "cli", arg(long = "blend-shape", value_name = "NAME=TARGET"))]
     pub blend_shapes: Vec<String>,
-    /// Bake a pose into the rest: `t-pose` (the rig's MPFB T-pose file, computed for rigs
-    /// without one) or an MPFB pose file.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE|t-pose"))]
+    /// Bake a pose into the rest: `t-pose` (the rig's MPFB T-pose file, computed straight for
+    /// rigs without one), `straight-t-pose` (computed for any rig: arms and hands along the
+    /// side axis, palms down, legs straight down) or an MPFB pose file.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE|t-pose|straight-t-pose"))]
     pub rest_pose: Option<String>,
     /// Rename bones to G4MF's humanoid names (`Hips`, `LeftUpperArm`, ...) with the rig's
     /// shipped table; MPFB names stay in extras.
@@ -621,6 +625,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.normalize = s.normalize;
         options.rest_pose = s.rest_pose.as_deref().map(|r| match r {
             "t-pose" => RestPose::TPose,
+            "straight-t-pose" => RestPose::StraightTPose,
             file => RestPose::File(PathBuf::from(file)),
         });
         options.humanoid = match (&s.humanoid_map, s.humanoid) {

@@ -47,6 +47,9 @@ pub struct Summary {
     /// What `--max-influences` / `--normalize` changed (when asked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub influence_changes: Option<InfluenceChanges>,
+    /// The humanoid names the bones were renamed with (with `--humanoid`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub humanoid: Option<HumanoidSummary>,
     /// Blend shapes written.
     pub blend_shapes: usize,
     /// MakeHuman assets worn, in draw order.
@@ -58,6 +61,37 @@ pub struct Summary {
     pub data: Option<DataUsed>,
     /// Wall time in milliseconds.
     pub millis: f64,
+}
+
+/// The humanoid names used: a table in `--humanoid-map`'s format, and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HumanoidSummary {
+    /// `table humanoid/NAME.json`, `table FILE`, or `names matched on rig.X.json`.
+    pub source: String,
+    /// MPFB bone -> G4MF name.
+    pub table: std::collections::BTreeMap<String, String>,
+    /// The profile's bones nothing was placed as (matched names only).
+    pub not_placed: Vec<&'static str>,
+}
+
+impl HumanoidSummary {
+    /// The table as `--humanoid-map` reads it, with a `//` line saying where it came from
+    /// and what it could not place.
+    pub fn to_map_json(&self) -> String {
+        let mut map = serde_json::Map::new();
+        let mut comment = format!(
+            "G4MF humanoid names for mpfb2g4mf --humanoid-map: {}",
+            self.source
+        );
+        if !self.not_placed.is_empty() {
+            comment.push_str(&format!("; not placed: {}", self.not_placed.join(", ")));
+        }
+        map.insert("//".into(), comment.into());
+        for (mpfb, g4mf) in &self.table {
+            map.insert(mpfb.clone(), g4mf.clone().into());
+        }
+        serde_json::to_string_pretty(&serde_json::Value::Object(map)).unwrap_or_default()
+    }
 }
 
 /// One worn asset, as the summary reports it.

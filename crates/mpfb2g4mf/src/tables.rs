@@ -1,10 +1,10 @@
 //! The humanoid renaming tables: the ones we ship per MPFB rig (`humanoid/*.json`, data, not
-//! code) and a user's, parsed. The loader reads them; `stages::humanoid` renames with them and
-//! `stages::rest_pose` finds the arms of a computed T-pose with them.
+//! code) and a user's, parsed. The loader reads them; `stages::humanoid` renames with them (or
+//! with a table `humanoid_match` makes for a rig without one) and `stages::rest_pose` finds the
+//! limbs of a computed T-pose with them.
 
 use crate::error::ConvertError;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// The built-in tables, by rig name (`rig.NAME.json`).
 const BUILTIN: [(&str, &str); 6] = [
@@ -26,7 +26,7 @@ pub fn builtin_rigs() -> impl Iterator<Item = &'static str> {
 
 fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, ConvertError> {
     let bad = |message: String| ConvertError::Humanoid {
-        table: source.to_owned(),
+        table: format!("table {source}"),
         problems: vec![message],
     };
     let map: BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| {
@@ -63,22 +63,13 @@ fn strip_position(message: &str) -> String {
 /// A humanoid table read: MPFB bone -> G4MF name, and where it came from (for messages).
 pub type Table = (BTreeMap<String, String>, String);
 
-/// The shipped table of rig `rig` (`NAME` of `rig.NAME.json`); `rig_path` names the rig in
-/// messages.
-pub fn builtin(rig: &str, rig_path: &Path) -> Result<Table, ConvertError> {
-    let (name, text) =
-        BUILTIN
-            .iter()
-            .find(|(n, _)| *n == rig)
-            .ok_or_else(|| ConvertError::Humanoid {
-                table: rig_path.display().to_string(),
-                problems: vec![format!(
-                    "no humanoid table for rig `{rig}` (shipped: {}); pass --humanoid-map FILE",
-                    builtin_rigs().collect::<Vec<_>>().join(", ")
-                )],
-            })?;
+/// The shipped table of rig `rig` (`NAME` of `rig.NAME.json`), if we ship one.
+pub fn shipped(rig: &str) -> Result<Option<Table>, ConvertError> {
+    let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == rig) else {
+        return Ok(None);
+    };
     let source = format!("humanoid/{name}.json");
-    Ok((parse(text, &source)?, source))
+    Ok(Some((parse(text, &source)?, source)))
 }
 
 /// A user's table from its text (read by the loader), named `source` in messages.

@@ -1,5 +1,6 @@
 //! `--humanoid`: bones renamed to G4MF's bipedal humanoid names through a table (MPFB bone ->
-//! G4MF name; the loader reads it, `crate::tables`). Every bone
+//! G4MF name): the user's or the one shipped for the rig (the loader reads it, `crate::tables`),
+//! else one `crate::humanoid_match` makes from the rig's names and structure. Every bone
 //! keeps its MPFB name in `extras.mpfb.name` (set by assemble), so `to-mpfb` and the round
 //! trip are untouched. The renamed skeleton is checked with the profile's rules before anything
 //! is written; a table that breaks them is refused.
@@ -9,6 +10,75 @@ use character::Character;
 use g4mf_validator::humanoid::{self, SkeletonBone};
 use g4mf_validator::{Code, Severity};
 use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The humanoid names decided for a character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Names {
+    /// MPFB bone -> G4MF name.
+    pub table: BTreeMap<String, String>,
+    /// Where they came from, for messages (`table humanoid/default.json`, `table FILE`, or
+    /// `names matched on rig.X.json`).
+    pub source: String,
+    /// The profile's bones nothing was placed as (matched names only).
+    pub not_placed: Vec<&'static str>,
+}
+
+/// The names `from` says (a table, or matched on the character's skeleton); without `from`,
+/// the rig's shipped table or else matched names (a computed T-pose's limbs).
+pub fn names(
+    character: &Character,
+    from: Option<&crate::inputs::HumanoidNames>,
+    rig_path: &Path,
+) -> Result<Names, ConvertError> {
+    use crate::inputs::HumanoidNames;
+    let from = match from {
+        Some(from) => from.clone(),
+        None => crate::inputs::shipped_or_matched(rig_path)?,
+    };
+    Ok(match from {
+        HumanoidNames::Table((table, source)) => Names {
+            table,
+            source: format!("table {source}"),
+            not_placed: Vec::new(),
+        },
+        HumanoidNames::Matched => {
+            let matched = crate::humanoid_match::match_skeleton(&character.skeleton);
+            let source = format!(
+                "names matched on {}",
+                rig_path.file_name().map_or_else(
+                    || rig_path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                )
+            );
+            // Without hips there is no humanoid to speak of: say so rather than write a
+            // skeleton the profile does not recognise.
+            if !matched.table.values().any(|n| n == "Hips") {
+                return Err(ConvertError::Humanoid {
+                    table: source,
+                    problems: vec![format!(
+                        "no hips found (no two arms or legs by name or structure; placed: {}); pass --humanoid-map FILE",
+                        if matched.table.is_empty() {
+                            "nothing".to_owned()
+                        } else {
+                            matched
+                                .table
+                                .values()
+                                .cloned()
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    )],
+                });
+            }
+            Names {
+                table: matched.table,
+                source,
+                not_placed: matched.not_placed,
+            }
+        }
+    })
+}
 
 /// Renames the character's bones by `table`; bones it does not name keep their names, except
 /// one whose name would read as a humanoid bone, which gets `_mpfb` appended. Returns the

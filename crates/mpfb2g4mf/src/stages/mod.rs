@@ -11,6 +11,7 @@
 //! 6. [`write`](mod@write): the character as a G4MF document, encoded and written atomically.
 
 pub mod assemble;
+pub mod bind;
 pub mod body;
 pub mod dress;
 pub mod fit;

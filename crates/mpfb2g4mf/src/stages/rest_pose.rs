@@ -3,14 +3,15 @@
 //! the mesh is deformed by linear blend skinning as Blender's armature modifier does (each
 //! vertex moved by the weight-averaged pose x rest^-1 of its bones, weights divided by their
 //! sum), blend-shape offsets turn with their vertex, and the posed bones become the new rest.
-//! `t-pose` takes the rig's own MPFB T-pose file, or computes one for rigs without (upper arms,
-//! forearms and hands turned straight along the side axis by the shortest rotation).
+//! `t-pose` takes the rig's own MPFB T-pose file, or computes a straight one for rigs without;
+//! `straight-t-pose` computes it for any rig (arms and hands on the side axis, palms down, legs
+//! straight down; see [`computed_t_pose`] and spec-notes/rest-pose.md).
 
 use crate::error::ConvertError;
 use character::Character;
-use glam::{DAffine3, DMat3, DVec3};
+use glam::{DAffine3, DMat3, DQuat, DVec3};
 use mpfb_rig::Pose;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The rest pose of each bone: an affine map from bone space to skeleton space.
 fn rest_matrices(character: &Character) -> Vec<DAffine3> {
@@ -142,15 +143,121 @@ fn translation_scale(character: &Character, pose: &Pose, index: &HashMap<&str, u
     DVec3::new(shoulders, shoulders, spine)
 }
 
-/// A T-pose for a rig without one: every posed bone keeps its rest relative to its parent,
-/// except the `arms` (upper arm, forearm, hand, per side, with the side's direction), turned
-/// by the shortest rotation so their +Y runs along the side axis (+X for the character's
-/// left). Palms that face the thighs in an A-pose face down after that turn.
-pub fn computed_t_pose(character: &Character, arms: &[(usize, DVec3)]) -> Vec<DAffine3> {
+/// One arm of a computed T-pose, as bone indices.
+#[derive(Debug, Clone)]
+pub struct Arm {
+    /// Every bone from the upper arm down to the hand, top first.
+    pub bones: Vec<usize>,
+    /// The side's direction: +X for the character's left.
+    pub direction: DVec3,
+    /// The index and pinky knuckles (their proximal bones), when the rig has them.
+    pub knuckles: Option<(usize, usize)>,
+}
+
+/// The limbs a computed T-pose straightens, as bone indices.
+#[derive(Debug, Clone, Default)]
+pub struct TPoseLimbs {
+    /// The arms.
+    pub arms: Vec<Arm>,
+    /// Per leg: every bone from the upper leg down to the foot's parent, and the foot.
+    pub legs: Vec<(Vec<usize>, Option<usize>)>,
+}
+
+impl TPoseLimbs {
+    /// The limbs by humanoid `names` (MPFB bone -> G4MF name); the arms are required.
+    pub fn find(character: &Character, names: &BTreeMap<String, String>) -> Result<Self, String> {
+        let bones = &character.skeleton.bones;
+        let bone = |g4mf: &str| {
+            let mpfb = names.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
+            bones.iter().position(|b| &b.name == mpfb)
+        };
+        // `top` .. `bottom` along the parents, top first.
+        let chain = |top: usize, bottom: usize| {
+            let mut out = vec![bottom];
+            let mut at = bottom;
+            while at != top {
+                at = bones[at].parent.filter(|_| out.len() <= bones.len())?;
+                out.push(at);
+            }
+            out.reverse();
+            Some(out)
+        };
+        let mut limbs = TPoseLimbs::default();
+        for (side, direction) in [("Left", DVec3::X), ("Right", DVec3::NEG_X)] {
+            let part = |p: &str| {
+                bone(&format!("{side}{p}")).ok_or_else(|| format!("no {side}{p} was found"))
+            };
+            let (upper, hand) = (part("UpperArm")?, part("Hand")?);
+            let arm = chain(upper, hand)
+                .ok_or_else(|| format!("{side}Hand is not below {side}UpperArm"))?;
+            let knuckle = |finger: &str| {
+                bone(&format!("{side}{finger}Proximal"))
+                    .or_else(|| bone(&format!("{side}{finger}Intermediate")))
+            };
+            limbs.arms.push(Arm {
+                bones: arm,
+                direction,
+                knuckles: knuckle("Index").zip(knuckle("Pinky")),
+            });
+            if let (Ok(upper), Ok(lower)) = (part("UpperLeg"), part("LowerLeg")) {
+                let foot = part("Foot").ok();
+                // Down to the foot's parent when there is a foot, so twist bones between the
+                // shin and the foot turn too.
+                let bottom = foot.and_then(|f| bones[f].parent).unwrap_or(lower);
+                if let Some(leg) = chain(upper, bottom) {
+                    limbs.legs.push((leg, foot));
+                }
+            }
+        }
+        Ok(limbs)
+    }
+}
+
+/// A straight T-pose: every posed bone keeps its rest relative to its parent, except the
+/// limbs. Each arm bone is turned by the shortest rotation so its +Y runs along the side axis
+/// (+X for the character's left); the hand then turns about that axis until its palm faces
+/// down (the palm's normal from the hand's direction and the index-to-pinky knuckle line);
+/// fingers keep their rest relative to the hand. Each leg bone points straight down (-Y) and
+/// the feet keep their rest orientation, so they stay flat.
+pub fn computed_t_pose(character: &Character, limbs: &TPoseLimbs) -> Vec<DAffine3> {
+    let rest = rest_matrices(character);
     pose_bones(character, |i, mut p| {
-        if let Some((_, direction)) = arms.iter().find(|(b, _)| *b == i) {
-            let turn = glam::DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), *direction);
+        for Arm {
+            bones: arm,
+            direction,
+            knuckles: palm,
+        } in &limbs.arms
+        {
+            if !arm.contains(&i) {
+                continue;
+            }
+            let turn = DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), *direction);
             p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
+            if Some(&i) == arm.last() {
+                if let Some((index, pinky)) = palm {
+                    // Rest-space directions carried to the pose by the hand's rotation.
+                    let carry = p.matrix3 * rest[i].matrix3.inverse();
+                    let across = carry * (rest[*pinky].translation - rest[*index].translation);
+                    // Palm-down: the normal (along x across, negated on the left) is -Y.
+                    let side = if direction.x > 0.0 { -1.0 } else { 1.0 };
+                    let normal = direction.cross(across) * side;
+                    let flat = normal - *direction * normal.dot(*direction);
+                    if flat.length() > 1e-9 {
+                        let angle = flat.normalize().angle_between(DVec3::NEG_Y);
+                        let sign = flat.cross(DVec3::NEG_Y).dot(*direction).signum();
+                        let twist = DQuat::from_axis_angle(*direction, angle * sign);
+                        p.matrix3 = DMat3::from_quat(twist) * p.matrix3;
+                    }
+                }
+            }
+        }
+        for (leg, foot) in &limbs.legs {
+            if leg.contains(&i) {
+                let turn = DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), DVec3::NEG_Y);
+                p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
+            } else if *foot == Some(i) {
+                p.matrix3 = rest[i].matrix3;
+            }
         }
         p
     })
@@ -239,6 +346,7 @@ pub fn posed_frames(
     character: &Character,
     pose: &crate::inputs::LoadedPose,
     rig_path: &std::path::Path,
+    names: Option<&crate::stages::humanoid::Names>,
 ) -> Result<(Vec<DAffine3>, String), ConvertError> {
     let rig = mpfb_data::rig_name(rig_path);
     match pose {
@@ -268,33 +376,22 @@ pub fn posed_frames(
             }
             Ok((evaluate(character, pose), note))
         }
-        crate::inputs::LoadedPose::ComputedTPose { arms_table } => {
-            // No T-pose file: computed from the arm bones the humanoid table names.
-            let table = arms_table.as_ref().ok_or_else(|| {
+        crate::inputs::LoadedPose::ComputedTPose => {
+            let names = names.ok_or_else(|| {
+                ConvertError::RestPose(format!("rig `{rig}`: no humanoid names to find its limbs"))
+            })?;
+            let limbs = TPoseLimbs::find(character, &names.table).map_err(|why| {
                 ConvertError::RestPose(format!(
-                    "rig `{rig}` has no T-pose file and no humanoid table to find its arms; pass --rest-pose FILE"
+                    "rig `{rig}`: a T-pose cannot be computed: {why} ({}); pass --rest-pose FILE or --humanoid-map FILE",
+                    names.source
                 ))
             })?;
-            let bone = |g4mf: &str| {
-                let mpfb = table.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
-                character
-                    .skeleton
-                    .bones
-                    .iter()
-                    .position(|b| &b.name == mpfb)
-            };
-            let mut arms = Vec::new();
-            for (side, direction) in [("Left", DVec3::X), ("Right", DVec3::NEG_X)] {
-                for part in ["UpperArm", "LowerArm", "Hand"] {
-                    let b = bone(&format!("{side}{part}")).ok_or_else(|| {
-                        ConvertError::RestPose(format!("rig `{rig}` has no {side}{part} to turn"))
-                    })?;
-                    arms.push((b, direction));
-                }
-            }
             Ok((
-                computed_t_pose(character, &arms),
-                format!("computed T-pose (rig `{rig}` has no T-pose file)"),
+                computed_t_pose(character, &limbs),
+                format!(
+                    "a computed T-pose (straight limbs, palms down; limbs by {})",
+                    names.source
+                ),
             ))
         }
     }

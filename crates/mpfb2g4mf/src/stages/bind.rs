@@ -1,0 +1,132 @@
+//! Kept face helpers (eyes, teeth, tongue) that no weight moves, bound to the bone they belong
+//! to: an eye's to the nearer eye bone (else the head), the lower teeth's and the tongue's to
+//! the jaw (else the head), the upper teeth's to the head. Without it a user's weights that
+//! leave a helper out keep it in place while the head turns. Bones are found by the humanoid
+//! names (shipped, the user's, or matched), so any rig is served.
+
+use crate::error::ConvertError;
+use crate::stages::humanoid::Names;
+use character::{Character, Influence};
+
+/// The bone each face helper belongs to, by humanoid name, nearest first.
+fn owners(part: &str) -> &'static [&'static str] {
+    match part {
+        "helper-l-eye" | "helper-r-eye" => &["LeftEye", "RightEye"],
+        "helper-lower-teeth" | "helper-tongue" => &["Jaw"],
+        _ => &[],
+    }
+}
+
+/// Binds the unweighted vertices of the `parts` (kept face helpers) with weight 1; one warning
+/// per part bound, naming the count and the bone. The humanoid `names` are found (by `find`)
+/// only when something is to be bound. A character without a skin is left alone (the
+/// converter says so already).
+pub fn bind_unweighted_helpers(
+    mut character: Character,
+    parts: &[&str],
+    names: &mut Option<Names>,
+    find: impl FnOnce(&Character) -> Result<Names, ConvertError>,
+    warnings: &mut Vec<String>,
+) -> Result<Character, ConvertError> {
+    if character.skin.is_none() || parts.is_empty() {
+        return Ok(character);
+    }
+    if names.is_none() && has_unweighted(&character, parts) {
+        *names = Some(find(&character)?);
+    }
+    let (Some(names), Some(skin)) = (names.as_ref(), character.skin.as_mut()) else {
+        return Ok(character);
+    };
+    let mesh = &character.mesh;
+    let mut moved = vec![false; mesh.positions.len()];
+    for inf in skin.influences.iter().filter(|i| i.weight > 0.0) {
+        if let Some(m) = moved.get_mut(inf.vertex as usize) {
+            *m = true;
+        }
+    }
+    let bones = &character.skeleton.bones;
+    let bone_named = |g4mf: &str| {
+        let mpfb = names.table.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
+        bones.iter().position(|b| &b.name == mpfb)
+    };
+    let polygons = &mesh.polygons;
+    let mut bound = Vec::new();
+    for part in parts {
+        let mut vertices: Vec<u32> = (0..polygons.len())
+            .filter(|&p| polygons.part_names(p).iter().any(|n| n == part))
+            .flat_map(|p| polygons.vertices[polygons.corners(p)].iter().copied())
+            .filter(|&v| !moved[v as usize])
+            .collect();
+        vertices.sort_unstable();
+        vertices.dedup();
+        if vertices.is_empty() {
+            continue;
+        }
+        let centre = vertices
+            .iter()
+            .map(|&v| mesh.positions[v as usize])
+            .sum::<glam::DVec3>()
+            / vertices.len() as f64;
+        // The nearest of the part's own bones, else the head, else the nearest bone at all.
+        let bone = owners(part)
+            .iter()
+            .filter_map(|n| bone_named(n))
+            .min_by(|&a, &b| {
+                bones[a]
+                    .head
+                    .distance(centre)
+                    .total_cmp(&bones[b].head.distance(centre))
+            })
+            .or_else(|| bone_named("Head"))
+            .or_else(|| {
+                (0..bones.len()).min_by(|&a, &b| {
+                    bones[a]
+                        .head
+                        .distance(centre)
+                        .total_cmp(&bones[b].head.distance(centre))
+                })
+            });
+        let Some(bone) = bone else { continue };
+        warnings.push(format!(
+            "{} vertices of {part} were moved by no weight: bound to bone `{}`",
+            vertices.len(),
+            bones[bone].name
+        ));
+        for &v in &vertices {
+            moved[v as usize] = true;
+        }
+        bound.extend(vertices.into_iter().map(|vertex| Influence {
+            vertex,
+            bone: bone as u32,
+            weight: 1.0,
+        }));
+    }
+    if !bound.is_empty() {
+        skin.influences.extend(bound);
+        // Vertices ascending; the stable sort keeps each vertex's weights descending.
+        skin.influences.sort_by_key(|i| i.vertex);
+    }
+    Ok(character)
+}
+
+/// True when a vertex of the `parts` has no weight.
+fn has_unweighted(character: &Character, parts: &[&str]) -> bool {
+    let mut moved = vec![false; character.mesh.positions.len()];
+    for inf in character.skin.iter().flat_map(|s| &s.influences) {
+        if inf.weight > 0.0 {
+            if let Some(m) = moved.get_mut(inf.vertex as usize) {
+                *m = true;
+            }
+        }
+    }
+    let polygons = &character.mesh.polygons;
+    (0..polygons.len()).any(|p| {
+        polygons
+            .part_names(p)
+            .iter()
+            .any(|n| parts.contains(&n.as_str()))
+            && polygons.vertices[polygons.corners(p)]
+                .iter()
+                .any(|&v| !moved[v as usize])
+    })
+}
