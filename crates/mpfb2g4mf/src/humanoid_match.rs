@@ -154,6 +154,8 @@ struct Rig<'a> {
     parts: Vec<NameParts>,
     depth: Vec<usize>,
     children: Vec<Vec<usize>>,
+    /// Bones in each bone's subtree (itself included).
+    subtree_size: Vec<usize>,
 }
 
 impl<'a> Rig<'a> {
@@ -165,14 +167,34 @@ impl<'a> Rig<'a> {
                 children[p].push(i);
             }
         }
-        let mut rig = Rig {
+        // Depths and subtree sizes in linear time (a hostile rig may be one long chain):
+        // parents first from the roots, then sizes summed deepest first.
+        let mut depth = vec![0; bones.len()];
+        let mut order: Vec<usize> = (0..bones.len())
+            .filter(|&i| bones[i].parent.is_none_or(|p| p >= bones.len()))
+            .collect();
+        let mut next = 0;
+        while next < order.len() {
+            let b = order[next];
+            next += 1;
+            for &c in &children[b] {
+                depth[c] = depth[b] + 1;
+                order.push(c);
+            }
+        }
+        let mut subtree_size = vec![1; bones.len()];
+        for &b in order.iter().rev() {
+            if let Some(p) = bones[b].parent.filter(|&p| p < bones.len()) {
+                subtree_size[p] += subtree_size[b];
+            }
+        }
+        Rig {
             skeleton,
             parts: bones.iter().map(|b| parse_name(&b.name)).collect(),
-            depth: Vec::new(),
+            depth,
             children,
-        };
-        rig.depth = (0..bones.len()).map(|i| rig.ancestors(i).len()).collect();
-        rig
+            subtree_size,
+        }
     }
 
     /// Parent first, up to the root (bounded: a cycle cannot loop).
@@ -187,8 +209,23 @@ impl<'a> Rig<'a> {
         out
     }
 
+    fn parent(&self, bone: usize) -> Option<usize> {
+        self.skeleton.bones[bone]
+            .parent
+            .filter(|&p| p < self.skeleton.bones.len())
+    }
+
+    /// `bone`'s ancestor at `depth` (itself at its own depth); steps are bounded by depths.
+    fn up_to_depth(&self, mut bone: usize, depth: usize) -> Option<usize> {
+        while self.depth[bone] > depth {
+            bone = self.parent(bone)?;
+        }
+        (self.depth[bone] == depth).then_some(bone)
+    }
+
     fn is_ancestor(&self, ancestor: usize, bone: usize) -> bool {
-        self.ancestors(bone).contains(&ancestor)
+        self.depth[ancestor] < self.depth[bone]
+            && self.up_to_depth(bone, self.depth[ancestor]) == Some(ancestor)
     }
 
     /// The bones below `top` down to `bottom` (inclusive), top first; `None` when `top` is not
@@ -204,10 +241,16 @@ impl<'a> Rig<'a> {
 
     fn lowest_common_ancestor(&self, bones: &[usize]) -> Option<usize> {
         let (&first, rest) = bones.split_first()?;
-        let mut line: Vec<usize> = vec![first];
-        line.extend(self.ancestors(first));
-        line.into_iter()
-            .find(|&a| rest.iter().all(|&b| b == a || self.is_ancestor(a, b)))
+        rest.iter().try_fold(first, |a, &b| {
+            // Both to the same depth, then up together until they meet.
+            let depth = self.depth[a].min(self.depth[b]);
+            let (mut a, mut b) = (self.up_to_depth(a, depth)?, self.up_to_depth(b, depth)?);
+            while a != b {
+                a = self.parent(a)?;
+                b = self.parent(b)?;
+            }
+            Some(a)
+        })
     }
 
     fn side(&self, bone: usize) -> Option<Side> {
@@ -252,13 +295,16 @@ impl<'a> Rig<'a> {
         )?;
         let up = self.ancestors(end);
         let sided = |i: &usize| self.side(*i) == Some(side);
-        let named_upper = self.topmost(up.iter().copied().filter(|&i| self.stem_in(i, upper)));
-        let named_lower = self.topmost(
-            up.iter()
-                .copied()
-                .filter(|&i| self.stem_in(i, lower))
-                .filter(|&i| named_upper.is_none_or(|u| self.is_ancestor(u, i))),
-        );
+        // `up` is nearest first: position k is above position j when k > j.
+        let named_upper = up.iter().rposition(|&i| self.stem_in(i, upper));
+        let named_lower = up
+            .iter()
+            .enumerate()
+            .filter(|&(k, &i)| self.stem_in(i, lower) && named_upper.is_none_or(|u| k < u))
+            .map(|(k, _)| k)
+            .next_back();
+        let named_upper = named_upper.map(|k| up[k]);
+        let named_lower = named_lower.map(|k| up[k]);
         let lower = named_lower.or_else(|| up.first().copied().filter(sided))?;
         let upper = named_upper
             .filter(|&u| self.is_ancestor(u, lower))
@@ -413,9 +459,16 @@ fn head_and_neck(rig: &Rig<'_>, found: &mut Found, chest: usize, arms: &[Option<
         .flatten()
         .flat_map(|l| rig.path(chest, l.upper).unwrap_or_default())
         .collect();
-    let eyes: Vec<usize> = (0..rig.parts.len())
-        .filter(|&i| rig.stem_in(i, EYE))
-        .collect();
+    // Bones with an eye below them: every ancestor of an eye bone.
+    let mut above_eye = vec![false; rig.parts.len()];
+    for eye in (0..rig.parts.len()).filter(|&i| rig.stem_in(i, EYE)) {
+        // Each bone is marked once: a walk stops where an earlier one passed.
+        let mut at = Some(eye);
+        while let Some(b) = at.filter(|&b| !above_eye[b]) {
+            above_eye[b] = true;
+            at = rig.parent(b);
+        }
+    }
     let mut chain = Vec::new();
     let mut at = chest;
     while chain.len() < rig.parts.len() {
@@ -423,14 +476,7 @@ fn head_and_neck(rig: &Rig<'_>, found: &mut Found, chest: usize, arms: &[Option<
             .iter()
             .copied()
             .filter(|&c| rig.is_centred(c) && !on_arm.contains(&c))
-            .max_by_key(|&c| {
-                let below = rig.subtree(c);
-                (
-                    eyes.iter().any(|e| below.contains(e)),
-                    below.len(),
-                    std::cmp::Reverse(c),
-                )
-            });
+            .max_by_key(|&c| (above_eye[c], rig.subtree_size[c], std::cmp::Reverse(c)));
         let Some(next) = next else { break };
         chain.push(next);
         if rig.parts[next].stem == "head" {
@@ -546,5 +592,85 @@ mod tests {
         assert_eq!(f("mixamorig:LeftHandPinky3"), Some((4, false)));
         assert_eq!(f("LeftHandFinger1"), None);
         assert_eq!(f("LeftIndexMetacarpal"), Some((1, true)));
+    }
+
+    fn skeleton(bones: &[(&str, Option<usize>, [f64; 3])]) -> Skeleton {
+        Skeleton {
+            position: glam::DVec3::ZERO,
+            bones: bones
+                .iter()
+                .map(|(name, parent, head)| character::Bone {
+                    name: (*name).to_owned(),
+                    parent: *parent,
+                    head: glam::DVec3::from_array(*head),
+                    basis: glam::DMat3::IDENTITY,
+                    length: 0.1,
+                })
+                .collect(),
+        }
+    }
+
+    /// A rig named in no family we know, sides by position only: the structure places the
+    /// hips, spine, chest, shoulders, neck and head; the limbs' parts come by their end names.
+    #[test]
+    fn structure_places_what_names_do_not() {
+        let rig = skeleton(&[
+            ("base", None, [0.0, 1.0, 0.0]),
+            ("s1", Some(0), [0.0, 1.1, 0.0]),
+            ("s2", Some(1), [0.0, 1.2, 0.0]),
+            ("s3", Some(2), [0.0, 1.3, 0.0]),
+            ("collar_a", Some(3), [0.05, 1.4, 0.0]),
+            ("bone_a1", Some(4), [0.15, 1.4, 0.0]),
+            ("bone_a2", Some(5), [0.4, 1.2, 0.0]),
+            ("hand01", Some(6), [0.6, 1.0, 0.0]),
+            ("collar_b", Some(3), [-0.05, 1.4, 0.0]),
+            ("bone_b1", Some(8), [-0.15, 1.4, 0.0]),
+            ("bone_b2", Some(9), [-0.4, 1.2, 0.0]),
+            ("hand02", Some(10), [-0.6, 1.0, 0.0]),
+            ("c1", Some(3), [0.0, 1.45, 0.0]),
+            ("c2", Some(12), [0.0, 1.55, 0.0]),
+            ("leg_a1", Some(0), [0.1, 0.9, 0.0]),
+            ("leg_a2", Some(14), [0.1, 0.5, 0.0]),
+            ("foot01", Some(15), [0.1, 0.1, 0.0]),
+            ("leg_b1", Some(0), [-0.1, 0.9, 0.0]),
+            ("leg_b2", Some(17), [-0.1, 0.5, 0.0]),
+            ("foot02", Some(18), [-0.1, 0.1, 0.0]),
+        ]);
+        let matched = match_skeleton(&rig);
+        let name = |bone: &str| matched.table.get(bone).map(String::as_str);
+        assert_eq!(name("base"), Some("Hips"));
+        assert_eq!(name("s1"), Some("Spine"));
+        assert_eq!(name("s2"), Some("Chest"));
+        assert_eq!(name("s3"), Some("Chest1"));
+        assert_eq!(name("collar_a"), Some("LeftShoulder"));
+        assert_eq!(name("bone_b1"), Some("RightUpperArm"));
+        assert_eq!(name("bone_b2"), Some("RightLowerArm"));
+        assert_eq!(name("hand01"), Some("LeftHand"));
+        assert_eq!(name("c1"), Some("Neck"));
+        assert_eq!(name("c2"), Some("Head"));
+        assert_eq!(name("leg_a1"), Some("LeftUpperLeg"));
+        assert_eq!(name("foot02"), Some("RightFoot"));
+        assert!(matched.not_placed.contains(&"Jaw"));
+        assert!(!matched.not_placed.contains(&"Hips"));
+    }
+
+    /// A hostile rig: one chain of 200,000 bones, every one named `eye` or `hand`. The matcher
+    /// walks it in linear time (quadratic walks would take minutes) and places nothing wrong.
+    #[test]
+    fn a_long_chain_is_matched_in_linear_time() {
+        let bones: Vec<(String, Option<usize>, [f64; 3])> = (0..200_000usize)
+            .map(|i| {
+                let name = if i % 2 == 0 { "eye.L" } else { "hand.L" };
+                (
+                    name.to_owned(),
+                    i.checked_sub(1),
+                    [0.1, i as f64 * 1e-3, 0.0],
+                )
+            })
+            .collect();
+        let borrowed: Vec<(&str, Option<usize>, [f64; 3])> =
+            bones.iter().map(|(n, p, h)| (n.as_str(), *p, *h)).collect();
+        let matched = match_skeleton(&skeleton(&borrowed));
+        assert!(!matched.table.values().any(|n| n == "Hips"));
     }
 }

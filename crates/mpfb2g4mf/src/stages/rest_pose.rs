@@ -23,23 +23,30 @@ fn rest_matrices(character: &Character) -> Vec<DAffine3> {
         .collect()
 }
 
-/// Bones in an order where parents come first.
+/// Bones in an order where parents come first (breadth first from the roots: linear, however
+/// the rig lists its bones).
 fn parents_first(character: &Character) -> Vec<usize> {
     let bones = &character.skeleton.bones;
+    let mut children = vec![Vec::new(); bones.len()];
     let mut order = Vec::with_capacity(bones.len());
-    let mut placed = vec![false; bones.len()];
-    while order.len() < bones.len() {
-        let before = order.len();
-        for (i, b) in bones.iter().enumerate() {
-            if !placed[i] && b.parent.is_none_or(|p| placed[p]) {
-                placed[i] = true;
-                order.push(i);
-            }
+    for (i, b) in bones.iter().enumerate() {
+        match b.parent.filter(|&p| p < bones.len()) {
+            Some(p) => children[p].push(i),
+            None => order.push(i),
         }
-        if order.len() == before {
-            // A cycle cannot come from a rig file (parse refuses it); keep the rest as is.
-            order.extend((0..bones.len()).filter(|&i| !placed[i]));
+    }
+    let mut next = 0;
+    while next < order.len() {
+        order.extend(children[order[next]].iter().copied());
+        next += 1;
+    }
+    if order.len() < bones.len() {
+        // A cycle cannot come from a rig file (parse refuses it); keep the rest as is.
+        let mut placed = vec![false; bones.len()];
+        for &i in &order {
+            placed[i] = true;
         }
+        order.extend((0..bones.len()).filter(|&i| !placed[i]));
     }
     order
 }
