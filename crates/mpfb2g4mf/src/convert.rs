@@ -183,7 +183,7 @@ fn convert_parts(
     );
     let find_names =
         |c: &character::Character| stages::humanoid::names(c, assets.humanoid.as_ref(), &rig.path);
-    let mut names = if assets.humanoid.is_some() || computed_t_pose {
+    let names = if assets.humanoid.is_some() || computed_t_pose {
         Some(find_names(&character)?)
     } else {
         None
@@ -200,7 +200,7 @@ fn convert_parts(
     let character = stages::bind::bind_unweighted_helpers(
         character,
         &face_parts,
-        &mut names,
+        names.as_ref(),
         find_names,
         &mut bind_warnings,
     )?;

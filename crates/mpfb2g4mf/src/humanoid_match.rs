@@ -9,6 +9,9 @@
 use character::Skeleton;
 use std::collections::{BTreeMap, HashSet};
 
+/// How many hand or foot bones per side [`Rig::limb`] tries, topmost first.
+const MAX_END_CANDIDATES: usize = 8;
+
 /// How far from the mid-plane (metres) a bone's head may be and still count as centred.
 const CENTRE: f64 = 0.005;
 
@@ -253,12 +256,15 @@ impl<'a> Rig<'a> {
         })
     }
 
+    /// The side of the body the bone is on: its rest position's when off the mid-plane (a
+    /// marker that says otherwise is a naming slip; `Left` names the character's left), else
+    /// its name's marker.
     fn side(&self, bone: usize) -> Option<Side> {
-        self.parts[bone].side.or_else(|| {
-            let x = self.skeleton.bones[bone].head.x;
-            // G4MF faces +Z with Y up: the character's left is +X.
-            (x.abs() > CENTRE).then_some(if x > 0.0 { Side::Left } else { Side::Right })
-        })
+        let x = self.skeleton.bones[bone].head.x;
+        // G4MF faces +Z with Y up: the character's left is +X.
+        (x.abs() > CENTRE)
+            .then_some(if x > 0.0 { Side::Left } else { Side::Right })
+            .or(self.parts[bone].side)
     }
 
     fn is_centred(&self, bone: usize) -> bool {
@@ -288,11 +294,36 @@ impl<'a> Rig<'a> {
     }
 
     /// One limb: the end bone (hand, foot) of `side` by name, then its upper and lower part
-    /// among its ancestors by name, else its parent and grandparent on the same side.
+    /// among its ancestors by name, else its parent and grandparent on the same side. Of
+    /// several end bones (Rigify's `ORG-hand.L` beside `hand.L`), the topmost whose limb is
+    /// found by name wins, else the topmost whose limb is found at all (of the eight topmost).
     fn limb(&self, side: Side, end: &[&str], lower: &[&str], upper: &[&str]) -> Option<Limb> {
-        let end = self.topmost(
-            (0..self.parts.len()).filter(|&i| self.stem_in(i, end) && self.side(i) == Some(side)),
-        )?;
+        let mut ends: Vec<usize> = (0..self.parts.len())
+            .filter(|&i| self.stem_in(i, end) && self.side(i) == Some(side))
+            .collect();
+        ends.sort_by_key(|&i| (self.depth[i], i));
+        // A few candidates are plenty (Rigify has three hands a side at most); a hostile rig
+        // with thousands would make each limb walk cost a rig's length.
+        let limbs: Vec<(Limb, bool)> = ends
+            .into_iter()
+            .take(MAX_END_CANDIDATES)
+            .filter_map(|e| self.limb_from(side, e, lower, upper))
+            .collect();
+        limbs
+            .iter()
+            .find(|(_, named)| *named)
+            .or(limbs.first())
+            .map(|(limb, _)| *limb)
+    }
+
+    /// The limb above `end`, and whether both its parts were found by name.
+    fn limb_from(
+        &self,
+        side: Side,
+        end: usize,
+        lower: &[&str],
+        upper: &[&str],
+    ) -> Option<(Limb, bool)> {
         let up = self.ancestors(end);
         let sided = |i: &usize| self.side(*i) == Some(side);
         // `up` is nearest first: position k is above position j when k > j.
@@ -308,8 +339,9 @@ impl<'a> Rig<'a> {
         let lower = named_lower.or_else(|| up.first().copied().filter(sided))?;
         let upper = named_upper
             .filter(|&u| self.is_ancestor(u, lower))
-            .or_else(|| self.skeleton.bones[lower].parent.filter(sided))?;
-        Some(Limb { upper, lower, end })
+            .or_else(|| self.parent(lower).filter(sided))?;
+        let named = named_lower.is_some() && named_upper == Some(upper);
+        Some((Limb { upper, lower, end }, named))
     }
 }
 
@@ -356,19 +388,40 @@ pub fn match_skeleton(skeleton: &Skeleton) -> Matched {
     let arms = sides.map(|s| rig.limb(s, HAND, LOWER_ARM, UPPER_ARM));
     let legs = sides.map(|s| rig.limb(s, FOOT, LOWER_LEG, UPPER_LEG));
 
-    // The hips hold the legs and the spine; the chest is where the arms branch.
-    let limb_tops: Vec<usize> = arms
-        .iter()
-        .chain(&legs)
-        .flatten()
-        .map(|l| l.upper)
-        .collect();
-    let hips = (limb_tops.len() >= 2)
-        .then(|| rig.lowest_common_ancestor(&limb_tops))
-        .flatten();
-    let chest = match arms {
+    // The chest is where the arms branch (with one arm, or arms that meet only at the hips,
+    // the first centred bone above an arm); the hips hold the legs and the spine (without
+    // legs, the topmost centred bone above the chest).
+    let first_centred_above =
+        |bone: usize| rig.ancestors(bone).into_iter().find(|&a| rig.is_centred(a));
+    let legs_meet = match legs {
         [Some(l), Some(r)] => rig.lowest_common_ancestor(&[l.upper, r.upper]),
         _ => None,
+    };
+    let arms_meet = match arms {
+        [Some(l), Some(r)] => rig
+            .lowest_common_ancestor(&[l.upper, r.upper])
+            .filter(|&c| legs_meet.is_none_or(|h| rig.is_ancestor(h, c))),
+        _ => None,
+    };
+    let chest = arms_meet.or_else(|| {
+        arms.iter()
+            .flatten()
+            .filter_map(|l| first_centred_above(l.upper))
+            .max_by_key(|&c| rig.depth[c])
+    });
+    let hips = match (legs_meet, chest) {
+        (Some(h), Some(c)) => rig.lowest_common_ancestor(&[h, c]),
+        (Some(h), None) => Some(h),
+        (None, Some(c)) => {
+            let mut top = c;
+            for a in rig.ancestors(c) {
+                if rig.is_centred(a) {
+                    top = a;
+                }
+            }
+            (top != c).then_some(top)
+        }
+        (None, None) => None,
     };
     if let Some(hips) = hips {
         found.place("Hips", hips);
@@ -672,5 +725,63 @@ mod tests {
             bones.iter().map(|(n, p, h)| (n.as_str(), *p, *h)).collect();
         let matched = match_skeleton(&skeleton(&borrowed));
         assert!(!matched.table.values().any(|n| n == "Hips"));
+    }
+
+    /// What a review found: markers that contradict positions, a stray hand bone at the
+    /// root, and rigs without legs or with one arm.
+    #[test]
+    fn odd_rigs_are_placed_by_where_their_bones_are() {
+        let base: Vec<(&str, Option<usize>, [f64; 3])> = vec![
+            ("root", None, [0.0, 1.0, 0.0]),
+            ("spine", Some(0), [0.0, 1.1, 0.0]),
+            ("chest", Some(1), [0.0, 1.3, 0.0]),
+            ("clavicle.R", Some(2), [0.05, 1.4, 0.0]),
+            ("upperarm.R", Some(3), [0.15, 1.4, 0.0]),
+            ("forearm.R", Some(4), [0.4, 1.2, 0.0]),
+            ("hand.R", Some(5), [0.6, 1.0, 0.0]),
+            ("clavicle.L", Some(2), [-0.05, 1.4, 0.0]),
+            ("upperarm.L", Some(7), [-0.15, 1.4, 0.0]),
+            ("forearm.L", Some(8), [-0.4, 1.2, 0.0]),
+            ("hand.L", Some(9), [-0.6, 1.0, 0.0]),
+            ("neck", Some(2), [0.0, 1.45, 0.0]),
+            ("head", Some(11), [0.0, 1.55, 0.0]),
+            ("thigh.R", Some(0), [0.1, 0.9, 0.0]),
+            ("shin.R", Some(13), [0.1, 0.5, 0.0]),
+            ("foot.R", Some(14), [0.1, 0.1, 0.0]),
+            ("thigh.L", Some(0), [-0.1, 0.9, 0.0]),
+            ("shin.L", Some(16), [-0.1, 0.5, 0.0]),
+            ("foot.L", Some(17), [-0.1, 0.1, 0.0]),
+        ];
+        // `.R` at +X is the character's left: the position wins over the marker.
+        let matched = match_skeleton(&skeleton(&base));
+        let name = |m: &Matched, bone: &str| m.table.get(bone).cloned();
+        assert_eq!(name(&matched, "hand.R").as_deref(), Some("LeftHand"));
+        assert_eq!(name(&matched, "thigh.L").as_deref(), Some("RightUpperLeg"));
+        assert_eq!(name(&matched, "root").as_deref(), Some("Hips"));
+
+        // A stray hand bone under the root does not take the arm's place.
+        let mut stray = base.clone();
+        stray.push(("ORG-hand.R", Some(0), [0.6, 1.0, 0.0]));
+        let matched = match_skeleton(&skeleton(&stray));
+        assert_eq!(name(&matched, "hand.R").as_deref(), Some("LeftHand"));
+        assert_eq!(name(&matched, "chest").as_deref(), Some("Chest"));
+
+        // No legs: the hips are the topmost centred bone, not the chest.
+        let legless: Vec<_> = base[..13].to_vec();
+        let matched = match_skeleton(&skeleton(&legless));
+        assert_eq!(name(&matched, "root").as_deref(), Some("Hips"));
+        assert_eq!(name(&matched, "chest").as_deref(), Some("Chest"));
+
+        // One arm: the chest is the first centred bone above it; neck and head still found.
+        let mut one = base[..7].to_vec();
+        one.extend_from_slice(&base[11..]);
+        for b in &mut one {
+            // Re-index parents after dropping bones 7..=10.
+            b.1 = b.1.map(|p| if p > 10 { p - 4 } else { p });
+        }
+        let matched = match_skeleton(&skeleton(&one));
+        assert_eq!(name(&matched, "chest").as_deref(), Some("Chest"));
+        assert_eq!(name(&matched, "head").as_deref(), Some("Head"));
+        assert_eq!(name(&matched, "neck").as_deref(), Some("Neck"));
     }
 }

@@ -477,3 +477,59 @@ fn bound_to(file: &G4mfFile, bone: &str) -> Vec<u64> {
     out.sort_unstable();
     out
 }
+
+/// A rig whose names say nothing (every bone `bN`) with weights that leave the jaw and
+/// tongue out: no humanoid names can be found, but the conversion (which asked for none)
+/// still succeeds, binding the lower teeth and tongue to the nearest bone with a warning.
+#[test]
+fn unweighted_helpers_on_a_rig_without_names_go_to_the_nearest_bone() {
+    let Some(data) = test_support::mpfb_data_or_skip("unweighted_helpers_without_names") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let rig_text = std::fs::read_to_string(data.join("rigs/standard/rig.default.json")).unwrap();
+    let rig: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&rig_text).unwrap();
+    let rename: HashMap<String, String> = rig
+        .keys()
+        .enumerate()
+        .map(|(i, name)| (name.clone(), format!("b{i}")))
+        .collect();
+    let opaque: serde_json::Map<String, serde_json::Value> = rig
+        .into_iter()
+        .map(|(name, mut bone)| {
+            if let Some(parent) = bone["parent"].as_str().and_then(|p| rename.get(p)) {
+                bone["parent"] = parent.clone().into();
+            }
+            (rename[&name].clone(), bone)
+        })
+        .collect();
+    let rig_path = out.path().join("rig.opaque.json");
+    std::fs::write(&rig_path, serde_json::to_string(&opaque).unwrap()).unwrap();
+    let text = std::fs::read_to_string(data.join("rigs/standard/weights.default.json")).unwrap();
+    let mut weights: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let groups = std::mem::take(weights["weights"].as_object_mut().unwrap());
+    let kept: serde_json::Map<String, serde_json::Value> = groups
+        .into_iter()
+        .filter(|(g, _)| g != "jaw" && !g.starts_with("tongue"))
+        .filter_map(|(g, v)| Some((rename.get(&g)?.clone(), v)))
+        .collect();
+    weights["weights"] = kept.into();
+    let weights_path = out.path().join("weights.opaque.json");
+    std::fs::write(&weights_path, serde_json::to_string(&weights).unwrap()).unwrap();
+    let summary = succeed(
+        bin()
+            .args(["convert", "--rig"])
+            .arg(&rig_path)
+            .arg("--weights")
+            .arg(&weights_path)
+            .args(["--mpfb-data"])
+            .arg(&data)
+            .args(["--validate", "-o"])
+            .arg(out.path().join("o.g4b")),
+    );
+    assert!(
+        summary.contains("vertices of helper-tongue were moved by no weight: bound to bone `b"),
+        "{summary}"
+    );
+    assert!(summary.contains(", 0 unweighted vertices"), "{summary}");
+}

@@ -18,23 +18,33 @@ fn owners(part: &str) -> &'static [&'static str] {
 }
 
 /// Binds the unweighted vertices of the `parts` (kept face helpers) with weight 1; one warning
-/// per part bound, naming the count and the bone. The humanoid `names` are found (by `find`)
-/// only when something is to be bound. A character without a skin is left alone (the
-/// converter says so already).
+/// per part bound, naming the count and the bone. The humanoid `names` (when the conversion
+/// has none yet) are found by `find` only when something is to be bound; where they cannot
+/// be, the nearest bone serves. A character without a skin is left alone (the converter says
+/// so already).
 pub fn bind_unweighted_helpers(
     mut character: Character,
     parts: &[&str],
-    names: &mut Option<Names>,
+    names: Option<&Names>,
     find: impl FnOnce(&Character) -> Result<Names, ConvertError>,
     warnings: &mut Vec<String>,
 ) -> Result<Character, ConvertError> {
     if character.skin.is_none() || parts.is_empty() {
         return Ok(character);
     }
-    if names.is_none() && has_unweighted(&character, parts) {
-        *names = Some(find(&character)?);
+    if !has_unweighted(&character, parts) {
+        return Ok(character);
     }
-    let (Some(names), Some(skin)) = (names.as_ref(), character.skin.as_mut()) else {
+    // Names the user did not ask for: a rig they cannot be found on binds to the nearest bone.
+    let found;
+    let names = match names {
+        Some(names) => Some(names),
+        None => {
+            found = find(&character).ok();
+            found.as_ref()
+        }
+    };
+    let Some(skin) = character.skin.as_mut() else {
         return Ok(character);
     };
     let mesh = &character.mesh;
@@ -46,7 +56,7 @@ pub fn bind_unweighted_helpers(
     }
     let bones = &character.skeleton.bones;
     let bone_named = |g4mf: &str| {
-        let mpfb = names.table.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
+        let mpfb = names?.table.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
         bones.iter().position(|b| &b.name == mpfb)
     };
     let polygons = &mesh.polygons;

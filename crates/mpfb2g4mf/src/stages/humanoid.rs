@@ -71,13 +71,62 @@ pub fn names(
                     )],
                 });
             }
-            Names {
+            let mut names = Names {
                 table: matched.table,
                 source,
                 not_placed: matched.not_placed,
-            }
+            };
+            keep_to_profile(character, &mut names);
+            let order = |n: &&str| humanoid::PROFILE.iter().position(|(p, _)| p == n);
+            names.not_placed.sort_by_key(order);
+            names
         }
     })
+}
+
+/// Drops matched names that break the profile's rules (an arm that does not hang from the
+/// chest, say), one round at a time until none does: matching names what it can, and a bone
+/// it placed badly is better left unnamed than the whole rig refused.
+fn keep_to_profile(character: &Character, names: &mut Names) {
+    let first_child = character
+        .skeleton
+        .bones
+        .iter()
+        .position(|b| b.parent.is_none());
+    for _ in 0..=names.table.len() {
+        let bones: Vec<SkeletonBone> = character
+            .skeleton
+            .bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| SkeletonBone {
+                // Unnamed bones get a name no humanoid bone ends with.
+                name: names
+                    .table
+                    .get(&b.name)
+                    .cloned()
+                    .unwrap_or_else(|| format!("bone{i}x")),
+                parent: b.parent,
+            })
+            .collect();
+        let (_, found) = humanoid::check(&bones, first_child);
+        let broken: Vec<usize> = found
+            .iter()
+            .filter(|p| p.code.severity() == Severity::Error)
+            .filter_map(|p| p.bone)
+            .collect();
+        if broken.is_empty() {
+            return;
+        }
+        for bone in broken {
+            let mpfb = &character.skeleton.bones[bone].name;
+            if let Some(g4mf) = names.table.remove(mpfb) {
+                if let Some(r) = humanoid::resolve(&g4mf).filter(|r| r.variant == 0) {
+                    names.not_placed.push(r.bone);
+                }
+            }
+        }
+    }
 }
 
 /// Renames the character's bones by `table`; bones it does not name keep their names, except

@@ -228,16 +228,26 @@ impl TPoseLimbs {
 /// the feet keep their rest orientation, so they stay flat.
 pub fn computed_t_pose(character: &Character, limbs: &TPoseLimbs) -> Vec<DAffine3> {
     let rest = rest_matrices(character);
+    // Which arm or leg each bone is on, looked up once (a limb may be a long twist chain).
+    let mut on_arm = vec![None; character.skeleton.bones.len()];
+    for (a, arm) in limbs.arms.iter().enumerate() {
+        for &b in &arm.bones {
+            on_arm[b] = Some(a);
+        }
+    }
+    let mut on_leg = vec![false; character.skeleton.bones.len()];
+    for (leg, _) in &limbs.legs {
+        for &b in leg {
+            on_leg[b] = true;
+        }
+    }
     pose_bones(character, |i, mut p| {
-        for Arm {
+        if let Some(Arm {
             bones: arm,
             direction,
             knuckles: palm,
-        } in &limbs.arms
+        }) = on_arm[i].map(|a| &limbs.arms[a])
         {
-            if !arm.contains(&i) {
-                continue;
-            }
             let turn = DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), *direction);
             p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
             if Some(&i) == arm.last() {
@@ -258,13 +268,11 @@ pub fn computed_t_pose(character: &Character, limbs: &TPoseLimbs) -> Vec<DAffine
                 }
             }
         }
-        for (leg, foot) in &limbs.legs {
-            if leg.contains(&i) {
-                let turn = DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), DVec3::NEG_Y);
-                p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
-            } else if *foot == Some(i) {
-                p.matrix3 = rest[i].matrix3;
-            }
+        if on_leg[i] {
+            let turn = DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), DVec3::NEG_Y);
+            p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
+        } else if limbs.legs.iter().any(|(_, foot)| *foot == Some(i)) {
+            p.matrix3 = rest[i].matrix3;
         }
         p
     })
