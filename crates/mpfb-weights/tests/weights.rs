@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
 use mpfb_weights::{
-    BoneMap, DropReason, MatchRule, RigBones, Skin, WeightsErrorKind, WeightsWarning,
+    BoneMap, DropReason, MatchRule, Resolution, RigBones, Skin, WeightsErrorKind, WeightsWarning,
     parse_bone_map, parse_weights, read_weights_file, resolve,
 };
 use proptest::prelude::*;
@@ -112,6 +112,14 @@ fn assert_skin_order(skin: &Skin) {
     }
 }
 
+/// Each merge as (group, bone, rule).
+fn merges_of(r: &Resolution) -> Vec<(&str, &str, MatchRule)> {
+    r.merges
+        .iter()
+        .map(|m| (m.group.as_str(), m.bone.as_str(), m.rule))
+        .collect()
+}
+
 fn names(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -142,11 +150,7 @@ fn rigify_style_names_resolve_and_report() {
     let r = resolve(&weights, bones, &BoneMap::new(), 11).unwrap();
 
     // DEF-upper_arm.L -> upper_arm.L (prefix), its .001 segment merged in (vertex 1 adds up).
-    let merges: Vec<(&str, &str, MatchRule)> = r
-        .merges
-        .iter()
-        .map(|m| (m.group.as_str(), m.bone.as_str(), m.rule))
-        .collect();
+    let merges = merges_of(&r);
     assert_eq!(
         merges,
         [
@@ -416,11 +420,7 @@ fn rigify_derived_deform_names_feed_the_metarig_bone() {
         extra_bones: &[],
     };
     let r = resolve(&weights, bones, &BoneMap::new(), 4).unwrap();
-    let merges: Vec<(&str, &str, MatchRule)> = r
-        .merges
-        .iter()
-        .map(|m| (m.group.as_str(), m.bone.as_str(), m.rule))
-        .collect();
+    let merges = merges_of(&r);
     assert_eq!(
         merges,
         [

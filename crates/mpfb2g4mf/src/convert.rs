@@ -358,7 +358,7 @@ fn convert_parts(
             WarningKind::Skin,
             format!(
                 "no weights for {}: the mesh is unskinned and no bone moves it (give --weights)",
-                file_name_of(&rig.path)
+                file_name(&rig.path)
             ),
         ));
     }
@@ -406,12 +406,4 @@ fn convert_parts(
         data,
         millis: started.elapsed().as_secs_f64() * 1e3,
     })
-}
-
-/// A path's file name, for messages (the path itself when it has none).
-fn file_name_of(path: &std::path::Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }

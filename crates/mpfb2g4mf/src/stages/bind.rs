@@ -29,10 +29,31 @@ pub fn bind_unweighted_helpers(
     find: impl FnOnce(&Character) -> Result<Names, ConvertError>,
     warnings: &mut Vec<String>,
 ) -> Result<Character, ConvertError> {
-    if character.skin.is_none() || parts.is_empty() {
+    let Some(skin) = &character.skin else {
         return Ok(character);
+    };
+    let mut moved = vec![false; character.mesh.positions.len()];
+    for inf in skin.influences.iter().filter(|i| i.weight > 0.0) {
+        if let Some(m) = moved.get_mut(inf.vertex as usize) {
+            *m = true;
+        }
     }
-    if !has_unweighted(&character, parts) {
+    let polygons = &character.mesh.polygons;
+    let unweighted: Vec<(&str, Vec<u32>)> = parts
+        .iter()
+        .map(|&part| {
+            let mut vertices: Vec<u32> = (0..polygons.len())
+                .filter(|&p| polygons.part_names(p).iter().any(|n| n == part))
+                .flat_map(|p| polygons.vertices[polygons.corners(p)].iter().copied())
+                .filter(|&v| !moved[v as usize])
+                .collect();
+            vertices.sort_unstable();
+            vertices.dedup();
+            (part, vertices)
+        })
+        .filter(|(_, vertices)| !vertices.is_empty())
+        .collect();
+    if unweighted.is_empty() {
         return Ok(character);
     }
     // Names the user did not ask for: a rig they cannot be found on binds to the nearest bone.
@@ -44,99 +65,48 @@ pub fn bind_unweighted_helpers(
             found.as_ref()
         }
     };
-    let Some(skin) = character.skin.as_mut() else {
-        return Ok(character);
-    };
-    let mesh = &character.mesh;
-    let mut moved = vec![false; mesh.positions.len()];
-    for inf in skin.influences.iter().filter(|i| i.weight > 0.0) {
-        if let Some(m) = moved.get_mut(inf.vertex as usize) {
-            *m = true;
-        }
-    }
     let bones = &character.skeleton.bones;
-    let bone_named = |g4mf: &str| {
-        let mpfb = names?.table.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
-        bones.iter().position(|b| &b.name == mpfb)
-    };
-    let polygons = &mesh.polygons;
     let mut bound = Vec::new();
-    for part in parts {
-        let mut vertices: Vec<u32> = (0..polygons.len())
-            .filter(|&p| polygons.part_names(p).iter().any(|n| n == part))
-            .flat_map(|p| polygons.vertices[polygons.corners(p)].iter().copied())
-            .filter(|&v| !moved[v as usize])
-            .collect();
-        vertices.sort_unstable();
-        vertices.dedup();
+    for (part, mut vertices) in unweighted {
+        // A vertex two helpers share is bound once, by the first.
+        vertices.retain(|&v| !std::mem::replace(&mut moved[v as usize], true));
         if vertices.is_empty() {
             continue;
         }
         let centre = vertices
             .iter()
-            .map(|&v| mesh.positions[v as usize])
+            .map(|&v| character.mesh.positions[v as usize])
             .sum::<glam::DVec3>()
             / vertices.len() as f64;
-        // The nearest of the part's own bones, else the head, else the nearest bone at all.
-        let bone = owners(part)
-            .iter()
-            .filter_map(|n| bone_named(n))
-            .min_by(|&a, &b| {
+        let nearest = |candidates: &mut dyn Iterator<Item = usize>| {
+            candidates.min_by(|&a, &b| {
                 bones[a]
                     .head
                     .distance(centre)
                     .total_cmp(&bones[b].head.distance(centre))
             })
-            .or_else(|| bone_named("Head"))
-            .or_else(|| {
-                (0..bones.len()).min_by(|&a, &b| {
-                    bones[a]
-                        .head
-                        .distance(centre)
-                        .total_cmp(&bones[b].head.distance(centre))
-                })
-            });
+        };
+        let named = |g4mf: &str| names.and_then(|n| n.bone(&character, g4mf));
+        // The nearest of the part's own bones, else the head, else the nearest bone at all.
+        let bone = nearest(&mut owners(part).iter().filter_map(|n| named(n)))
+            .or_else(|| named("Head"))
+            .or_else(|| nearest(&mut (0..bones.len())));
         let Some(bone) = bone else { continue };
         warnings.push(format!(
             "{} vertices of {part} were moved by no weight: bound to bone `{}`",
             vertices.len(),
             bones[bone].name
         ));
-        for &v in &vertices {
-            moved[v as usize] = true;
-        }
         bound.extend(vertices.into_iter().map(|vertex| Influence {
             vertex,
             bone: bone as u32,
             weight: 1.0,
         }));
     }
-    if !bound.is_empty() {
+    if let Some(skin) = character.skin.as_mut().filter(|_| !bound.is_empty()) {
         skin.influences.extend(bound);
         // Vertices ascending; the stable sort keeps each vertex's weights descending.
         skin.influences.sort_by_key(|i| i.vertex);
     }
     Ok(character)
-}
-
-/// True when a vertex of the `parts` has no weight.
-fn has_unweighted(character: &Character, parts: &[&str]) -> bool {
-    let mut moved = vec![false; character.mesh.positions.len()];
-    for inf in character.skin.iter().flat_map(|s| &s.influences) {
-        if inf.weight > 0.0 {
-            if let Some(m) = moved.get_mut(inf.vertex as usize) {
-                *m = true;
-            }
-        }
-    }
-    let polygons = &character.mesh.polygons;
-    (0..polygons.len()).any(|p| {
-        polygons
-            .part_names(p)
-            .iter()
-            .any(|n| parts.contains(&n.as_str()))
-            && polygons.vertices[polygons.corners(p)]
-                .iter()
-                .any(|&v| !moved[v as usize])
-    })
 }

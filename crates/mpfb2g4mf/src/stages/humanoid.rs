@@ -24,6 +24,18 @@ pub struct Names {
     pub not_placed: Vec<&'static str>,
 }
 
+impl Names {
+    /// The index of the bone named `g4mf` in the character's (MPFB-named) skeleton.
+    pub fn bone(&self, character: &Character, g4mf: &str) -> Option<usize> {
+        let mpfb = self.table.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
+        character
+            .skeleton
+            .bones
+            .iter()
+            .position(|b| &b.name == mpfb)
+    }
+}
+
 /// The names `from` says (a table, or matched on the character's skeleton); without `from`,
 /// the rig's shipped table or else matched names (a computed T-pose's limbs).
 pub fn names(
@@ -46,10 +58,7 @@ pub fn names(
             let matched = crate::humanoid_match::match_skeleton(&character.skeleton);
             let source = format!(
                 "names matched on {}",
-                rig_path.file_name().map_or_else(
-                    || rig_path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned()
-                )
+                crate::stages::assemble::file_name(rig_path)
             );
             // Without hips there is no humanoid to speak of: say so rather than write a
             // skeleton the profile does not recognise.
@@ -88,28 +97,15 @@ pub fn names(
 /// chest, say), one round at a time until none does: matching names what it can, and a bone
 /// it placed badly is better left unnamed than the whole rig refused.
 fn keep_to_profile(character: &Character, names: &mut Names) {
-    let first_child = character
-        .skeleton
-        .bones
-        .iter()
-        .position(|b| b.parent.is_none());
     for _ in 0..=names.table.len() {
-        let bones: Vec<SkeletonBone> = character
-            .skeleton
-            .bones
-            .iter()
-            .enumerate()
-            .map(|(i, b)| SkeletonBone {
-                // Unnamed bones get a name no humanoid bone ends with.
-                name: names
-                    .table
-                    .get(&b.name)
-                    .cloned()
-                    .unwrap_or_else(|| format!("bone{i}x")),
-                parent: b.parent,
-            })
-            .collect();
-        let (_, found) = humanoid::check(&bones, first_child);
+        // Unnamed bones get a name no humanoid bone ends with.
+        let found = profile_problems(character, |i, b| {
+            names
+                .table
+                .get(&b.name)
+                .cloned()
+                .unwrap_or_else(|| format!("bone{i}x"))
+        });
         let broken: Vec<usize> = found
             .iter()
             .filter(|p| p.code.severity() == Severity::Error)
@@ -127,6 +123,26 @@ fn keep_to_profile(character: &Character, names: &mut Names) {
             }
         }
     }
+}
+
+/// The profile's findings on the character's skeleton with each bone named by `name`.
+fn profile_problems(
+    character: &Character,
+    name: impl Fn(usize, &character::Bone) -> String,
+) -> Vec<humanoid::Problem> {
+    let bones: Vec<SkeletonBone> = character
+        .skeleton
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| SkeletonBone {
+            name: name(i, b),
+            parent: b.parent,
+        })
+        .collect();
+    // The writer lists root bones first among the skeleton's children, in bone order.
+    let first_child = bones.iter().position(|b| b.parent.is_none());
+    humanoid::check(&bones, first_child).1
 }
 
 /// Renames the character's bones by `table`; bones it does not name keep their names, except
@@ -169,18 +185,7 @@ pub fn rename(
             None => continue,
         };
     }
-    let bones: Vec<SkeletonBone> = character
-        .skeleton
-        .bones
-        .iter()
-        .map(|b| SkeletonBone {
-            name: b.name.clone(),
-            parent: b.parent,
-        })
-        .collect();
-    // The writer lists root bones first among the skeleton's children, in bone order.
-    let first_child = bones.iter().position(|b| b.parent.is_none());
-    let (_, found) = humanoid::check(&bones, first_child);
+    let found = profile_problems(&character, |_, b| b.name.clone());
     let (errors, warnings): (Vec<_>, Vec<_>) = found
         .into_iter()
         .partition(|p| p.code.severity() == Severity::Error);

@@ -8,10 +8,11 @@
 //! straight down; see [`computed_t_pose`] and spec-notes/rest-pose.md).
 
 use crate::error::ConvertError;
+use crate::stages::humanoid::Names;
 use character::Character;
 use glam::{DAffine3, DMat3, DQuat, DVec3};
 use mpfb_rig::Pose;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// The rest pose of each bone: an affine map from bone space to skeleton space.
 fn rest_matrices(character: &Character) -> Vec<DAffine3> {
@@ -171,13 +172,10 @@ pub struct TPoseLimbs {
 }
 
 impl TPoseLimbs {
-    /// The limbs by humanoid `names` (MPFB bone -> G4MF name); the arms are required.
-    pub fn find(character: &Character, names: &BTreeMap<String, String>) -> Result<Self, String> {
+    /// The limbs by humanoid `names`; the arms are required.
+    pub fn find(character: &Character, names: &Names) -> Result<Self, String> {
         let bones = &character.skeleton.bones;
-        let bone = |g4mf: &str| {
-            let mpfb = names.iter().find(|(_, v)| v.as_str() == g4mf)?.0;
-            bones.iter().position(|b| &b.name == mpfb)
-        };
+        let bone = |g4mf: &str| names.bone(character, g4mf);
         // `top` .. `bottom` along the parents, top first.
         let chain = |top: usize, bottom: usize| {
             let mut out = vec![bottom];
@@ -361,7 +359,7 @@ pub fn posed_frames(
     character: &Character,
     pose: &crate::inputs::LoadedPose,
     rig_path: &std::path::Path,
-    names: Option<&crate::stages::humanoid::Names>,
+    names: Option<&Names>,
 ) -> Result<(Vec<DAffine3>, String), ConvertError> {
     let rig = mpfb_data::rig_name(rig_path);
     match pose {
@@ -395,7 +393,7 @@ pub fn posed_frames(
             let names = names.ok_or_else(|| {
                 ConvertError::RestPose(format!("rig `{rig}`: no humanoid names to find its limbs"))
             })?;
-            let limbs = TPoseLimbs::find(character, &names.table).map_err(|why| {
+            let limbs = TPoseLimbs::find(character, names).map_err(|why| {
                 ConvertError::RestPose(format!(
                     "rig `{rig}`: a T-pose cannot be computed: {why} ({}); pass --rest-pose FILE or --humanoid-map FILE",
                     names.source
