@@ -199,3 +199,179 @@ fn batch_writes_the_same_bytes_as_convert() {
         );
     }
 }
+
+/// The bodies, shapes and outfits the plain converts above do not reach, each pinned by its
+/// SHA-256 in `fixtures/golden-bytes-variants.json` (recorded with `UPDATE_GOLDEN=1`): a body
+/// from a phenotype with face units and visemes, an avatar (a description, T-pose, humanoid
+/// names, four influences), a dressed character, and populations through `batch` with one and
+/// two workers, naked with face units and dressed by draws, whose bodies share inputs and
+/// everything derived from them: each must come out as if converted alone.
+#[test]
+fn variants_write_the_recorded_bytes() {
+    let Some(data) = test_support::mpfb_data_or_skip("variants_write_the_recorded_bytes") else {
+        return;
+    };
+    let Some(assets) = test_support::makehuman_assets() else {
+        test_support::skip_or_fail(
+            "variants_write_the_recorded_bytes",
+            "no MakeHuman assets folder",
+        );
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let root = test_support::workspace_root();
+    let ada = root.join("fixtures/bodies/ada.mhm");
+    let data_arg = data.to_str().unwrap();
+    let assets_arg = assets.to_str().unwrap();
+    // Images differ between copies of the assets; their bytes are not what this pins.
+    let outfit = [
+        "--assets",
+        assets_arg,
+        "--clothes",
+        "male_casualsuit01",
+        "--clothes",
+        "shoes01",
+        "--hair",
+        "ponytail01",
+        "--eyebrows",
+        "eyebrow001",
+        "--eyelashes",
+        "eyelashes01",
+        "--textures",
+        "none",
+    ];
+    let converts: [(&str, Vec<&str>); 3] = [
+        (
+            "phenotype-face.g4b",
+            vec![
+                "--rig-name",
+                "default",
+                "--phenotype",
+                "gender=0.8,age=0.6,weight=0.7,height=0.8",
+                "--face-units",
+                "--visemes",
+            ],
+        ),
+        (
+            "avatar.g4b",
+            vec![
+                "--human",
+                ada.to_str().unwrap(),
+                "--face-units",
+                "--visemes",
+                "--rest-pose",
+                "t-pose",
+                "--humanoid",
+                "--max-influences",
+                "4",
+            ],
+        ),
+        (
+            "dressed.g4b",
+            [
+                &[
+                    "--rig-name",
+                    "default",
+                    "--phenotype",
+                    "gender=0.3,weight=0.6",
+                ][..],
+                &outfit,
+                &["--face-units", "--rest-pose", "t-pose"],
+            ]
+            .concat(),
+        ),
+    ];
+    let mut got: BTreeMap<String, String> = BTreeMap::new();
+    for (name, args) in &converts {
+        let out = work.path().join(name);
+        let output = Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
+            .args(["convert", "--quiet", "--mpfb-data", data_arg])
+            .args(args)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        got.insert((*name).to_owned(), sha256(&out));
+    }
+    let populations = [
+        (
+            "people-face",
+            serde_json::json!({
+                "defaults": {"mpfb_data": data, "face_units": true, "visemes": true},
+                "population": {
+                    "rig_name": "default", "count": 4, "seed": 11,
+                    "output": "people-face/{index}.g4b",
+                    "ranges": {"gender": [0.0, 1.0], "age": [0.3, 0.9], "muscle": [0.0, 1.0],
+                               "weight": [0.0, 1.0], "height": [0.0, 1.0]}
+                }
+            }),
+        ),
+        (
+            "people-dressed",
+            serde_json::json!({
+                "defaults": {"mpfb_data": data, "assets": assets, "textures": "none"},
+                "population": {
+                    "rig_name": "game_engine", "count": 4, "seed": 7,
+                    "output": "people-dressed/{index}.g4b",
+                    "ranges": {"gender": [0.0, 1.0], "weight": [0.3, 0.7]},
+                    "draw": {
+                        "clothes": [["male_casualsuit01", "shoes01"], ["female_sportsuit01", "shoes02"]],
+                        "hair": ["short02", "bob01", "ponytail01"],
+                        "eyebrows": ["eyebrow001", "eyebrow009"],
+                        "eyelashes": ["eyelashes01", "eyelashes02"]
+                    }
+                }
+            }),
+        ),
+    ];
+    for (name, manifest) in &populations {
+        let path = work.path().join(format!("{name}.json"));
+        std::fs::write(&path, serde_json::to_vec(manifest).unwrap()).unwrap();
+        let mut runs: Vec<BTreeMap<String, String>> = Vec::new();
+        for jobs in ["2", "1"] {
+            let output = Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
+                .args(["batch", "--quiet", "--jobs", jobs])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "{name} --jobs {jobs}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            runs.push(
+                (0..4)
+                    .map(|i| {
+                        let file = work.path().join(name).join(format!("{i}.g4b"));
+                        (format!("{name} {i}.g4b"), sha256(&file))
+                    })
+                    .collect(),
+            );
+        }
+        assert_eq!(
+            runs[0], runs[1],
+            "{name}: one worker and two write the same bytes"
+        );
+        got.extend(runs.swap_remove(0));
+    }
+    let path = root.join("fixtures/golden-bytes-variants.json");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+    }
+    let expected: BTreeMap<String, String> =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let changed: Vec<&String> = got
+        .iter()
+        .filter(|(k, v)| expected.get(*k) != Some(v))
+        .map(|(k, _)| k)
+        .collect();
+    assert!(
+        changed.is_empty() && got.len() == expected.len(),
+        "bytes changed for {changed:?} (UPDATE_GOLDEN=1 records them on purpose)"
+    );
+}
