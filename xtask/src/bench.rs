@@ -6,6 +6,34 @@ use std::path::Path;
 use std::process::Command;
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+    };
+    // `--populations [--rounds N] [--against BIN] [--this BIN] [--only NAME]`: only the
+    // populations against the durable writes of their files.
+    if args.iter().any(|a| a == "--populations") {
+        let rounds = match value("--rounds") {
+            Some(n) => n
+                .parse()
+                .map_err(|_| format!("--rounds {n}: not a number"))?,
+            None => 5,
+        };
+        let bin = match value("--this") {
+            Some(path) => std::path::PathBuf::from(path),
+            None => release_binary()?,
+        };
+        let options = crate::populations::Options {
+            rounds,
+            against: value("--against").map(std::path::PathBuf::from),
+            only: value("--only").cloned(),
+        };
+        return with_work("populations", |work| {
+            let data = absolute_data()?;
+            crate::populations::run(&bin, &data, work, &options)
+        });
+    }
     // `--processes`: only the whole-process timings (batches, populations, memory).
     if args.iter().any(|a| a == "--processes") {
         return batch_and_memory();
@@ -34,11 +62,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // table, with another build of the converter (an older commit's, say) interleaved in the
     // same rounds.
     if args.iter().any(|a| a == "--against-cat") {
-        let value = |flag: &str| {
-            args.iter()
-                .position(|a| a == flag)
-                .and_then(|i| args.get(i + 1))
-        };
         let other = value("--against").map(std::path::PathBuf::from);
         let rounds = match value("--rounds") {
             Some(n) => n
@@ -124,13 +147,26 @@ pub fn release_binary() -> Result<std::path::PathBuf, String> {
     Ok(test_support::workspace_root().join("target/release/mpfb2g4mf"))
 }
 
+/// The MPFB data folder, absolute (manifests resolve relative paths against their own folder).
+fn absolute_data() -> Result<std::path::PathBuf, String> {
+    let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+    std::fs::canonicalize(&data).map_err(|e| format!("{}: {e}", data.display()))
+}
+
+/// Runs `work` in a fresh temporary folder named after `what`, removed afterwards.
+fn with_work(what: &str, work: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
+    let folder = std::env::temp_dir().join(format!("mpfb2g4mf-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).map_err(|e| e.to_string())?;
+    let result = work(&folder);
+    let _ = std::fs::remove_dir_all(&folder);
+    result
+}
+
 /// Times a 40-job batch with 1 and 2 workers, and measures peak memory (GNU time's max RSS)
 /// of one convert and of batches of 8 and 40 jobs over the same inputs.
 fn batch_and_memory() -> Result<(), String> {
     let bin = release_binary()?;
-    // Absolute, since the manifest's relative paths resolve against its own folder.
-    let data = test_support::mpfb_data().ok_or("no MPFB data")?;
-    let data = std::fs::canonicalize(&data).map_err(|e| format!("{}: {e}", data.display()))?;
+    let data = absolute_data()?;
     let work = std::env::temp_dir().join(format!("mpfb2g4mf-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     let manifest = |n: usize| -> Result<std::path::PathBuf, String> {
@@ -253,6 +289,16 @@ fn batch_and_memory() -> Result<(), String> {
     blend_shape_cost(&bin, &data, &work)?;
     dressed_cost(&bin, &data, &work)?;
     against_cat(&bin, &data, &work, None, 21)?;
+    crate::populations::run(
+        &bin,
+        &data,
+        &work,
+        &crate::populations::Options {
+            rounds: 5,
+            against: None,
+            only: None,
+        },
+    )?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }

@@ -9,6 +9,7 @@ mod fresh_clone;
 mod fuzz;
 mod hostile;
 mod pictures;
+mod populations;
 mod roundtrip;
 mod validator_fixtures;
 
@@ -19,6 +20,12 @@ commands:
                                   of medians with ratios to the serde_json/read-bytes baseline,
                                   then batches, populations and peak memory
   bench --processes               only the whole-process part (batches, populations, memory)
+  bench --populations [--rounds N] [--against BIN] [--this BIN] [--only NAME]
+                                  only the populations (naked, dressed, face units and
+                                  visemes) against writing their files durably, interleaved
+                                  (default 5 rounds), --jobs 2 against --jobs 1, and the
+                                  contact sheet's peak memory; --against times another build's
+                                  --jobs 1 in the same rounds
   bench --dressed                 only the dressed character against the naked one
   bench --textures                file size and convert time with and without embedded images
   bench --against-cat [--against BIN] [--this BIN] [--rounds N]

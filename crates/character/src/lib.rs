@@ -13,7 +13,9 @@ mod normals;
 mod select;
 
 use glam::{DMat3, DVec3};
-pub use normals::{NORMAL_OFFSET_EPSILON, NormalOffsets, Scratch, smooth_normals};
+pub use normals::{
+    NORMAL_OFFSET_EPSILON, NormalField, NormalOffsets, Scratch, normal_field, smooth_normals,
+};
 pub use select::Selection;
 
 /// A skinned character.

@@ -9,54 +9,87 @@
 use crate::Mesh;
 use glam::DVec3;
 
+/// Smooth normals with the parts they are summed from: each polygon's unit normal and its
+/// angle at each corner. [`NormalOffsets`] reuses the parts for every polygon and corner a
+/// blend shape leaves in place, so only what a shape moves is computed again.
+#[derive(Debug, Clone, Default)]
+pub struct NormalField {
+    /// Unit normal of each vertex.
+    pub normals: Vec<DVec3>,
+    /// Each polygon's unit normal; `None` for a degenerate polygon or one of fewer than three
+    /// corners (it adds nothing).
+    polygon_normals: Vec<Option<DVec3>>,
+    /// Each corner's angle, aligned with the mesh's `polygons.vertices` (set only where the
+    /// polygon has a normal).
+    corner_angles: Vec<f64>,
+}
+
 /// Unit normals of `mesh`, one per vertex. A vertex no polygon uses, or whose contributions
 /// cancel out, gets the normal of the first polygon using it, else +Y.
+pub fn smooth_normals(mesh: &Mesh) -> Vec<DVec3> {
+    normal_field(mesh).normals
+}
+
+/// [`smooth_normals`] with the parts they are summed from.
 ///
 /// Each polygon's normal and corner angles (the costly part: an `acos` per corner) are found
-/// in parallel over blocks of polygons; the sums are then added in polygon order on one
-/// thread, so the result is the same to the bit as a sequential pass.
-pub fn smooth_normals(mesh: &Mesh) -> Vec<DVec3> {
+/// in parallel over blocks of polygons, straight into their places; the sums are then added
+/// in polygon order on one thread, so the result is the same to the bit as a sequential pass.
+pub fn normal_field(mesh: &Mesh) -> NormalField {
     use rayon::prelude::*;
     let positions = &mesh.positions;
     let polygons = &mesh.polygons;
-    let position = |v: u32| positions[v as usize];
-    // Blocks big enough that scheduling is noise, several per thread to balance.
+    let count = polygons.len();
+    let mut polygon_normals = vec![None; count];
+    let mut corner_angles = vec![0.0; polygons.vertices.len()];
+    // Blocks big enough that scheduling is noise, several per thread to balance; each owns
+    // its polygons' normals and its corners' angles.
     const BLOCK: usize = 2048;
-    let blocks: Vec<(Vec<Option<DVec3>>, Vec<f64>)> = (0..polygons.len().div_ceil(BLOCK))
-        .into_par_iter()
-        .map(|b| {
-            let range = b * BLOCK..((b + 1) * BLOCK).min(polygons.len());
-            let mut normals = Vec::with_capacity(range.len());
-            let mut angles = Vec::new();
-            for p in range {
-                normals.push(polygon_angles(
-                    position,
-                    &polygons.vertices[polygons.corners(p)],
-                    &mut angles,
-                ));
-            }
-            (normals, angles)
-        })
-        .collect();
+    let mut blocks = Vec::with_capacity(count.div_ceil(BLOCK));
+    let (mut normals_left, mut angles_left) = (&mut polygon_normals[..], &mut corner_angles[..]);
+    for start in (0..count).step_by(BLOCK) {
+        let end = (start + BLOCK).min(count);
+        let corners = (polygons.offsets[end] - polygons.offsets[start]) as usize;
+        let (normals, rest) = std::mem::take(&mut normals_left).split_at_mut(end - start);
+        let (angles, rest_angles) = std::mem::take(&mut angles_left).split_at_mut(corners);
+        (normals_left, angles_left) = (rest, rest_angles);
+        blocks.push((start, normals, angles));
+    }
+    blocks.into_par_iter().for_each(|(start, normals, angles)| {
+        let first_corner = polygons.offsets[start] as usize;
+        for (k, normal) in normals.iter_mut().enumerate() {
+            let corners = polygons.corners(start + k);
+            let (from, to) = (corners.start - first_corner, corners.end - first_corner);
+            *normal = polygon_angles(
+                |v| positions[v as usize],
+                &polygons.vertices[corners],
+                &mut angles[from..to],
+            );
+        }
+    });
     let mut sums = vec![DVec3::ZERO; positions.len()];
     let mut first = vec![None; positions.len()];
-    let mut p = 0;
-    for (normals, angles) in blocks {
-        let mut angles = angles.into_iter();
-        for normal in normals {
-            let corners = &polygons.vertices[polygons.corners(p)];
-            p += 1;
-            let Some(normal) = normal else { continue };
-            for (&v, angle) in corners.iter().zip(angles.by_ref()) {
-                sums[v as usize] += weighted(normal, angle);
-                first[v as usize].get_or_insert(normal);
-            }
+    for (p, normal) in polygon_normals.iter().enumerate() {
+        let Some(normal) = *normal else { continue };
+        let corners = polygons.corners(p);
+        for (&v, &angle) in polygons.vertices[corners.clone()]
+            .iter()
+            .zip(&corner_angles[corners])
+        {
+            sums[v as usize] += weighted(normal, angle);
+            first[v as usize].get_or_insert(normal);
         }
     }
-    sums.into_iter()
+    let normals = sums
+        .into_iter()
         .zip(first)
         .map(|(sum, first)| sum.try_normalize().or(first).unwrap_or(DVec3::Y))
-        .collect()
+        .collect();
+    NormalField {
+        normals,
+        polygon_normals,
+        corner_angles,
+    }
 }
 
 /// A corner's contribution: the polygon's normal times its angle there (none when the angle
@@ -69,19 +102,14 @@ fn weighted(normal: DVec3, angle: f64) -> DVec3 {
     }
 }
 
-/// A polygon's unit normal, with its angle at each corner appended to `angles`; `None` (and
-/// no angles) for a degenerate polygon or one of fewer than three corners.
-fn polygon_angles(
-    position: impl Fn(u32) -> DVec3,
-    corners: &[u32],
-    angles: &mut Vec<f64>,
-) -> Option<DVec3> {
+/// Newell's normal of a polygon: exact for planar polygons, the best-fitting plane's
+/// otherwise; `None` for a degenerate polygon or one of fewer than three corners.
+fn newell(position: impl Fn(u32) -> DVec3, corners: &[u32]) -> Option<DVec3> {
     let n = corners.len();
     if n < 3 {
         return None;
     }
     let at = |k: usize| position(corners[k % n]);
-    // Newell's normal: exact for planar polygons, the best-fitting plane's otherwise.
     let mut normal = DVec3::ZERO;
     for k in 0..n {
         let (a, b) = (at(k), at(k + 1));
@@ -92,39 +120,68 @@ fn polygon_angles(
         );
     }
     // A degenerate polygon has no direction.
-    let normal = normal.try_normalize()?;
-    for k in 0..n {
-        let (prev, here, next) = (at(k + n - 1), at(k), at(k + 1));
-        angles.push((prev - here).angle_between(next - here));
+    normal.try_normalize()
+}
+
+/// The polygon's angle at its corner `k`.
+fn corner_angle(position: impl Fn(u32) -> DVec3, corners: &[u32], k: usize) -> f64 {
+    let n = corners.len();
+    let at = |k: usize| position(corners[k % n]);
+    let (prev, here, next) = (at(k + n - 1), at(k), at(k + 1));
+    (prev - here).angle_between(next - here)
+}
+
+/// A polygon's unit normal, with its angle at each corner written to `angles` (one per
+/// corner); `None` (and no angles) for a degenerate polygon or one of fewer than three corners.
+fn polygon_angles(
+    position: impl Fn(u32) -> DVec3 + Copy,
+    corners: &[u32],
+    angles: &mut [f64],
+) -> Option<DVec3> {
+    let normal = newell(position, corners)?;
+    for (k, angle) in angles.iter_mut().enumerate() {
+        *angle = corner_angle(position, corners, k);
     }
     Some(normal)
 }
 
-/// Which polygons use each vertex: built once, then [`NormalOffsets::of`] recomputes only the
-/// normals a sparse displacement can change.
+/// Which polygons use each vertex, and the mesh's [`NormalField`]: built once, then
+/// [`NormalOffsets::of`] recomputes only the normals a sparse displacement can change.
 #[derive(Debug, Clone)]
 pub struct NormalOffsets<'a> {
     mesh: &'a Mesh,
-    base: &'a [DVec3],
-    /// CSR: polygons of vertex v are `polygons[starts[v]..starts[v + 1]]`.
+    field: &'a NormalField,
+    /// CSR: polygons of vertex v are `polygons[starts[v]..starts[v + 1]]`, ascending (a
+    /// polygon with the vertex at two corners is there twice).
     starts: Vec<u32>,
     polygons: Vec<u32>,
 }
 
-/// Working memory of [`NormalOffsets::of_with`]: a slot per vertex and a mark per polygon,
-/// so a shape's neighbourhood is found without hashing or sorting duplicates.
+/// Working memory of [`NormalOffsets::of_with`]: a slot per vertex and per polygon, and the
+/// lists a shape fills, so a shape's neighbourhood is found without hashing, sorting
+/// polygons or allocating. Left clean after each call.
 #[derive(Debug, Clone)]
 pub struct Scratch {
-    vertex: Vec<u32>,
-    polygon: Vec<bool>,
+    /// Per vertex: 1 + the index of its offset, 0 when the shape leaves it in place.
+    moved: Vec<u32>,
+    /// Per vertex: whether it is in `affected`.
+    affected_mark: Vec<bool>,
+    /// Per polygon: 1 + its index in `recomputed`, 0 when the shape leaves it in place.
+    recomputed_slot: Vec<u32>,
+    /// Polygons with a moved corner: their polygon index, displaced normal and first angle.
+    recomputed: Vec<(u32, Option<DVec3>, u32)>,
+    /// Their corner angles.
+    angles: Vec<f64>,
+    /// Vertices of those polygons: the ones whose normal can change.
+    affected: Vec<u32>,
 }
 
 /// Normal offsets smaller than this are left out (below float32's resolution of a unit vector).
 pub const NORMAL_OFFSET_EPSILON: f64 = 1e-7;
 
 impl<'a> NormalOffsets<'a> {
-    /// Adjacency of `mesh`, whose smooth normals are `base`.
-    pub fn new(mesh: &'a Mesh, base: &'a [DVec3]) -> Self {
+    /// Adjacency of `mesh`, whose smooth normals and their parts are `field`.
+    pub fn new(mesh: &'a Mesh, field: &'a NormalField) -> Self {
         let polygons = &mesh.polygons;
         let mut counts = vec![0u32; mesh.positions.len() + 1];
         for &v in &polygons.vertices {
@@ -144,7 +201,7 @@ impl<'a> NormalOffsets<'a> {
         }
         Self {
             mesh,
-            base,
+            field,
             starts,
             polygons: of_vertex,
         }
@@ -165,88 +222,116 @@ impl<'a> NormalOffsets<'a> {
     /// Working memory for [`NormalOffsets::of_with`], one per thread.
     pub fn scratch(&self) -> Scratch {
         Scratch {
-            vertex: vec![0; self.mesh.positions.len()],
-            polygon: vec![false; self.mesh.polygons.len()],
+            moved: vec![0; self.mesh.positions.len()],
+            affected_mark: vec![false; self.mesh.positions.len()],
+            recomputed_slot: vec![0; self.mesh.polygons.len()],
+            recomputed: Vec::new(),
+            angles: Vec::new(),
+            affected: Vec::new(),
         }
     }
 
     /// [`NormalOffsets::of`] with reusable working memory (left clean for the next call).
+    ///
+    /// A polygon none of whose corners moves keeps its normal and angles, and so does a
+    /// corner whose own vertex and both neighbours stay: those are the [`NormalField`]'s, the
+    /// same bits a recomputation would give. Each changed vertex then adds its polygons'
+    /// contributions in ascending polygon order, as [`normal_field`] does.
     pub fn of_with(&self, scratch: &mut Scratch, offsets: &[(u32, DVec3)]) -> Vec<(u32, DVec3)> {
         let polygons = &self.mesh.polygons;
         let base = &self.mesh.positions;
-        // `vertex[v]`: 1 + the index of v's offset, for moved vertices.
+        let field = self.field;
         for (k, &(v, _)) in offsets.iter().enumerate() {
-            scratch.vertex[v as usize] = k as u32 + 1;
+            scratch.moved[v as usize] = k as u32 + 1;
         }
-        let position = |v: u32| match scratch.vertex[v as usize] {
+        let moved = &scratch.moved;
+        let position = |v: u32| match moved[v as usize] {
             0 => base[v as usize],
             k => base[v as usize] + offsets[k as usize - 1].1,
         };
-        // Vertices whose normal can change: those sharing a polygon with a moved vertex.
-        let mut touched: Vec<u32> = Vec::new();
+        // Every polygon with a moved corner, computed once with the displaced positions.
         for &(v, _) in offsets {
             for &p in self.polygons_of(v) {
-                if !std::mem::replace(&mut scratch.polygon[p as usize], true) {
-                    touched.push(p);
+                if scratch.recomputed_slot[p as usize] != 0 {
+                    continue;
+                }
+                let range = polygons.corners(p as usize);
+                let corners = &polygons.vertices[range.clone()];
+                let first_angle = scratch.angles.len() as u32;
+                let normal = newell(position, corners);
+                if normal.is_some() {
+                    let base_angles =
+                        field.polygon_normals[p as usize].map(|_| &field.corner_angles[range]);
+                    let n = corners.len();
+                    for k in 0..n {
+                        let stays = [k + n - 1, k, k + 1]
+                            .iter()
+                            .all(|&c| moved[corners[c % n] as usize] == 0);
+                        scratch.angles.push(match base_angles {
+                            Some(angles) if stays => angles[k],
+                            _ => corner_angle(position, corners, k),
+                        });
+                    }
+                }
+                scratch.recomputed.push((p, normal, first_angle));
+                scratch.recomputed_slot[p as usize] = scratch.recomputed.len() as u32;
+                for &u in corners {
+                    if !std::mem::replace(&mut scratch.affected_mark[u as usize], true) {
+                        scratch.affected.push(u);
+                    }
                 }
             }
         }
-        let mut affected: Vec<u32> = touched
-            .iter()
-            .flat_map(|&p| {
-                polygons.vertices[polygons.corners(p as usize)]
-                    .iter()
-                    .copied()
-            })
-            .collect();
-        for &p in &touched {
-            scratch.polygon[p as usize] = false;
-        }
-        affected.sort_unstable();
-        affected.dedup();
-        // Each polygon around them is computed once (not once per affected corner), in
-        // ascending order, so every vertex's sum adds its polygons in the order
-        // `smooth_normals` does: the same bits.
-        let mut around: Vec<u32> = Vec::new();
-        for &v in &affected {
-            for &p in self.polygons_of(v) {
-                if !std::mem::replace(&mut scratch.polygon[p as usize], true) {
-                    around.push(p);
-                }
-            }
-        }
-        for &p in &around {
-            scratch.polygon[p as usize] = false;
-        }
-        around.sort_unstable();
-        let slot = |v: u32| affected.binary_search(&v).ok();
-        let mut sums = vec![(DVec3::ZERO, None::<DVec3>); affected.len()];
-        let mut angles = Vec::new();
-        for &p in &around {
-            let corners = &polygons.vertices[polygons.corners(p as usize)];
-            angles.clear();
-            let Some(normal) = polygon_angles(position, corners, &mut angles) else {
-                continue;
-            };
-            for (&u, &angle) in corners.iter().zip(&angles) {
-                if let Some(k) = slot(u) {
-                    let (sum, first) = &mut sums[k];
-                    *sum += weighted(normal, angle);
-                    first.get_or_insert(normal);
-                }
-            }
-        }
-        for &(v, _) in offsets {
-            scratch.vertex[v as usize] = 0;
-        }
+        scratch.affected.sort_unstable();
         let mut out = Vec::new();
-        for (&v, (sum, first)) in affected.iter().zip(sums) {
+        for &v in &scratch.affected {
+            let mut sum = DVec3::ZERO;
+            let mut first = None;
+            // A polygon with `v` at two corners is listed twice: its next corner of `v`.
+            let mut previous: Option<(u32, usize)> = None;
+            for &p in self.polygons_of(v) {
+                let range = polygons.corners(p as usize);
+                let corners = &polygons.vertices[range.clone()];
+                let from = match previous {
+                    Some((q, k)) if q == p => k + 1,
+                    _ => 0,
+                };
+                let k = from + corners[from..].iter().position(|&u| u == v).unwrap_or(0);
+                previous = Some((p, k));
+                // Angles exist only for polygons with a normal.
+                let (normal, angle) = match scratch.recomputed_slot[p as usize] {
+                    0 => match field.polygon_normals[p as usize] {
+                        Some(normal) => (normal, field.corner_angles[range.start + k]),
+                        None => continue,
+                    },
+                    slot => match scratch.recomputed[slot as usize - 1] {
+                        (_, Some(normal), first_angle) => {
+                            (normal, scratch.angles[first_angle as usize + k])
+                        }
+                        (_, None, _) => continue,
+                    },
+                };
+                sum += weighted(normal, angle);
+                first.get_or_insert(normal);
+            }
             let normal = sum.try_normalize().or(first).unwrap_or(DVec3::Y);
-            let offset = normal - self.base[v as usize];
+            let offset = normal - field.normals[v as usize];
             if offset.length() > NORMAL_OFFSET_EPSILON {
                 out.push((v, offset));
             }
         }
+        for &(v, _) in offsets {
+            scratch.moved[v as usize] = 0;
+        }
+        for &(p, _, _) in &scratch.recomputed {
+            scratch.recomputed_slot[p as usize] = 0;
+        }
+        for &v in &scratch.affected {
+            scratch.affected_mark[v as usize] = false;
+        }
+        scratch.recomputed.clear();
+        scratch.angles.clear();
+        scratch.affected.clear();
         out
     }
 }
@@ -334,19 +419,20 @@ mod tests {
             .collect();
         let refs: Vec<&[u32]> = faces.iter().map(Vec::as_slice).collect();
         let grid = mesh(positions, &refs);
-        let base = smooth_normals(&grid);
         let offsets = vec![
             (12, DVec3::new(0.0, 0.0, 0.7)),
             (18, DVec3::new(0.1, 0.0, -0.2)),
         ];
-        let got = NormalOffsets::new(&grid, &base).of(&offsets);
+        let field = normal_field(&grid);
+        let base = &field.normals;
+        let got = NormalOffsets::new(&grid, &field).of(&offsets);
         let mut displaced = grid.clone();
         for &(v, o) in &offsets {
             displaced.positions[v as usize] += o;
         }
         let expected: Vec<(u32, DVec3)> = smooth_normals(&displaced)
             .into_iter()
-            .zip(&base)
+            .zip(base.iter())
             .enumerate()
             .filter_map(|(v, (n, b))| {
                 ((n - *b).length() > NORMAL_OFFSET_EPSILON).then_some((v as u32, n - *b))
@@ -364,7 +450,7 @@ mod tests {
         }
         // One scratch reused across shapes (as each thread does) gives what a fresh one does:
         // it is left clean between calls.
-        let context = NormalOffsets::new(&grid, &base);
+        let context = NormalOffsets::new(&grid, &field);
         let mut scratch = context.scratch();
         let other = vec![
             (0, DVec3::new(0.3, 0.2, 0.1)),
@@ -372,6 +458,86 @@ mod tests {
         ];
         for shape in [&offsets, &other, &offsets, &other] {
             assert_eq!(context.of_with(&mut scratch, shape), context.of(shape));
+        }
+    }
+
+    /// A bumpy grid with a triangle, a pentagon, a polygon that visits one vertex twice and
+    /// a degenerate one: for shapes that move a blob, lone vertices, a whole polygon flat and
+    /// every vertex, the offsets have the bits of a full recomputation.
+    #[test]
+    fn normal_offsets_match_a_full_recomputation_on_awkward_polygons() {
+        let side = 7u32;
+        let mut positions = Vec::new();
+        for y in 0..side {
+            for x in 0..side {
+                let (fx, fy) = (f64::from(x), f64::from(y));
+                positions.push(DVec3::new(
+                    fx,
+                    fy,
+                    (fx * 1.3).sin() * (fy * 0.7).cos() * 0.4,
+                ));
+            }
+        }
+        let at = |x: u32, y: u32| y * side + x;
+        let mut faces: Vec<Vec<u32>> = Vec::new();
+        for y in 0..side - 1 {
+            for x in 0..side - 1 {
+                let quad = vec![at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y + 1)];
+                match (x, y) {
+                    // Split into two triangles.
+                    (1, 1) => {
+                        faces.push(vec![quad[0], quad[1], quad[2]]);
+                        faces.push(vec![quad[0], quad[2], quad[3]]);
+                    }
+                    // A pentagon with a repeated vertex (a corner visited twice).
+                    (3, 2) => faces.push(vec![quad[0], quad[1], quad[2], quad[1], quad[3]]),
+                    _ => faces.push(quad),
+                }
+            }
+        }
+        // A degenerate polygon (all corners on a line) and a two-corner one.
+        faces.push(vec![at(0, 0), at(1, 0), at(2, 0)]);
+        faces.push(vec![at(4, 4), at(5, 4)]);
+        let refs: Vec<&[u32]> = faces.iter().map(Vec::as_slice).collect();
+        let grid = mesh(positions, &refs);
+        let field = normal_field(&grid);
+        let context = NormalOffsets::new(&grid, &field);
+        let mut scratch = context.scratch();
+        let every: Vec<(u32, DVec3)> = (0..side * side)
+            .map(|v| (v, DVec3::new(0.01, -0.02, f64::from(v % 5) * 0.03)))
+            .collect();
+        let shapes: Vec<Vec<(u32, DVec3)>> = vec![
+            vec![
+                (at(2, 2), DVec3::new(0.0, 0.0, 0.5)),
+                (at(3, 2), DVec3::new(0.1, 0.1, 0.3)),
+                (at(2, 3), DVec3::new(-0.2, 0.0, 0.2)),
+                (at(3, 3), DVec3::new(0.0, 0.05, -0.1)),
+            ],
+            vec![(at(1, 0), DVec3::new(0.0, 0.3, 0.0))],
+            vec![(at(4, 2), DVec3::new(0.0, 0.0, 1.0))],
+            // Moves the degenerate polygon's middle vertex off its line.
+            vec![(at(1, 0), DVec3::new(0.0, 0.0, 0.6))],
+            every,
+        ];
+        for offsets in &shapes {
+            let mut displaced = grid.clone();
+            for &(v, o) in offsets {
+                displaced.positions[v as usize] += o;
+            }
+            let expected: Vec<(u32, [u64; 3])> = smooth_normals(&displaced)
+                .into_iter()
+                .zip(field.normals.iter())
+                .enumerate()
+                .filter(|(_, (n, b))| (*n - **b).length() > NORMAL_OFFSET_EPSILON)
+                .map(|(v, (n, b))| (v as u32, (n - *b).to_array().map(f64::to_bits)))
+                .collect();
+            let got: Vec<(u32, [u64; 3])> = context
+                .of_with(&mut scratch, offsets)
+                .into_iter()
+                .map(|(v, o)| (v, o.to_array().map(f64::to_bits)))
+                .collect();
+            assert!(!expected.is_empty());
+            assert_eq!(got, expected);
         }
     }
 }

@@ -270,7 +270,7 @@ fn convert_parts(
     let character = if options.flat {
         character
     } else {
-        stages::shapes::normal_offsets(transforms::smooth_normals(character))
+        transforms::smooth_normals(character)
     };
     crate::timings::lap("normals");
     let (character, influence_changes) =

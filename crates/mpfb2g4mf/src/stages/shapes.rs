@@ -6,7 +6,7 @@
 
 use crate::error::ConvertError;
 use crate::inputs::LoadedShape;
-use character::{BlendShape, Character, NormalOffsets};
+use character::{BlendShape, Character, NormalField, NormalOffsets};
 use glam::DVec3;
 use mpfb_rig::{ObjFrame, UpAxis};
 
@@ -83,40 +83,22 @@ pub fn prune(
     character
 }
 
-/// Fills every shape's normal offsets from the character's normals (nothing without normals).
-pub fn normal_offsets(mut character: Character) -> Character {
-    for attachment in &mut character.attachments {
-        if attachment.mesh.normals.is_empty() {
-            continue;
-        }
-        let context = NormalOffsets::new(&attachment.mesh, &attachment.mesh.normals);
-        let mut scratch = context.scratch();
-        let offsets: Vec<Vec<(u32, DVec3)>> = attachment
-            .blend_shapes
-            .iter()
-            .map(|shape| context.of_with(&mut scratch, &shape.offsets))
-            .collect();
-        for (shape, normals) in attachment.blend_shapes.iter_mut().zip(offsets) {
-            shape.normal_offsets = normals;
-        }
+/// Fills each of `shapes`' normal offsets: what it does to the smooth normals of `mesh`, whose
+/// normals and their parts are `field` (the shapes in parallel when there are several).
+pub fn normal_offsets(mesh: &character::Mesh, field: &NormalField, shapes: &mut [BlendShape]) {
+    use rayon::prelude::*;
+    if shapes.is_empty() {
+        return;
     }
-    if character.mesh.normals.is_empty() || character.blend_shapes.is_empty() {
-        return character;
-    }
-    let offsets: Vec<Vec<(u32, DVec3)>> = {
-        let context = NormalOffsets::new(&character.mesh, &character.mesh.normals);
-        use rayon::prelude::*;
-        character
-            .blend_shapes
-            .par_iter()
-            .map_init(
-                || context.scratch(),
-                |scratch, shape| context.of_with(scratch, &shape.offsets),
-            )
-            .collect()
-    };
-    for (shape, normals) in character.blend_shapes.iter_mut().zip(offsets) {
+    let context = NormalOffsets::new(mesh, field);
+    let offsets: Vec<Vec<(u32, DVec3)>> = shapes
+        .par_iter()
+        .map_init(
+            || context.scratch(),
+            |scratch, shape| context.of_with(scratch, &shape.offsets),
+        )
+        .collect();
+    for (shape, normals) in shapes.iter_mut().zip(offsets) {
         shape.normal_offsets = normals;
     }
-    character
 }

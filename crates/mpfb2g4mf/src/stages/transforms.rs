@@ -127,11 +127,21 @@ pub fn stand(mut character: Character, origin: Origin, ground_cube: Option<f64>)
 }
 
 /// Smooth shading: angle-weighted unit normals of the final geometry, one per vertex
-/// ([`character::smooth_normals`]); last, so every earlier change of positions is in them.
+/// ([`character::normal_field`]), and what each blend shape does to them
+/// ([`crate::stages::shapes::normal_offsets`], from the same polygon normals and angles);
+/// last, so every earlier change of positions is in them.
 pub fn smooth_normals(mut character: Character) -> Character {
-    character.mesh.normals = character::smooth_normals(&character.mesh);
+    let field = character::normal_field(&character.mesh);
+    crate::stages::shapes::normal_offsets(&character.mesh, &field, &mut character.blend_shapes);
+    character.mesh.normals = field.normals;
     for attachment in &mut character.attachments {
-        attachment.mesh.normals = character::smooth_normals(&attachment.mesh);
+        let field = character::normal_field(&attachment.mesh);
+        crate::stages::shapes::normal_offsets(
+            &attachment.mesh,
+            &field,
+            &mut attachment.blend_shapes,
+        );
+        attachment.mesh.normals = field.normals;
     }
     character
 }

@@ -1,0 +1,289 @@
+//! `cargo xtask bench --populations`: what a population costs against writing its files.
+//!
+//! Three populations of 100 random bodies on MPFB's default rig (naked; dressed by draws from
+//! lists of clothes, hair, eyebrows and eyelashes; naked with face units and visemes) run as
+//! whole `batch --jobs 1` and `--jobs 2` processes, and in the same rounds, interleaved, the
+//! same bytes are written durably by this process (the same number of files of the same
+//! sizes: write, fsync, rename over the previous round's file, as the converter's atomic
+//! write does): the physical floor of a batch's output. Then the peak memory of
+//! `batch --contact-sheet` over the naked population.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Bodies in each population.
+const BODIES: usize = 100;
+
+/// Options of `--populations`.
+pub struct Options {
+    /// Interleaved rounds (at least 5 for the tables).
+    pub rounds: usize,
+    /// Another build whose `--jobs 1` batches run in the same rounds (a change's before).
+    pub against: Option<PathBuf>,
+    /// Only the populations whose name contains this.
+    pub only: Option<String>,
+}
+
+/// One population: its name, its manifest and the folder its outputs go to.
+struct Population {
+    name: &'static str,
+    manifest: PathBuf,
+    outputs: PathBuf,
+}
+
+/// Writes the three manifests into `work`.
+fn populations(data: &Path, assets: Option<&Path>, work: &Path) -> Result<Vec<Population>, String> {
+    let ranges = serde_json::json!({"gender": [0.0, 1.0], "age": [0.3, 0.9], "muscle": [0.0, 1.0],
+                                    "weight": [0.0, 1.0], "height": [0.0, 1.0]});
+    let mut out = Vec::new();
+    let mut add =
+        |name: &'static str, defaults: serde_json::Value, draw: Option<serde_json::Value>| {
+            let mut population = serde_json::json!({
+                "rig_name": "default", "count": BODIES, "seed": 42,
+                "output": format!("{name}/{{index}}.g4b"), "ranges": ranges,
+            });
+            if let Some(draw) = draw {
+                population["draw"] = draw;
+            }
+            let manifest = work.join(format!("{name}.json"));
+            let json = serde_json::json!({"defaults": defaults, "population": population});
+            std::fs::write(&manifest, json.to_string()).map_err(|e| e.to_string())?;
+            out.push(Population {
+                name,
+                manifest,
+                outputs: work.join(name),
+            });
+            Ok::<(), String>(())
+        };
+    add("naked", serde_json::json!({"mpfb_data": data}), None)?;
+    let assets = assets.ok_or("no MakeHuman assets folder for the dressed population")?;
+    add(
+        "dressed",
+        serde_json::json!({"mpfb_data": data, "assets": assets}),
+        Some(serde_json::json!({
+            "clothes": [["male_casualsuit01", "shoes01"], ["female_sportsuit01", "shoes02"],
+                        ["female_casualsuit02", "shoes06"], ["male_casualsuit04", "shoes04"]],
+            "hair": ["short02", "bob01", "ponytail01", "long01", "afro01"],
+            "eyebrows": ["eyebrow001", "eyebrow006", "eyebrow009"],
+            "eyelashes": ["eyelashes01", "eyelashes02"]
+        })),
+    )?;
+    add(
+        "face units + visemes",
+        serde_json::json!({"mpfb_data": data, "face_units": true, "visemes": true}),
+        None,
+    )?;
+    Ok(out)
+}
+
+/// Every file directly in `folder` (name and bytes), sorted by name.
+fn files_of(folder: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(folder).map_err(|e| format!("{}: {e}", folder.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".g4b") {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).map_err(|e| e.to_string())?;
+        files.push((name, bytes));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Writes `files` into `folder` as a batch's atomic writes do (a temporary file in the same
+/// folder, written, fsynced, renamed over the file of the round before); the wall time.
+fn write_durably(folder: &Path, files: &[(String, Vec<u8>)]) -> Result<f64, String> {
+    std::fs::create_dir_all(folder).map_err(|e| e.to_string())?;
+    let started = std::time::Instant::now();
+    for (name, bytes) in files {
+        let temp = folder.join(format!(".{name}.part"));
+        let mut file = std::fs::File::create(&temp).map_err(|e| e.to_string())?;
+        file.write_all(bytes).map_err(|e| e.to_string())?;
+        file.sync_all().map_err(|e| e.to_string())?;
+        drop(file);
+        std::fs::rename(&temp, folder.join(name)).map_err(|e| e.to_string())?;
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// The wall time of `batch MANIFEST --quiet --jobs JOBS` with `bin`.
+fn batch(bin: &Path, manifest: &Path, jobs: &str) -> Result<f64, String> {
+    let started = std::time::Instant::now();
+    let output = Command::new(bin)
+        .arg("batch")
+        .arg(manifest)
+        .args(["--quiet", "--jobs", jobs])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} batch {}: {}",
+            bin.display(),
+            manifest.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// One population's timings over the rounds, in seconds.
+#[derive(Default)]
+struct Timings {
+    one: Vec<f64>,
+    two: Vec<f64>,
+    write: Vec<f64>,
+    against: Vec<f64>,
+    bytes: usize,
+}
+
+/// Runs the measurements and prints their tables (Markdown, for `docs/benchmarks.md`).
+pub fn run(bin: &Path, data: &Path, work: &Path, options: &Options) -> Result<(), String> {
+    let assets = test_support::makehuman_assets();
+    let mut all = populations(data, assets.as_deref(), work)?;
+    if let Some(only) = &options.only {
+        all.retain(|p| p.name.contains(only.as_str()));
+    }
+    // A first run of each fills the target cache and the outputs the writes copy.
+    let mut outputs = Vec::new();
+    for population in &all {
+        batch(bin, &population.manifest, "2")?;
+        let files = files_of(&population.outputs)?;
+        if files.len() != BODIES {
+            return Err(format!("{}: {} outputs", population.name, files.len()));
+        }
+        let copies = work.join(format!("{}-written", population.name));
+        write_durably(&copies, &files)?;
+        outputs.push((files, copies));
+    }
+    let mut timings: Vec<Timings> = all.iter().map(|_| Timings::default()).collect();
+    for round in 0..options.rounds {
+        for ((population, (files, copies)), t) in all.iter().zip(&outputs).zip(&mut timings) {
+            t.one.push(batch(bin, &population.manifest, "1")?);
+            t.write.push(write_durably(copies, files)?);
+            t.two.push(batch(bin, &population.manifest, "2")?);
+            if let Some(other) = &options.against {
+                t.against.push(batch(other, &population.manifest, "1")?);
+            }
+            t.bytes = files.iter().map(|(_, b)| b.len()).sum();
+        }
+        eprintln!("xtask: round {} of {} done", round + 1, options.rounds);
+    }
+    let ms = |s: f64| s * 1e3 / BODIES as f64;
+    println!(
+        "\n{BODIES} bodies a population, {} interleaved rounds; per body: `batch --jobs 1` against writing the same bytes durably (write, fsync, rename):\n",
+        options.rounds
+    );
+    println!(
+        "| population | file size | --jobs 1 a body (median) | durable write a file (median) | ratio each round | median ratio |"
+    );
+    println!("| --- | ---: | ---: | ---: | --- | ---: |");
+    for (population, t) in all.iter().zip(&timings) {
+        let ratios: Vec<f64> = t.one.iter().zip(&t.write).map(|(a, b)| a / b).collect();
+        println!(
+            "| {} | {:.2} MB | {:.2} ms | {:.2} ms | {} | {:.2}x |",
+            population.name,
+            t.bytes as f64 / BODIES as f64 / 1e6,
+            ms(median(t.one.clone())),
+            ms(median(t.write.clone())),
+            ratios
+                .iter()
+                .map(|r| format!("{r:.2}x"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            median(ratios.clone())
+        );
+    }
+    println!("\n`--jobs 2` against `--jobs 1`, the same rounds:\n");
+    println!("| population | --jobs 2 a body (median) | speed-up each round | median speed-up |");
+    println!("| --- | ---: | --- | ---: |");
+    for (population, t) in all.iter().zip(&timings) {
+        let speedups: Vec<f64> = t.one.iter().zip(&t.two).map(|(a, b)| a / b).collect();
+        println!(
+            "| {} | {:.2} ms | {} | {:.2}x |",
+            population.name,
+            ms(median(t.two.clone())),
+            speedups
+                .iter()
+                .map(|r| format!("{r:.2}x"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            median(speedups.clone())
+        );
+    }
+    if let Some(other) = &options.against {
+        println!(
+            "\nThis build against {} (`--jobs 1`, the same rounds):\n",
+            other.display()
+        );
+        println!(
+            "| population | other build a body | this build a body | this / other each round |"
+        );
+        println!("| --- | ---: | ---: | --- |");
+        for (population, t) in all.iter().zip(&timings) {
+            println!(
+                "| {} | {:.2} ms | {:.2} ms | {} |",
+                population.name,
+                ms(median(t.against.clone())),
+                ms(median(t.one.clone())),
+                t.one
+                    .iter()
+                    .zip(&t.against)
+                    .map(|(a, b)| format!("{:.2}x", a / b))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    if let Some(naked) = all.iter().find(|p| p.name == "naked") {
+        contact_sheet_memory(bin, naked, work)?;
+    }
+    Ok(())
+}
+
+/// Peak memory (GNU time's maximum resident set) of `batch --contact-sheet` over the naked
+/// population, with one and two workers.
+fn contact_sheet_memory(bin: &Path, naked: &Population, work: &Path) -> Result<(), String> {
+    let mut figures = Vec::new();
+    for jobs in ["1", "2"] {
+        let sheet = work.join(format!("sheet-{jobs}.png"));
+        let output = Command::new("/usr/bin/time")
+            .args(["-f", "%M"])
+            .arg(bin)
+            .arg("batch")
+            .arg(&naked.manifest)
+            .args([
+                "--quiet",
+                "--jobs",
+                jobs,
+                "--tile-size",
+                "120",
+                "--contact-sheet",
+            ])
+            .arg(&sheet)
+            .output()
+            .map_err(|e| format!("GNU time is needed for memory figures: {e}"))?;
+        let text = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() {
+            return Err(format!("batch --contact-sheet failed: {text}"));
+        }
+        let kib: u64 = text
+            .lines()
+            .last()
+            .and_then(|l| l.trim().parse().ok())
+            .ok_or_else(|| format!("cannot read the peak RSS from: {text}"))?;
+        figures.push(format!("--jobs {jobs} {:.1} MiB", kib as f64 / 1024.0));
+    }
+    println!(
+        "\nPeak memory of `batch --contact-sheet --tile-size 120` over the {BODIES} naked bodies: {} (target: under 96 MiB)",
+        figures.join(", ")
+    );
+    Ok(())
+}
