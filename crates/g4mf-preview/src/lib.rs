@@ -14,7 +14,8 @@ pub mod sheet;
 
 pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render, render_many};
 pub use scene::{
-    AlphaMode, BoneSegment, DrawStyle, SampledTexture, Scene, SceneOptions, StyleRun, Triangle,
+    AlphaMode, BoneSegment, DrawStyle, SampledTexture, Scene, SceneOptions, StyleRun, TextureCache,
+    Triangle,
 };
 pub use sheet::{Tile, contact_sheet};
 

@@ -7,6 +7,8 @@ use g4mf_model::{AccessorIndex, Binding, Document, Node};
 use g4mf_reader::G4mfFile;
 use glam::{DMat3, DQuat, DVec3, Vec3};
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// One triangle: world-space corners, optional corner normals (unit), linear RGB colour, and
 /// optionally a base-colour texture with corner texture coordinates.
@@ -144,8 +146,9 @@ pub struct Scene {
     pub triangles: Vec<Triangle>,
     /// Bones.
     pub bones: Vec<BoneSegment>,
-    /// Textures the triangles sample.
-    pub textures: Vec<SampledTexture>,
+    /// Textures the triangles sample (shared: scenes built through one [`TextureCache`] hold
+    /// the same decoded image).
+    pub textures: Vec<Arc<SampledTexture>>,
     /// Draw styles by runs of triangles, `first` ascending; triangles before the first run
     /// (or in a scene with none) draw with [`DrawStyle::default`]. Runs, not a field of
     /// [`Triangle`], so callers that build triangles themselves need not know of styles.
@@ -323,13 +326,76 @@ pub struct SceneOptions {
     pub no_textures: bool,
 }
 
+/// A scene build's textures: the file's, by texture index, and the cache shared across files.
+struct Textures<'a> {
+    by_index: Vec<(usize, Option<u32>)>,
+    shared: Option<&'a TextureCache>,
+}
+
+/// Decoded textures shared by the scenes of many files (a contact sheet's), keyed by the
+/// image's bytes: an image every file embeds (a population's eyes) is decoded once. Textures
+/// are reduced to at most `max_side` texels a side, and the cache holds at most
+/// [`TextureCache::BUDGET`] texels (it starts afresh when full), so its memory is bounded
+/// however many images the files carry.
+#[derive(Debug)]
+pub struct TextureCache {
+    max_side: u32,
+    state: Mutex<CacheState>,
+}
+
+#[derive(Debug, Default)]
+struct CacheState {
+    /// By the image bytes' hash and whether alpha is used; `None`: not decodable.
+    textures: HashMap<(u128, bool), Option<Arc<SampledTexture>>>,
+    texels: u64,
+}
+
+impl TextureCache {
+    /// Most texels the cache keeps (16 Mi: 64 MiB of RGBA8).
+    pub const BUDGET: u64 = 1 << 24;
+
+    /// An empty cache of textures at most `max_side` texels a side (larger ones are reduced,
+    /// averaging texels, which also keeps small pictures from aliasing).
+    pub fn new(max_side: u32) -> Self {
+        Self {
+            max_side: max_side.max(1),
+            state: Mutex::new(CacheState::default()),
+        }
+    }
+
+    /// The texture of `bytes`, decoded on first use. Decoding holds the lock: images are
+    /// decoded once each, and two threads never hold a full-size decode at the same time.
+    fn get(&self, bytes: &[u8], uses_alpha: bool) -> Option<Arc<SampledTexture>> {
+        let key = (xxhash_rust::xxh3::xxh3_128(bytes), uses_alpha);
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = state.textures.get(&key) {
+            return found.clone();
+        }
+        let decoded = decode_image(bytes, uses_alpha, Some(self.max_side)).map(Arc::new);
+        let texels = decoded
+            .as_ref()
+            .map_or(0, |t| u64::from(t.width) * u64::from(t.height));
+        if state.texels + texels > Self::BUDGET {
+            *state = CacheState::default();
+        }
+        state.texels += texels;
+        state.textures.insert(key, decoded.clone());
+        decoded
+    }
+}
+
 /// The base-colour texture of material `material` decoded for sampling (embedded images only;
-/// a referenced or unreadable image leaves the factor alone), cached per texture index.
+/// a referenced or unreadable image leaves the factor alone), cached per texture index and,
+/// with `shared`, across files.
 fn base_color_texture(
     file: &G4mfFile,
     material: Option<usize>,
     cache: &mut Vec<(usize, Option<u32>)>,
-    textures: &mut Vec<SampledTexture>,
+    textures: &mut Vec<Arc<SampledTexture>>,
+    shared: Option<&TextureCache>,
 ) -> Option<u32> {
     let doc = &file.document;
     let index = doc
@@ -342,7 +408,10 @@ fn base_color_texture(
     if let Some(&(_, found)) = cache.iter().find(|(t, _)| *t == index) {
         return found;
     }
-    let decoded = decode_texture(file, index);
+    let decoded = embedded_image(file, index).and_then(|(bytes, uses_alpha)| match shared {
+        Some(shared) => shared.get(bytes, uses_alpha),
+        None => decode_image(bytes, uses_alpha, None).map(Arc::new),
+    });
     let found = decoded.map(|t| {
         textures.push(t);
         (textures.len() - 1) as u32
@@ -351,8 +420,8 @@ fn base_color_texture(
     found
 }
 
-/// Texture `index`'s first embedded image, decoded, when it is within [`MAX_TEXELS`].
-fn decode_texture(file: &G4mfFile, index: usize) -> Option<SampledTexture> {
+/// Texture `index`'s first embedded image (its bytes), and whether its alpha is used.
+fn embedded_image(file: &G4mfFile, index: usize) -> Option<(&[u8], bool)> {
     let doc = &file.document;
     let texture = doc.other.get("textures")?.as_array()?.get(index)?;
     let uses_alpha = texture
@@ -367,7 +436,12 @@ fn decode_texture(file: &G4mfFile, index: usize) -> Option<SampledTexture> {
     let buffer = file.buffers.get(view.buffer().get())?;
     let start = usize::try_from(view.byte_offset()).ok()?;
     let end = start.checked_add(usize::try_from(view.byte_length).ok()?)?;
-    let bytes = buffer.get(start..end)?;
+    Some((buffer.get(start..end)?, uses_alpha))
+}
+
+/// An image decoded for sampling when it is within [`MAX_TEXELS`], reduced to at most
+/// `max_side` texels a side when one is given.
+fn decode_image(bytes: &[u8], uses_alpha: bool, max_side: Option<u32>) -> Option<SampledTexture> {
     let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .ok()?;
@@ -375,10 +449,15 @@ fn decode_texture(file: &G4mfFile, index: usize) -> Option<SampledTexture> {
     if u64::from(width) * u64::from(height) > MAX_TEXELS || width == 0 || height == 0 {
         return None;
     }
-    let image = image::load_from_memory(bytes).ok()?.to_rgba8();
+    let mut image = image::load_from_memory(bytes).ok()?.to_rgba8();
+    if let Some(side) = max_side.filter(|&s| width.max(height) > s) {
+        let scale = f64::from(side) / f64::from(width.max(height));
+        let size = |n: u32| ((f64::from(n) * scale).round() as u32).max(1);
+        image = image::imageops::thumbnail(&image, size(width), size(height));
+    }
     Some(SampledTexture {
-        width,
-        height,
+        width: image.width(),
+        height: image.height(),
         texels: image.pixels().map(|p| p.0).collect(),
         uses_alpha,
     })
@@ -488,8 +567,18 @@ impl Scene {
     /// [`Scene::from_file`] showing `options`' blend amounts. A shape name no mesh has is an
     /// error naming the shapes there are.
     pub fn from_file_with(file: &G4mfFile, options: &SceneOptions) -> Result<Scene, PreviewError> {
+        Self::from_file_cached(file, options, None)
+    }
+
+    /// [`Scene::from_file_with`], decoding textures through `textures` when given (shared by
+    /// the scenes of many files, reduced to its size).
+    pub fn from_file_cached(
+        file: &G4mfFile,
+        options: &SceneOptions,
+        textures: Option<&TextureCache>,
+    ) -> Result<Scene, PreviewError> {
         let mut found = vec![false; options.blend.len()];
-        let scene = Self::build(file, options, &mut found)?;
+        let scene = Self::build(file, options, &mut found, textures)?;
         if let Some(k) = found.iter().position(|f| !f) {
             let mut names: Vec<&str> = file
                 .document
@@ -517,6 +606,7 @@ impl Scene {
         file: &G4mfFile,
         options: &SceneOptions,
         found: &mut [bool],
+        shared: Option<&TextureCache>,
     ) -> Result<Scene, PreviewError> {
         let doc = &file.document;
         if doc.asset.dimension != 3 {
@@ -526,7 +616,10 @@ impl Scene {
         if doc.nodes.is_empty() {
             return Ok(scene);
         }
-        let mut texture_cache = Vec::new();
+        let mut textures = Textures {
+            by_index: Vec::new(),
+            shared,
+        };
         // Depth-first from the root; `seen` guards against cycles in invalid files.
         let mut seen = vec![false; doc.nodes.len()];
         let mut stack = vec![(0usize, DMat3::IDENTITY, DVec3::ZERO)];
@@ -554,7 +647,7 @@ impl Scene {
                     global_position,
                     options,
                     found,
-                    &mut texture_cache,
+                    &mut textures,
                 )?;
             }
             for child in node.children.iter().rev() {
@@ -577,7 +670,7 @@ impl Scene {
         position: DVec3,
         options: &SceneOptions,
         found: &mut [bool],
-        cache: &mut Vec<(usize, Option<u32>)>,
+        textures: &mut Textures<'_>,
     ) -> Result<(), PreviewError> {
         let doc = &file.document;
         let Some(mesh) = doc.meshes.get(instance.mesh.get()) else {
@@ -664,7 +757,13 @@ impl Scene {
             let texture = if options.no_textures {
                 None
             } else {
-                base_color_texture(file, material, cache, &mut self.textures)
+                base_color_texture(
+                    file,
+                    material,
+                    &mut textures.by_index,
+                    &mut self.textures,
+                    textures.shared,
+                )
             };
             let uvs = match (texture, &surface.texture_map) {
                 (Some(_), Some(binding)) => corner_uvs(file, binding, simplexes.len()),

@@ -815,7 +815,7 @@ impl Shard {
 }
 
 /// How a job ended.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Written.
@@ -888,7 +888,8 @@ pub enum JobError {
     },
 }
 
-/// Runs `jobs`; `progress` is called after each job with the finished record.
+/// Runs `jobs`; `progress` is called after each job with the finished record (written,
+/// failed, skipped or cancelled), on the thread that ran it.
 pub fn run(
     jobs: &[Job],
     options: BatchOptions,
@@ -918,11 +919,13 @@ pub fn run(
         if stop.load(Ordering::Acquire) {
             record.status = Status::Cancelled;
             loader.release(job);
+            progress(&record);
             return record;
         }
         if options.skip_existing && job.options.output.is_file() {
             record.status = Status::Skipped;
             loader.release(job);
+            progress(&record);
             return record;
         }
         let result = (|| -> Result<Summary, JobError> {

@@ -861,28 +861,53 @@ fn run_batch(args: BatchArgs) -> Result<()> {
         bar
     });
     let quiet = args.quiet;
-    let progress = |r: &JobRecord| match (&bar, quiet) {
-        (Some(bar), _) => {
-            if r.status == Status::Failed {
-                bar.println(format!(
-                    "failed: job {} ({}): {}",
+    // Tiles are drawn as each output is written (or found, when skipped), so the sheet holds
+    // pictures, never every output.
+    let contact_sheet = args.contact_sheet.as_ref().map(|_| {
+        mpfb2g4mf::picture::ContactSheet::new(args.tile_size, g4mf_reader::ReadOptions::default())
+    });
+    let progress = |r: &JobRecord| {
+        if let Some(sheet) = &contact_sheet {
+            if matches!(r.status, Status::Ok | Status::Skipped) {
+                sheet.draw(r.index, &r.output);
+            }
+        }
+        match (&bar, quiet) {
+            (Some(bar), _) => {
+                if r.status == Status::Failed {
+                    bar.println(format!(
+                        "failed: job {} ({}): {}",
+                        r.index,
+                        r.output.display(),
+                        r.error.as_deref().unwrap_or("")
+                    ));
+                }
+                bar.inc(1);
+            }
+            (None, false) => match (r.status, &r.error) {
+                (Status::Ok, _) => eprintln!(
+                    "job {}: wrote {} ({:.0} ms)",
                     r.index,
                     r.output.display(),
-                    r.error.as_deref().unwrap_or("")
-                ));
-            }
-            bar.inc(1);
+                    r.millis
+                ),
+                (Status::Skipped, _) => {
+                    eprintln!("job {}: skipped {} (exists)", r.index, r.output.display())
+                }
+                (Status::Cancelled, _) => eprintln!(
+                    "job {}: cancelled {} (an earlier job failed)",
+                    r.index,
+                    r.output.display()
+                ),
+                (Status::Failed, error) => eprintln!(
+                    "job {}: FAILED {}: {}",
+                    r.index,
+                    r.output.display(),
+                    error.as_deref().unwrap_or("")
+                ),
+            },
+            (None, true) => {}
         }
-        (None, false) => match &r.error {
-            None => eprintln!(
-                "job {}: wrote {} ({:.0} ms)",
-                r.index,
-                r.output.display(),
-                r.millis
-            ),
-            Some(e) => eprintln!("job {}: FAILED {}: {e}", r.index, r.output.display()),
-        },
-        (None, true) => {}
     };
     let records = batch::run(&jobs, options, &progress);
     if let Some(bar) = &bar {
@@ -893,17 +918,8 @@ fn run_batch(args: BatchArgs) -> Result<()> {
         mpfb2g4mf::atomic::write_atomic(path, &json)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    if let Some(path) = &args.contact_sheet {
-        let outputs: Vec<PathBuf> = records
-            .iter()
-            .filter(|r| matches!(r.status, Status::Ok | Status::Skipped))
-            .map(|r| r.output.clone())
-            .collect();
-        let (sheet, unpictured) = mpfb2g4mf::picture::contact_sheet(
-            &outputs,
-            args.tile_size,
-            &g4mf_reader::ReadOptions::default(),
-        );
+    if let (Some(path), Some(sheet)) = (&args.contact_sheet, contact_sheet) {
+        let (sheet, unpictured) = sheet.finish();
         for u in &unpictured {
             eprintln!(
                 "mpfb2g4mf: not on the contact sheet: {}: {}",

@@ -80,65 +80,167 @@ pub struct Unpictured {
     pub reason: String,
 }
 
-/// A contact sheet of G4MF files: each read back and drawn from the front in a `tile` x `tile`
-/// square labelled with its file stem, in rows of about the square root of their count
-/// (10 for 100), in parallel. Files that cannot be read or pictured are listed, not drawn.
+/// Largest side of a texture on a contact sheet's tiles: a tile shows a whole figure in a few
+/// hundred pixels, so larger images are reduced once (averaging, which also keeps them from
+/// aliasing) and shared by every tile.
+const TILE_TEXTURE_SIDE: u32 = 512;
+
+/// A tile as drawn, at its own figure's scale, waiting for the sheet's common scale.
+struct Drawn {
+    order: usize,
+    image: image::RgbaImage,
+    label: String,
+    /// The figure's size (the larger of its width and height), metres; zero when empty.
+    extent: f32,
+}
+
+/// A contact sheet drawn tile by tile as files arrive (a batch's outputs as each is written),
+/// from any thread: each file is read, drawn from the front in a `tile` x `tile` square at its
+/// own figure's scale and dropped, so memory holds tiles, never every file. [`finish`]
+/// brings every tile to one scale (the tallest figure fills 90% of its tile, so bodies compare
+/// in size), labels it with its file stem and lays the tiles out in order, in rows of about
+/// the square root of their count (10 for 100).
+///
+/// [`finish`]: ContactSheet::finish
+pub struct ContactSheet {
+    tile: u32,
+    read: g4mf_reader::ReadOptions,
+    textures: g4mf_preview::TextureCache,
+    drawn: std::sync::Mutex<Sheet>,
+}
+
+/// What a [`ContactSheet`] has so far: the tiles drawn, and the files it could not show with
+/// their order.
+#[derive(Default)]
+struct Sheet {
+    tiles: Vec<Drawn>,
+    unpictured: Vec<(usize, Unpictured)>,
+}
+
+impl ContactSheet {
+    /// An empty sheet of `tile`-pixel tiles, reading files with `read`.
+    pub fn new(tile: u32, read: g4mf_reader::ReadOptions) -> Self {
+        Self {
+            tile,
+            read,
+            textures: g4mf_preview::TextureCache::new(TILE_TEXTURE_SIDE),
+            drawn: std::sync::Mutex::new(Sheet::default()),
+        }
+    }
+
+    /// Reads the file at `path` and draws its tile, the `order`-th of the sheet; a file that
+    /// cannot be read or pictured is listed instead.
+    pub fn draw(&self, order: usize, path: &std::path::Path) {
+        let fail = |reason: String| Unpictured {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let drawn = g4mf_reader::read_path(path, &self.read)
+            .map_err(|e| fail(e.to_string()))
+            .and_then(|file| {
+                Scene::from_file_cached(&file, &Default::default(), Some(&self.textures))
+                    .map_err(|e| fail(e.to_string()))
+            })
+            .map(|scene| {
+                let size = scene.extent();
+                let extent = size.x.max(size.y);
+                let image = g4mf_preview::render(
+                    &scene,
+                    &RenderOptions {
+                        views: vec![View::Front],
+                        width: self.tile,
+                        height: self.tile,
+                        pixels_per_metre: (extent > 0.0).then(|| 0.9 * self.tile as f32 / extent),
+                        ..Default::default()
+                    },
+                );
+                Drawn {
+                    order,
+                    image,
+                    label: path
+                        .file_stem()
+                        .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+                    extent,
+                }
+            });
+        let mut state = self
+            .drawn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match drawn {
+            Ok(d) => state.tiles.push(d),
+            Err(u) => state.unpictured.push((order, u)),
+        }
+    }
+
+    /// The sheet, and the files it could not show, in order.
+    pub fn finish(self) -> (image::RgbaImage, Vec<Unpictured>) {
+        let Sheet {
+            tiles: mut drawn,
+            unpictured: mut failed,
+        } = self
+            .drawn
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        drawn.sort_by_key(|d| d.order);
+        failed.sort_by_key(|f| f.0);
+        let tallest = drawn.iter().map(|d| d.extent).fold(0.0f32, f32::max);
+        let tiles: Vec<g4mf_preview::Tile> = drawn
+            .into_iter()
+            .map(|d| g4mf_preview::Tile {
+                image: at_scale(d.image, d.extent / tallest),
+                label: d.label,
+            })
+            .collect();
+        let columns = (tiles.len() as f64).sqrt().ceil() as u32;
+        (
+            g4mf_preview::contact_sheet(&tiles, columns, g4mf_preview::BACKGROUND),
+            failed.into_iter().map(|f| f.1).collect(),
+        )
+    }
+}
+
+/// A standing figure's tile shrunk by `factor` about the point its feet stand on (the middle
+/// of the bottom margin, where the rasterizer stands every figure at a fixed scale), on the
+/// background: the tile drawn at `factor` times its scale. A factor of 1 (the tallest figure)
+/// or one that is not in (0, 1) leaves the tile as drawn.
+fn at_scale(tile: image::RgbaImage, factor: f32) -> image::RgbaImage {
+    if !(factor > 0.0 && factor < 1.0) {
+        return tile;
+    }
+    let (width, height) = tile.dimensions();
+    let size = |n: u32| ((n as f32 * factor).round() as u32).max(1);
+    let small = image::imageops::resize(
+        &tile,
+        size(width),
+        size(height),
+        image::imageops::FilterType::Triangle,
+    );
+    // The rasterizer's margin: 5% of the panel on each side.
+    let anchor = (width as f32 / 2.0, height as f32 * 0.95);
+    let [r, g, b] = g4mf_preview::BACKGROUND;
+    let mut out = image::RgbaImage::from_pixel(width, height, image::Rgba([r, g, b, 255]));
+    image::imageops::overlay(
+        &mut out,
+        &small,
+        (anchor.0 * (1.0 - factor)).round() as i64,
+        (anchor.1 * (1.0 - factor)).round() as i64,
+    );
+    out
+}
+
+/// A contact sheet of G4MF files, each read back and drawn ([`ContactSheet`]), in parallel.
+/// Files that cannot be read or pictured are listed, not drawn.
 pub fn contact_sheet(
     paths: &[std::path::PathBuf],
     tile: u32,
     read: &g4mf_reader::ReadOptions,
 ) -> (image::RgbaImage, Vec<Unpictured>) {
     use rayon::prelude::*;
-    // Read and build every scene first: one scale for all (the tallest figure fills its
-    // tile), so bodies compare in size.
-    let scenes: Vec<Result<(Scene, String), Unpictured>> = paths
+    let sheet = ContactSheet::new(tile, *read);
+    paths
         .par_iter()
-        .map(|path| {
-            let fail = |reason: String| Unpictured {
-                path: path.clone(),
-                reason,
-            };
-            let file = g4mf_reader::read_path(path, read).map_err(|e| fail(e.to_string()))?;
-            let scene = Scene::from_file(&file).map_err(|e| fail(e.to_string()))?;
-            let label = path
-                .file_stem()
-                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-            Ok((scene, label))
-        })
-        .collect();
-    let tallest = scenes
-        .iter()
-        .flatten()
-        .map(|(scene, _)| scene.extent())
-        .fold(0.0f32, |a, e| a.max(e.x).max(e.y));
-    let pixels_per_metre = (tallest > 0.0).then(|| 0.9 * tile as f32 / tallest);
-    let drawn: Vec<Result<g4mf_preview::Tile, Unpictured>> = scenes
-        .into_par_iter()
-        .map(|scene| {
-            let (scene, label) = scene?;
-            let image = g4mf_preview::render(
-                &scene,
-                &RenderOptions {
-                    views: vec![View::Front],
-                    width: tile,
-                    height: tile,
-                    pixels_per_metre,
-                    ..Default::default()
-                },
-            );
-            Ok(g4mf_preview::Tile { image, label })
-        })
-        .collect();
-    let (mut tiles, mut failed) = (Vec::new(), Vec::new());
-    for d in drawn {
-        match d {
-            Ok(t) => tiles.push(t),
-            Err(f) => failed.push(f),
-        }
-    }
-    let columns = (tiles.len() as f64).sqrt().ceil() as u32;
-    (
-        g4mf_preview::contact_sheet(&tiles, columns, g4mf_preview::BACKGROUND),
-        failed,
-    )
+        .enumerate()
+        .for_each(|(order, path)| sheet.draw(order, path));
+    sheet.finish()
 }

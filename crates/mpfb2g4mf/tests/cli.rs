@@ -1133,6 +1133,7 @@ height = [0.2, 0.9]
     let records = records.as_array().unwrap();
     assert_eq!(records.len(), 4);
     let mut heights = Vec::new();
+    let mut extents = Vec::new();
     for r in records {
         assert_eq!(r["status"], "ok", "{r}");
         let phenotype = r["phenotype"].as_str().unwrap();
@@ -1153,6 +1154,8 @@ height = [0.2, 0.9]
         assert!(report.is_valid(), "{:?}", report.findings);
         let file = read_path(&output, &ReadOptions::default()).unwrap();
         heights.push(bone_frames(&file)["head"].0.y);
+        let size = g4mf_preview::Scene::from_file(&file).unwrap().extent();
+        extents.push(size.x.max(size.y));
     }
     // The contact sheet: 2 x 2 tiles of 200 px, labelled below, in job order, at one scale:
     // the tallest body's figure is the tallest, 90% of its tile.
@@ -1182,6 +1185,37 @@ height = [0.2, 0.9]
             && figure_heights.iter().all(|&h| h <= figure_heights[tallest]),
         "{figure_heights:?} for heads at {heights:?}"
     );
+    // Tiles are drawn as each output is written, each at its own figure's scale, and brought
+    // to the tallest's at the end: every figure is its body's size at that one scale.
+    let largest = extents.iter().copied().fold(0.0f32, f32::max);
+    for (figure, extent) in figure_heights.iter().zip(&extents) {
+        let expected = figure_heights[tallest] as f32 * extent / largest;
+        assert!(
+            (*figure as f32 - expected).abs() <= 2.0,
+            "{figure_heights:?} for figures of {extents:?} m"
+        );
+    }
+    // Outputs a rerun skips are read back for the sheet: the same picture.
+    let again = dir.path().join("again.png");
+    let result = run(&[
+        "batch",
+        manifest.to_str().unwrap(),
+        "--jobs",
+        "2",
+        "--skip-existing",
+        "--contact-sheet",
+        again.to_str().unwrap(),
+        "--tile-size",
+        "200",
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert_eq!(
+        stderr(&result).matches("(exists)").count(),
+        4,
+        "{}",
+        stderr(&result)
+    );
+    assert!(image::open(&again).unwrap().to_rgba8() == sheet);
     // Four different bodies.
     heights.sort_by(f64::total_cmp);
     assert!(
