@@ -109,10 +109,9 @@ fn newell(position: impl Fn(u32) -> DVec3, corners: &[u32]) -> Option<DVec3> {
     if n < 3 {
         return None;
     }
-    let at = |k: usize| position(corners[k % n]);
     let mut normal = DVec3::ZERO;
     for k in 0..n {
-        let (a, b) = (at(k), at(k + 1));
+        let (a, b) = (position(corners[k]), position(corners[next(k, n)]));
         normal += DVec3::new(
             (a.y - b.y) * (a.z + b.z),
             (a.z - b.z) * (a.x + b.x),
@@ -123,12 +122,25 @@ fn newell(position: impl Fn(u32) -> DVec3, corners: &[u32]) -> Option<DVec3> {
     normal.try_normalize()
 }
 
+/// The corner after `k` of `n`, going round (no division: this is the hot loop's index).
+fn next(k: usize, n: usize) -> usize {
+    if k + 1 == n { 0 } else { k + 1 }
+}
+
+/// The corner before `k` of `n`, going round.
+fn previous(k: usize, n: usize) -> usize {
+    if k == 0 { n - 1 } else { k - 1 }
+}
+
 /// The polygon's angle at its corner `k`.
 fn corner_angle(position: impl Fn(u32) -> DVec3, corners: &[u32], k: usize) -> f64 {
     let n = corners.len();
-    let at = |k: usize| position(corners[k % n]);
-    let (prev, here, next) = (at(k + n - 1), at(k), at(k + 1));
-    (prev - here).angle_between(next - here)
+    let here = position(corners[k]);
+    let (before, after) = (
+        position(corners[previous(k, n)]),
+        position(corners[next(k, n)]),
+    );
+    (before - here).angle_between(after - here)
 }
 
 /// A polygon's unit normal, with its angle at each corner written to `angles` (one per
@@ -264,9 +276,9 @@ impl<'a> NormalOffsets<'a> {
                         field.polygon_normals[p as usize].map(|_| &field.corner_angles[range]);
                     let n = corners.len();
                     for k in 0..n {
-                        let stays = [k + n - 1, k, k + 1]
+                        let stays = [previous(k, n), k, next(k, n)]
                             .iter()
-                            .all(|&c| moved[corners[c % n] as usize] == 0);
+                            .all(|&c| moved[corners[c] as usize] == 0);
                         scratch.angles.push(match base_angles {
                             Some(angles) if stays => angles[k],
                             _ => corner_angle(position, corners, k),

@@ -51,6 +51,53 @@ fn stages(c: &mut Criterion) {
         b.iter(|| FitMesh::new(vertices.clone(), groups.iter()))
     });
 
+    // Smooth normals of the whole base mesh (every helper too: 19,158 vertices).
+    let whole = character::Mesh {
+        positions: mesh
+            .positions
+            .iter()
+            .map(|&p| DVec3::from_array(p) * 0.1)
+            .collect(),
+        polygons: character::Polygons {
+            offsets: mesh.face_offsets.clone(),
+            vertices: mesh.corners.iter().map(|c| c.vertex).collect(),
+            texcoords: mesh.corners.iter().map(|c| c.texcoord).collect(),
+            materials: mesh.face_material.clone(),
+            parts: mesh.face_group_set.clone(),
+            part_sets: mesh.group_sets.clone(),
+        },
+        numbering: character::Numbering::identity(mesh.positions.len()),
+        ..character::Mesh::default()
+    };
+    c.bench_function("normals/base_mesh", |b| {
+        b.iter(|| character::normal_field(black_box(&whole)))
+    });
+    // A body's morph: the 43 macro targets a mid-range phenotype applies.
+    let targets_dir = inputs
+        .rig
+        .parent()
+        .unwrap()
+        .join("../../targets/macrodetails");
+    let targets: Vec<(String, mpfb_body::Target)> = std::fs::read_dir(&targets_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".target.gz"))
+        .take(43)
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, mpfb_body::read_target_file(&p).unwrap())
+        })
+        .collect();
+    let weighted: Vec<(&str, &mpfb_body::Target, f64)> = targets
+        .iter()
+        .enumerate()
+        .map(|(i, (n, t))| (n.as_str(), t, 0.01 * (i + 1) as f64))
+        .collect();
+    c.bench_function("body/morph_43_targets", |b| {
+        b.iter(|| mpfb_body::morph(black_box(&mesh.positions), black_box(&weighted)).unwrap())
+    });
+
     let weights = parse_weights(&weights_text).unwrap();
     let game_rig = parse_rig(
         &std::fs::read_to_string(inputs.weights.with_file_name("rig.game_engine.json")).unwrap(),

@@ -634,6 +634,7 @@ pub fn write(
                 check_valid(&file, &options.output)?;
             }
             write_atomic(&options.output, &file).map_err(output_error(&options.output))?;
+            crate::timings::lap("write: file");
         }
         OutputFormat::TextEmbedded | OutputFormat::TextExternal => {
             let storage = if format == OutputFormat::TextExternal {
