@@ -17,6 +17,7 @@ pub use normals::{
     NORMAL_OFFSET_EPSILON, NormalField, NormalOffsets, Scratch, normal_field, smooth_normals,
 };
 pub use select::Selection;
+use std::sync::Arc;
 
 /// A skinned character.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -27,8 +28,8 @@ pub struct Character {
     pub skeleton: Skeleton,
     /// Its mesh.
     pub mesh: Mesh,
-    /// Which bones move which vertices, when it is skinned.
-    pub skin: Option<Skin>,
+    /// Which bones move which vertices, when it is skinned (shared: see [`Mesh`]).
+    pub skin: Option<Arc<Skin>>,
     /// Named sparse displacements of the mesh's vertices.
     pub blend_shapes: Vec<BlendShape>,
     /// Materials, referred to by index from the mesh's polygons.
@@ -48,7 +49,7 @@ pub struct Attachment {
     /// Its mesh (polygon materials index [`Attachment::materials`]).
     pub mesh: Mesh,
     /// Which bones move which of its vertices.
-    pub skin: Option<Skin>,
+    pub skin: Option<Arc<Skin>>,
     /// Its share of the character's blend shapes, by the same names.
     pub blend_shapes: Vec<BlendShape>,
     /// Its materials.
@@ -80,16 +81,21 @@ pub struct Bone {
 }
 
 /// A polygon mesh with its source numbering.
+///
+/// What does not depend on where the vertices are (texture coordinates, polygons, numbering;
+/// a character's skin and its shapes' offsets) is shared (`Arc`): the bodies of a population
+/// share one of each, so what is derived from them is derived once (a stage that changes one
+/// replaces it, or copies it on write with `Arc::make_mut`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Mesh {
     /// Vertex positions, metres.
     pub positions: Vec<DVec3>,
     /// Texture coordinates in G4MF's convention (origin top-left, v down).
-    pub texcoords: Vec<[f64; 2]>,
+    pub texcoords: Arc<Vec<[f64; 2]>>,
     /// The polygons.
-    pub polygons: Polygons,
+    pub polygons: Arc<Polygons>,
     /// Where each vertex came from.
-    pub numbering: Numbering,
+    pub numbering: Arc<Numbering>,
     /// Unit per-vertex normals (smooth shading), one per position; empty for flat shading.
     pub normals: Vec<DVec3>,
 }
@@ -190,8 +196,8 @@ pub struct Influence {
 pub struct Skin {
     /// Influences in the mesh's numbering.
     pub influences: Vec<Influence>,
-    /// The authored weights, in the source numbering.
-    pub authored: AuthoredWeights,
+    /// The authored weights, in the source numbering (shared: they never change).
+    pub authored: Arc<AuthoredWeights>,
 }
 
 /// What [`Skin::limit_influences`] changed.
@@ -295,8 +301,8 @@ pub struct BlendShape {
     pub name: String,
     /// How much of it the character shows (the file's `amounts` entry).
     pub amount: f64,
-    /// `(vertex, offset)`, vertices ascending.
-    pub offsets: Vec<(u32, DVec3)>,
+    /// `(vertex, offset)`, vertices ascending (shared, see [`Mesh`]).
+    pub offsets: Arc<Vec<(u32, DVec3)>>,
     /// `(vertex, normal offset)`, vertices ascending: the shape's smooth normals minus the
     /// base's, where they differ (empty until normals are computed).
     pub normal_offsets: Vec<(u32, DVec3)>,
@@ -393,7 +399,7 @@ mod influence_tests {
                     weight,
                 })
                 .collect(),
-            authored: AuthoredWeights::default(),
+            authored: Arc::default(),
         }
     }
 

@@ -367,9 +367,9 @@ mod tests {
             polygons.parts.push(0);
         }
         Mesh {
-            numbering: Numbering::identity(positions.len()),
+            numbering: Numbering::identity(positions.len()).into(),
             positions,
-            polygons,
+            polygons: polygons.into(),
             ..Mesh::default()
         }
     }

@@ -1,6 +1,8 @@
 //! Choosing part of a mesh: which polygons stay, and the vertex renumbering that follows.
 
-use crate::{BlendShape, Character, Mesh, Numbering, Polygons, Skin};
+use crate::{Character, Influence, Mesh, Numbering, Polygons, Skin};
+use glam::DVec3;
+use std::sync::Arc;
 
 /// Polygons to keep and the vertex renumbering they imply.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,86 +63,112 @@ impl Selection {
     }
 }
 
+impl Selection {
+    /// The new index of vertex `v`, or `None` when it is dropped.
+    fn new_index_of(&self, v: u32) -> Option<u32> {
+        self.new_index.get(v as usize).copied().flatten()
+    }
+
+    /// The kept vertices' `values` (positions, normals), in order.
+    pub fn vertex_values<T: Copy>(&self, values: &[T]) -> Vec<T> {
+        if values.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(self.kept);
+        out.extend(
+            self.new_index
+                .iter()
+                .zip(values)
+                .filter(|(n, _)| n.is_some())
+                .map(|(_, value)| *value),
+        );
+        out
+    }
+
+    /// The kept polygons, renumbered.
+    pub fn polygons(&self, old: &Polygons) -> Polygons {
+        let corners: usize = self
+            .polygons
+            .iter()
+            .map(|&p| old.corners(p as usize).len())
+            .sum();
+        let mut polygons = Polygons {
+            offsets: Vec::with_capacity(self.polygons.len() + 1),
+            vertices: Vec::with_capacity(corners),
+            texcoords: Vec::with_capacity(corners),
+            materials: Vec::with_capacity(self.polygons.len()),
+            parts: Vec::with_capacity(self.polygons.len()),
+            part_sets: old.part_sets.clone(),
+        };
+        polygons.offsets.push(0);
+        for &p in &self.polygons {
+            let p = p as usize;
+            for c in old.corners(p) {
+                // Kept polygons use only kept vertices, by construction of the selection.
+                polygons
+                    .vertices
+                    .push(self.new_index_of(old.vertices[c]).unwrap_or(0));
+                polygons.texcoords.push(old.texcoords[c]);
+            }
+            polygons.offsets.push(polygons.vertices.len() as u32);
+            polygons.materials.push(old.materials[p]);
+            polygons.parts.push(old.parts[p]);
+        }
+        polygons
+    }
+
+    /// The kept vertices' numbering.
+    pub fn numbering(&self, old: &Numbering) -> Numbering {
+        Numbering {
+            source_count: old.source_count,
+            source: self.vertex_values(&old.source),
+        }
+    }
+
+    /// The skin of the kept vertices, renumbered (the renumbering keeps order, so it stays
+    /// sorted); the authored weights stay whole.
+    pub fn skin(&self, old: &Skin) -> Skin {
+        Skin {
+            influences: old
+                .influences
+                .iter()
+                .filter_map(|&i| {
+                    Some(Influence {
+                        vertex: self.new_index_of(i.vertex)?,
+                        ..i
+                    })
+                })
+                .collect(),
+            authored: Arc::clone(&old.authored),
+        }
+    }
+
+    /// Sparse per-vertex values (a blend shape's offsets) of the kept vertices, renumbered.
+    pub fn sparse(&self, old: &[(u32, DVec3)]) -> Vec<(u32, DVec3)> {
+        old.iter()
+            .filter_map(|&(v, o)| Some((self.new_index_of(v)?, o)))
+            .collect()
+    }
+}
+
 pub(crate) fn apply(mut character: Character, selection: &Selection) -> Character {
     if selection.is_everything(&character.mesh) {
         return character;
     }
-    let new = |v: u32| selection.new_index.get(v as usize).copied().flatten();
     let mesh = &character.mesh;
-    let mut positions = Vec::with_capacity(selection.kept);
-    let mut source = Vec::with_capacity(selection.kept);
-    let mut normals = Vec::with_capacity(if mesh.normals.is_empty() {
-        0
-    } else {
-        selection.kept
-    });
-    for (v, n) in selection.new_index.iter().enumerate() {
-        if n.is_some() {
-            positions.push(mesh.positions[v]);
-            source.push(mesh.numbering.source[v]);
-            if let Some(normal) = mesh.normals.get(v) {
-                normals.push(*normal);
-            }
-        }
-    }
-    let old = &mesh.polygons;
-    let mut polygons = Polygons {
-        offsets: Vec::with_capacity(selection.polygons.len() + 1),
-        part_sets: old.part_sets.clone(),
-        ..Polygons::default()
-    };
-    polygons.offsets.push(0);
-    for &p in &selection.polygons {
-        let p = p as usize;
-        for c in old.corners(p) {
-            // Kept polygons use only kept vertices, by construction of the selection.
-            polygons.vertices.push(new(old.vertices[c]).unwrap_or(0));
-            polygons.texcoords.push(old.texcoords[c]);
-        }
-        polygons.offsets.push(polygons.vertices.len() as u32);
-        polygons.materials.push(old.materials[p]);
-        polygons.parts.push(old.parts[p]);
-    }
-    let source_count = mesh.numbering.source_count;
     character.mesh = Mesh {
-        positions,
-        texcoords: std::mem::take(&mut character.mesh.texcoords),
-        polygons,
-        numbering: Numbering {
-            source_count,
-            source,
-        },
-        normals,
+        positions: selection.vertex_values(&mesh.positions),
+        texcoords: mesh.texcoords.clone(),
+        polygons: Arc::new(selection.polygons(&mesh.polygons)),
+        numbering: Arc::new(selection.numbering(&mesh.numbering)),
+        normals: selection.vertex_values(&mesh.normals),
     };
     if let Some(skin) = &mut character.skin {
-        // The renumbering keeps order, so the skin stays sorted.
-        let influences = std::mem::take(&mut skin.influences);
-        *skin = Skin {
-            influences: influences
-                .into_iter()
-                .filter_map(|mut i| {
-                    i.vertex = new(i.vertex)?;
-                    Some(i)
-                })
-                .collect(),
-            authored: std::mem::take(&mut skin.authored),
-        };
+        *skin = Arc::new(selection.skin(skin));
     }
     for shape in &mut character.blend_shapes {
-        *shape = BlendShape {
-            name: std::mem::take(&mut shape.name),
-            amount: shape.amount,
-            offsets: shape
-                .offsets
-                .iter()
-                .filter_map(|&(v, o)| Some((new(v)?, o)))
-                .collect(),
-            normal_offsets: shape
-                .normal_offsets
-                .iter()
-                .filter_map(|&(v, o)| Some((new(v)?, o)))
-                .collect(),
-        };
+        shape.offsets = Arc::new(selection.sparse(&shape.offsets));
+        shape.normal_offsets = selection.sparse(&shape.normal_offsets);
     }
     character
 }
@@ -148,7 +176,7 @@ pub(crate) fn apply(mut character: Character, selection: &Selection) -> Characte
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{AuthoredGroup, AuthoredPair, AuthoredWeights, Influence};
+    use crate::{AuthoredGroup, AuthoredPair, AuthoredWeights, BlendShape, Influence};
     use glam::DVec3;
 
     /// Two triangles: 0-1-2 in part `body`, 2-3-4 in part `helper`.
@@ -156,22 +184,22 @@ mod tests {
         Character {
             mesh: Mesh {
                 positions: (0..5).map(|i| DVec3::splat(f64::from(i))).collect(),
-                texcoords: vec![[0.0, 0.0]],
-                polygons: Polygons {
+                texcoords: Arc::new(vec![[0.0, 0.0]]),
+                polygons: Arc::new(Polygons {
                     offsets: vec![0, 3, 6],
                     vertices: vec![0, 1, 2, 2, 3, 4],
                     texcoords: vec![Some(0); 6],
                     materials: vec![None, Some(0)],
                     parts: vec![0, 1],
                     part_sets: vec![vec!["body".into()], vec!["helper".into()]],
-                },
-                numbering: Numbering {
+                }),
+                numbering: Arc::new(Numbering {
                     source_count: 7,
                     source: vec![0, 1, 2, 5, 6],
-                },
+                }),
                 normals: Vec::new(),
             },
-            skin: Some(Skin {
+            skin: Some(Arc::new(Skin {
                 influences: vec![
                     Influence {
                         vertex: 1,
@@ -184,7 +212,7 @@ mod tests {
                         weight: 1.0,
                     },
                 ],
-                authored: AuthoredWeights {
+                authored: Arc::new(AuthoredWeights {
                     groups: vec![
                         AuthoredGroup {
                             name: "a".into(),
@@ -212,11 +240,11 @@ mod tests {
                             weight: 0.5,
                         },
                     ],
-                },
-            }),
+                }),
+            })),
             blend_shapes: vec![BlendShape {
                 name: "s".into(),
-                offsets: vec![(0, DVec3::X), (4, DVec3::Y)],
+                offsets: Arc::new(vec![(0, DVec3::X), (4, DVec3::Y)]),
                 ..BlendShape::default()
             }],
             ..Character::default()
@@ -242,7 +270,7 @@ mod tests {
         assert_eq!(body.mesh.polygons.vertices, [0, 1, 2]);
         let skin = body.skin.as_ref().unwrap();
         assert_eq!(skin.influences.len(), 1);
-        assert_eq!(body.blend_shapes[0].offsets, [(0, DVec3::X)]);
+        assert_eq!(*body.blend_shapes[0].offsets, [(0, DVec3::X)]);
         // Uncarried: the pair on source vertex 5 (dropped) and group x (no bone), in order.
         let uncarried: Vec<(u32, u32)> = skin
             .authored

@@ -58,15 +58,15 @@ fn stages(c: &mut Criterion) {
             .iter()
             .map(|&p| DVec3::from_array(p) * 0.1)
             .collect(),
-        polygons: character::Polygons {
+        polygons: std::sync::Arc::new(character::Polygons {
             offsets: mesh.face_offsets.clone(),
             vertices: mesh.corners.iter().map(|c| c.vertex).collect(),
             texcoords: mesh.corners.iter().map(|c| c.texcoord).collect(),
             materials: mesh.face_material.clone(),
             parts: mesh.face_group_set.clone(),
             part_sets: mesh.group_sets.clone(),
-        },
-        numbering: character::Numbering::identity(mesh.positions.len()),
+        }),
+        numbering: std::sync::Arc::new(character::Numbering::identity(mesh.positions.len())),
         ..character::Mesh::default()
     };
     c.bench_function("normals/base_mesh", |b| {

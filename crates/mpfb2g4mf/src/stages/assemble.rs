@@ -128,7 +128,7 @@ pub fn assemble(
                 bones,
             },
             mesh: character_mesh,
-            skin,
+            skin: skin.map(std::sync::Arc::new),
             blend_shapes: Vec::new(),
             materials,
             attachments: Vec::new(),
@@ -150,16 +150,16 @@ fn mesh_of(mesh: &LoadedMesh, body: &Body) -> Mesh {
     Mesh {
         positions: body.g4mf_positions().collect(),
         // OBJ's v runs up from the bottom; G4MF textures start top-left.
-        texcoords: obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect(),
-        polygons: Polygons {
+        texcoords: std::sync::Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
+        polygons: std::sync::Arc::new(Polygons {
             offsets: obj.face_offsets.clone(),
             vertices: obj.corners.iter().map(|c| c.vertex).collect(),
             texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
             materials: obj.face_material.clone(),
             parts: obj.face_group_set.clone(),
             part_sets: obj.group_sets.clone(),
-        },
-        numbering: Numbering::identity(obj.positions.len()),
+        }),
+        numbering: std::sync::Arc::new(Numbering::identity(obj.positions.len())),
         normals: Vec::new(),
     }
 }
@@ -337,7 +337,7 @@ fn skin_of(
     Ok((
         Some(Skin {
             influences,
-            authored,
+            authored: std::sync::Arc::new(authored),
         }),
         extras,
         warnings,

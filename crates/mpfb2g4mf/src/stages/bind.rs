@@ -104,6 +104,7 @@ pub fn bind_unweighted_helpers(
         }));
     }
     if let Some(skin) = character.skin.as_mut().filter(|_| !bound.is_empty()) {
+        let skin = std::sync::Arc::make_mut(skin);
         skin.influences.extend(bound);
         // Vertices ascending; the stable sort keeps each vertex's weights descending.
         skin.influences.sort_by_key(|i| i.vertex);

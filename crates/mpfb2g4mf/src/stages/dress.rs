@@ -96,7 +96,7 @@ const HELPER_IRIS_FILE: &str = "helper_eyes_iris.png";
 /// Gives every polygon without a material one: face helpers theirs, eyelashes and other
 /// helpers theirs, everything else the skin. Polygons the mesh file gave a material keep it.
 pub fn dress(mut character: Character, race: Race, wardrobe: Wardrobe) -> Character {
-    let polygons = &mut character.mesh.polygons;
+    let polygons = std::sync::Arc::make_mut(&mut character.mesh.polygons);
     let materials = &mut character.materials;
     let mut index_of = |make: &dyn Fn() -> Material| -> u32 {
         let wanted = make();

@@ -287,14 +287,14 @@ pub fn bake(mut character: Character, posed: &[DAffine3]) -> Result<Character, C
         .collect();
     deform(
         &mut character.mesh,
-        character.skin.as_ref(),
+        character.skin.as_deref(),
         &mut character.blend_shapes,
         &skinning,
     );
     for attachment in &mut character.attachments {
         deform(
             &mut attachment.mesh,
-            attachment.skin.as_ref(),
+            attachment.skin.as_deref(),
             &mut attachment.blend_shapes,
             &skinning,
         );
@@ -343,7 +343,7 @@ fn deform(
         }
     }
     for shape in shapes {
-        for (v, o) in &mut shape.offsets {
+        for (v, o) in std::sync::Arc::make_mut(&mut shape.offsets) {
             if let Some(Some((m, _))) = maps.get(*v as usize) {
                 *o = *m * *o;
             }

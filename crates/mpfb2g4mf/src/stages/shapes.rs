@@ -52,7 +52,7 @@ pub fn attach(
         character.blend_shapes.push(BlendShape {
             name: shape.name.clone(),
             amount: shape.amount,
-            offsets,
+            offsets: std::sync::Arc::new(offsets),
             normal_offsets: Vec::new(),
         });
     }

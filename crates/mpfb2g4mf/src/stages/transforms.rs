@@ -94,11 +94,11 @@ pub fn limit_influences(
     let mut changes = character
         .skin
         .as_mut()
-        .map(|skin| skin.limit_influences(max, normalize))
+        .map(|skin| std::sync::Arc::make_mut(skin).limit_influences(max, normalize))
         .unwrap_or_default();
     for attachment in &mut character.attachments {
         if let Some(skin) = &mut attachment.skin {
-            let more = skin.limit_influences(max, normalize);
+            let more = std::sync::Arc::make_mut(skin).limit_influences(max, normalize);
             changes.vertices_changed += more.vertices_changed;
             changes.influences_dropped += more.influences_dropped;
             changes.largest_dropped = changes.largest_dropped.max(more.largest_dropped);

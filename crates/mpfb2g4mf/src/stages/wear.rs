@@ -29,6 +29,7 @@ use character::{
 use glam::DVec3;
 use makehuman_assets::{ProxyFile, Reference};
 use mpfb_rig::ObjFrame;
+use std::sync::Arc;
 
 /// The weight group that mixes a sub-rig's deformation in (MPFB's second armature modifier).
 pub const SUBRIG_MASK: &str = "mhmask-subrig";
@@ -106,16 +107,16 @@ pub fn wear(
         let mesh = Mesh {
             positions,
             // OBJ's v runs up from the bottom; G4MF textures start top-left.
-            texcoords: obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect(),
-            polygons: Polygons {
+            texcoords: Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
+            polygons: Arc::new(Polygons {
                 offsets: obj.face_offsets.clone(),
                 vertices: obj.corners.iter().map(|c| c.vertex).collect(),
                 texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
                 materials: vec![material.as_ref().map(|_| 0); obj.face_count()],
                 parts: obj.face_group_set.clone(),
                 part_sets: obj.group_sets.clone(),
-            },
-            numbering: Numbering::identity(obj.positions.len()),
+            }),
+            numbering: Arc::new(Numbering::identity(obj.positions.len())),
             normals: Vec::new(),
         };
         extras.attachments.push(AssetProvenance {
@@ -131,10 +132,10 @@ pub fn wear(
         character.attachments.push(Attachment {
             name,
             mesh,
-            skin: Some(Skin {
+            skin: Some(Arc::new(Skin {
                 influences,
-                authored: AuthoredWeights::default(),
-            }),
+                authored: Arc::new(AuthoredWeights::default()),
+            })),
             blend_shapes,
             materials: material.into_iter().collect(),
         });
@@ -193,7 +194,7 @@ fn replace_body(
     )?;
     let offsets = refit_shapes(&asset.proxy, body, &character.blend_shapes);
     for (shape, offsets) in character.blend_shapes.iter_mut().zip(offsets) {
-        shape.offsets = offsets;
+        shape.offsets = Arc::new(offsets);
         shape.normal_offsets.clear();
     }
     let obj = &asset.obj;
@@ -201,22 +202,24 @@ fn replace_body(
     let count = positions.len();
     character.mesh = Mesh {
         positions,
-        texcoords: obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect(),
-        polygons: Polygons {
+        texcoords: Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
+        polygons: Arc::new(Polygons {
             offsets: obj.face_offsets.clone(),
             vertices: obj.corners.iter().map(|c| c.vertex).collect(),
             texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
             materials: vec![None; faces],
             parts: vec![0; faces],
             part_sets: vec![vec![crate::stages::transforms::BODY_PART.to_owned()]],
-        },
-        numbering: Numbering::identity(count),
+        }),
+        numbering: Arc::new(Numbering::identity(count)),
         normals: Vec::new(),
     };
     character.materials.clear();
-    character.skin = character.skin.map(|_| Skin {
-        influences,
-        authored: AuthoredWeights::default(),
+    character.skin = character.skin.map(|_| {
+        Arc::new(Skin {
+            influences,
+            authored: Arc::new(AuthoredWeights::default()),
+        })
     });
     extras.mesh.topology = Some(AssetProvenance {
         kind: asset.kind.name().to_owned(),
@@ -516,7 +519,7 @@ fn shapes_of(proxy: &ProxyFile, body: &[DVec3], shapes: &[BlendShape]) -> Vec<Bl
         .map(|(shape, offsets)| BlendShape {
             name: shape.name.clone(),
             amount: shape.amount,
-            offsets,
+            offsets: Arc::new(offsets),
             normal_offsets: Vec::new(),
         })
         .collect()
@@ -555,7 +558,7 @@ fn refit_shapes(
     let mut touched = vec![false; proxy.references.len()];
     let mut out = Vec::new();
     for shape in shapes {
-        for &(v, o) in &shape.offsets {
+        for &(v, o) in shape.offsets.iter() {
             displaced[v as usize] += o / UNIT;
         }
         let scale_moved = shape
@@ -570,7 +573,7 @@ fn refit_shapes(
         } else {
             Vec::new()
         };
-        for &(v, _) in &shape.offsets {
+        for &(v, _) in shape.offsets.iter() {
             affected.extend(&users[v as usize]);
         }
         affected.retain(|&a| !std::mem::replace(&mut touched[a as usize], true));
@@ -587,7 +590,7 @@ fn refit_shapes(
                 offsets.push((a, delta));
             }
         }
-        for &(v, _) in &shape.offsets {
+        for &(v, _) in shape.offsets.iter() {
             displaced[v as usize] = body[v as usize];
         }
         out.push(offsets);

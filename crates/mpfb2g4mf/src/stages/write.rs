@@ -346,7 +346,7 @@ fn attachment_specs(
                 name: attachment.name.clone(),
                 mesh: MeshSpec {
                     positions: mesh.positions,
-                    texcoords: mesh.texcoords,
+                    texcoords: std::sync::Arc::unwrap_or_clone(mesh.texcoords),
                     surfaces,
                     normals: (!mesh.normals.is_empty()).then_some(mesh.normals),
                     materials: attachment
@@ -360,7 +360,7 @@ fn attachment_specs(
                         .map(|b| BlendShapeSpec {
                             name: format!("{}_{}", attachment.name, b.name),
                             amount: b.amount,
-                            offsets: b.offsets,
+                            offsets: std::sync::Arc::unwrap_or_clone(b.offsets),
                             normal_offsets: b.normal_offsets,
                         })
                         .collect(),
@@ -471,7 +471,7 @@ pub fn write(
                 .map(|b| BlendShapeSpec {
                     name: b.name,
                     amount: b.amount,
-                    offsets: b.offsets,
+                    offsets: std::sync::Arc::unwrap_or_clone(b.offsets),
                     normal_offsets: b.normal_offsets,
                 })
                 .collect(),
