@@ -6,7 +6,9 @@ use mpfb2g4mf::LoadedMesh;
 pub fn run(_args: &[String]) -> Result<(), String> {
     let data = test_support::mpfb_data()
         .ok_or("no complete MPFB data found: run `mpfb2g4mf data fetch`, set MPFB_DATA, or place it at ../shared/mpfb-data")?;
-    let mesh = LoadedMesh::load(&data.join("3dobjs/base.obj"), None).map_err(|e| e.to_string())?;
+    let mesh = std::sync::Arc::new(
+        LoadedMesh::load(&data.join("3dobjs/base.obj"), None).map_err(|e| e.to_string())?,
+    );
     let work = std::env::temp_dir().join(format!("mpfb2g4mf-roundtrip-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     println!(

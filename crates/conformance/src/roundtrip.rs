@@ -5,11 +5,13 @@
 use g4mf_writer::{Compression, ContainerOptions, write_g4b};
 use glam::DVec3;
 use mpfb_rig::{ObjFrame, fit, parse_rig};
+use mpfb2g4mf::derived::Derivations;
 use mpfb2g4mf::to_mpfb::{mpfb_json_text, to_mpfb};
 use mpfb2g4mf::{ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What one rig's round trip measured.
 #[derive(Debug, Clone, Serialize)]
@@ -53,15 +55,18 @@ fn fit_on(rig: &mpfb_rig::Rig, mesh: &LoadedMesh) -> Result<mpfb_rig::FittedRig,
 pub fn round_trip(
     rig_path: &Path,
     weights_path: Option<&Path>,
-    mesh: &LoadedMesh,
+    mesh: &Arc<LoadedMesh>,
     work: &Path,
 ) -> Result<RoundTrip, String> {
     let e = |x: &dyn std::fmt::Display| x.to_string();
-    let rig = LoadedRig::load(rig_path).map_err(|x| e(&x))?;
+    let rig = Arc::new(LoadedRig::load(rig_path).map_err(|x| e(&x))?);
     let weights = weights_path
         .map(LoadedWeights::load)
         .transpose()
-        .map_err(|x| e(&x))?;
+        .map_err(|x| e(&x))?
+        .map(Arc::new);
+    // The conversions below share what they derive from the same inputs, as a batch does.
+    let derived = Derivations::default();
     let stem = rig_path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -70,7 +75,14 @@ pub fn round_trip(
 
     // MPFB -> G4MF -> MPFB.
     let a = work.join(format!("{name}.g4b"));
-    convert(&rig, mesh, weights.as_ref(), &ConvertOptions::new(&a)).map_err(|x| e(&x))?;
+    convert(
+        &rig,
+        mesh,
+        weights.as_ref(),
+        &ConvertOptions::new(&a),
+        &derived,
+    )
+    .map_err(|x| e(&x))?;
     let file = g4mf_reader::read_path(&a, &Default::default()).map_err(|x| e(&x))?;
     let back = to_mpfb(&file, None).map_err(|x| e(&x))?;
     let back_rig = parse_rig(&back.rig.to_string()).map_err(|x| e(&x))?;
@@ -184,12 +196,13 @@ pub fn round_trip(
         std::fs::write(&p, mpfb_json_text(w)).map(|()| p)
     });
     let weights_back = weights_back.transpose().map_err(|x| e(&x))?;
-    let rig2 = LoadedRig::load(&rig_back).map_err(|x| e(&x))?;
+    let rig2 = Arc::new(LoadedRig::load(&rig_back).map_err(|x| e(&x))?);
     let weights2 = weights_back
         .as_deref()
         .map(LoadedWeights::load)
         .transpose()
-        .map_err(|x| e(&x))?;
+        .map_err(|x| e(&x))?
+        .map(Arc::new);
     let mut byte_identical = true;
     for (ext, compression) in [
         ("g4b", Compression::None),
@@ -200,9 +213,9 @@ pub fn round_trip(
         let second = back_dir.join(format!("{name}-1.{ext}"));
         let mut options = ConvertOptions::new(&first);
         options.compression = compression;
-        convert(&rig, mesh, weights.as_ref(), &options).map_err(|x| e(&x))?;
+        convert(&rig, mesh, weights.as_ref(), &options, &derived).map_err(|x| e(&x))?;
         options.output = second.clone();
-        convert(&rig2, mesh, weights2.as_ref(), &options).map_err(|x| e(&x))?;
+        convert(&rig2, mesh, weights2.as_ref(), &options, &derived).map_err(|x| e(&x))?;
         byte_identical &= std::fs::read(&first).map_err(|x| e(&x))?
             == std::fs::read(&second).map_err(|x| e(&x))?;
     }

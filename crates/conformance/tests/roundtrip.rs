@@ -12,7 +12,7 @@ fn every_shipped_rig_round_trips() {
     let Some(data) = test_support::mpfb_data_or_skip("every_shipped_rig_round_trips") else {
         return;
     };
-    let mesh = LoadedMesh::load(&data.join("3dobjs/base.obj"), None).unwrap();
+    let mesh = std::sync::Arc::new(LoadedMesh::load(&data.join("3dobjs/base.obj"), None).unwrap());
     let work = tempfile::tempdir().unwrap();
     let rigs = test_support::test_rig_files(&data);
     for rig in rigs {

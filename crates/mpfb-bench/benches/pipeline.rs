@@ -9,6 +9,8 @@ use mpfb_bench::Inputs;
 use mpfb_mesh::{parse_obj, vertex_groups_from_faces};
 use mpfb_rig::{FitMesh, ObjFrame, fit, parse_rig};
 use mpfb_weights::{BoneMap, RigBones, parse_weights, resolve};
+use mpfb2g4mf::derived::Derivations;
+use std::sync::Arc;
 
 fn stages(c: &mut Criterion) {
     let Some(inputs) = Inputs::find() else {
@@ -116,12 +118,22 @@ fn stages(c: &mut Criterion) {
     let out = tempfile::tempdir().unwrap();
     let output = out.path().join("bench.g4b");
     let default_weights = inputs.rig.with_file_name("weights.default.json");
-    let rig = mpfb2g4mf::LoadedRig::load(&inputs.rig).unwrap();
-    let mesh = mpfb2g4mf::LoadedMesh::load(&inputs.obj, None).unwrap();
-    let loaded_weights = mpfb2g4mf::LoadedWeights::load(&default_weights).unwrap();
+    let rig = Arc::new(mpfb2g4mf::LoadedRig::load(&inputs.rig).unwrap());
+    let mesh = Arc::new(mpfb2g4mf::LoadedMesh::load(&inputs.obj, None).unwrap());
+    let loaded_weights = Arc::new(mpfb2g4mf::LoadedWeights::load(&default_weights).unwrap());
     let options = mpfb2g4mf::ConvertOptions::new(&output);
+    // Each conversion on its own (nothing derived is shared), then as a batch's bodies share.
     c.bench_function("convert/fit_skin_build_write_g4b", |b| {
-        b.iter(|| mpfb2g4mf::convert(&rig, &mesh, Some(&loaded_weights), &options).unwrap())
+        b.iter(|| {
+            let derived = Derivations::default();
+            mpfb2g4mf::convert(&rig, &mesh, Some(&loaded_weights), &options, &derived).unwrap()
+        })
+    });
+    let derived = Derivations::default();
+    c.bench_function("convert/shared_fit_skin_build_write_g4b", |b| {
+        b.iter(|| {
+            mpfb2g4mf::convert(&rig, &mesh, Some(&loaded_weights), &options, &derived).unwrap()
+        })
     });
     // Exactly what `mpfb2g4mf convert` does: read the inputs (the mesh on a second thread),
     // convert, write.
@@ -130,7 +142,15 @@ fn stages(c: &mut Criterion) {
             let (rig, mesh, weights) =
                 mpfb2g4mf::load_inputs(&inputs.rig, Some(&default_weights), &inputs.obj, None)
                     .unwrap();
-            mpfb2g4mf::convert(&rig, &mesh, weights.as_ref(), &options).unwrap()
+            let derived = Derivations::default();
+            mpfb2g4mf::convert(
+                &Arc::new(rig),
+                &Arc::new(mesh),
+                weights.map(Arc::new).as_ref(),
+                &options,
+                &derived,
+            )
+            .unwrap()
         })
     });
     // The same baseline with the default rig's weights, the full convert's own input.

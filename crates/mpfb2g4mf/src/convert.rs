@@ -3,6 +3,7 @@
 //! library loaded itself. Only the entry points (the CLI and batches) call it; options,
 //! errors and the summary live in their own modules so the stages never import the driver.
 
+use crate::derived::Derivations;
 use crate::error::ConvertError;
 use crate::inputs::{
     LoadedAssets, LoadedBody, LoadedJob, LoadedMesh, LoadedRig, LoadedWeights, Loader,
@@ -18,6 +19,7 @@ use crate::stages::{
 use crate::summary::{DataUsed, InfluenceChanges, Summary, Warning, WarningKind, WornSummary};
 use glam::DVec3;
 use mpfb_rig::RigLayout;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Loads `job` (refusing a bad output extension before reading anything) and converts it.
@@ -38,27 +40,42 @@ pub fn convert_loaded(
     convert_parts(
         &loaded.rig,
         &loaded.mesh,
-        loaded.weights.as_deref(),
+        loaded.weights.as_ref(),
         loaded.body.as_ref(),
         &loaded.assets,
         &loaded.worn,
         loaded.skin.as_deref(),
         options,
         data,
+        &loaded.derived,
     )
 }
 
 /// Converts inputs loaded by the caller into a G4MF file at `options.output` (written
 /// atomically), with the options that need no further file (no body, blend shapes or rest
-/// pose: those come through a [`Job`]).
+/// pose: those come through a [`Job`]). What it derives from the inputs alone (the resolved
+/// skin, the extracted helpers, the surfaces) is remembered in `derived` for the next
+/// conversion of the same inputs; the inputs must not change while it holds them.
 pub fn convert(
-    rig: &LoadedRig,
-    mesh: &LoadedMesh,
-    weights: Option<&LoadedWeights>,
+    rig: &Arc<LoadedRig>,
+    mesh: &Arc<LoadedMesh>,
+    weights: Option<&Arc<LoadedWeights>>,
     options: &ConvertOptions,
+    derived: &Derivations,
 ) -> Result<Summary, ConvertError> {
     let assets = LoadedAssets::without_files(options, &rig.path)?;
-    convert_parts(rig, mesh, weights, None, &assets, &[], None, options, None)
+    convert_parts(
+        rig,
+        mesh,
+        weights,
+        None,
+        &assets,
+        &[],
+        None,
+        options,
+        None,
+        derived,
+    )
 }
 
 /// The stages in order: the mesh morphed into the `described` body when one is given, the rig
@@ -68,15 +85,16 @@ pub fn convert(
 // One argument per loaded input: grouping them would hide which stage needs what.
 #[allow(clippy::too_many_arguments)]
 fn convert_parts(
-    rig: &LoadedRig,
-    mesh: &LoadedMesh,
-    weights: Option<&LoadedWeights>,
+    rig: &Arc<LoadedRig>,
+    mesh: &Arc<LoadedMesh>,
+    weights: Option<&Arc<LoadedWeights>>,
     described: Option<&LoadedBody>,
     assets: &LoadedAssets,
-    worn: &[std::sync::Arc<crate::inputs::LoadedWearable>],
+    worn: &[Arc<crate::inputs::LoadedWearable>],
     skin: Option<&crate::inputs::LoadedMaterial>,
     options: &ConvertOptions,
     data: Option<DataUsed>,
+    derived: &Derivations,
 ) -> Result<Summary, ConvertError> {
     let started = Instant::now();
     let format = options.format()?;
@@ -124,6 +142,7 @@ fn convert_parts(
         described,
         &assets.bone_map,
         options,
+        derived,
     )?;
     crate::timings::lap("assemble");
     let mut warnings: Vec<Warning> = fit

@@ -733,6 +733,8 @@ impl LoadedWearable {
 /// Everything one job reads, loaded.
 #[derive(Debug, Clone)]
 pub struct LoadedJob {
+    /// What the loader's conversions derive from shared inputs.
+    pub derived: Arc<crate::derived::Derivations>,
     /// The rig.
     pub rig: Arc<LoadedRig>,
     /// The mesh.
@@ -810,6 +812,7 @@ pub struct Loader {
     skins: HashMap<PathBuf, Shared<LoadedMaterial>>,
     targets: TargetCache,
     max_input_bytes: Option<u64>,
+    derived: Arc<crate::derived::Derivations>,
 }
 
 impl Loader {
@@ -826,6 +829,7 @@ impl Loader {
             skins: shared_map(jobs.iter().filter_map(|j| j.files.outfit.skin.clone())),
             targets: TargetCache::default(),
             max_input_bytes: None,
+            derived: Arc::default(),
         }
     }
 
@@ -925,6 +929,7 @@ impl Loader {
             .transpose()?;
         crate::timings::lap("load body and assets");
         Ok(LoadedJob {
+            derived: self.derived.clone(),
             rig,
             mesh,
             weights,

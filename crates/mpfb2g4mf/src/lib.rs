@@ -7,6 +7,7 @@
 pub mod atomic;
 pub mod batch;
 pub mod convert;
+pub mod derived;
 pub mod error;
 pub mod extras;
 pub mod humanoid_match;

@@ -7,6 +7,7 @@
 
 use super::body::Body;
 use super::fit::Fit;
+use crate::derived::{Derivations, Id, SkinKey};
 use crate::error::ConvertError;
 use crate::extras::{BodyProvenance, BoneExtras, MpfbBone, MpfbMesh, Provenance, SkeletonExtras};
 use crate::inputs::{LoadedBody, LoadedMesh, LoadedRig, LoadedWeights};
@@ -19,6 +20,7 @@ use indexmap::IndexMap;
 use mpfb_rig::{FittedRig, Rig};
 use mpfb_weights::{RigBones, resolve};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// The MPFB extras of a character, typed; written beside it by the write stage.
 #[derive(Debug, Clone)]
@@ -51,25 +53,59 @@ pub fn file_name(path: &std::path::Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Assembles the character.
+/// The weights resolved against a rig: what every body on the same rig, weights and mesh
+/// shares (see [`crate::derived`]).
+#[derive(Debug, Clone)]
+pub struct ResolvedSkin {
+    /// The skin in the source numbering (none without weights).
+    pub skin: Option<Arc<Skin>>,
+    /// The weights file's MPFB extras: metadata, group names, masks.
+    pub extras: MpfbMesh,
+    /// Groups dropped or unknown, and other warnings of the resolution.
+    pub warnings: Vec<String>,
+}
+
+/// Assembles the character; the skin comes from `derived` when another body on the same rig,
+/// weights and mesh resolved it already.
 // One argument per input and per earlier stage's result: grouping them would hide which
 // stage needs what.
 #[allow(clippy::too_many_arguments)]
 pub fn assemble(
-    rig: &LoadedRig,
+    rig: &Arc<LoadedRig>,
     mesh: &LoadedMesh,
-    weights: Option<&LoadedWeights>,
+    weights: Option<&Arc<LoadedWeights>>,
     body: &Body,
     fit: &Fit,
     described: Option<&LoadedBody>,
     bone_map: &mpfb_weights::BoneMap,
     options: &ConvertOptions,
+    derived: &Derivations,
 ) -> Result<Assembled, ConvertError> {
-    let (skin, (character_mesh, (bones, bone_extras))) = rayon::join(
-        || skin_of(rig, mesh, weights, bone_map),
-        || (mesh_of(mesh, body), bones_of(&rig.rig, &fit.fitted)),
+    let resolve = || match weights {
+        None => Ok(Arc::new(ResolvedSkin {
+            skin: None,
+            extras: MpfbMesh::default(),
+            warnings: Vec::new(),
+        })),
+        Some(weights) => derived.skins.try_get_or(
+            SkinKey {
+                rig: Id::of(rig),
+                weights: Id::of(weights),
+                vertices: mesh.obj.positions.len(),
+                bone_map: bone_map.clone(),
+            },
+            || skin_of(rig, mesh, weights, bone_map).map(Arc::new),
+        ),
+    };
+    let (resolved, (character_mesh, (bones, bone_extras))) = rayon::join(resolve, || {
+        (mesh_of(mesh, body), bones_of(&rig.rig, &fit.fitted))
+    });
+    let resolved = resolved?;
+    let (skin, mesh_extras, warnings) = (
+        resolved.skin.clone(),
+        resolved.extras.clone(),
+        resolved.warnings.clone(),
     );
-    let (skin, mesh_extras, warnings) = skin?;
     let name = options.name.clone().unwrap_or_else(|| {
         options
             .output
@@ -128,7 +164,7 @@ pub fn assemble(
                 bones,
             },
             mesh: character_mesh,
-            skin: skin.map(std::sync::Arc::new),
+            skin,
             blend_shapes: Vec::new(),
             materials,
             attachments: Vec::new(),
@@ -150,8 +186,8 @@ fn mesh_of(mesh: &LoadedMesh, body: &Body) -> Mesh {
     Mesh {
         positions: body.g4mf_positions().collect(),
         // OBJ's v runs up from the bottom; G4MF textures start top-left.
-        texcoords: std::sync::Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
-        polygons: std::sync::Arc::new(Polygons {
+        texcoords: Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
+        polygons: Arc::new(Polygons {
             offsets: obj.face_offsets.clone(),
             vertices: obj.corners.iter().map(|c| c.vertex).collect(),
             texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
@@ -159,7 +195,7 @@ fn mesh_of(mesh: &LoadedMesh, body: &Body) -> Mesh {
             parts: obj.face_group_set.clone(),
             part_sets: obj.group_sets.clone(),
         }),
-        numbering: std::sync::Arc::new(Numbering::identity(obj.positions.len())),
+        numbering: Arc::new(Numbering::identity(obj.positions.len())),
         normals: Vec::new(),
     }
 }
@@ -266,12 +302,9 @@ fn check_weights_match(
 fn skin_of(
     rig: &LoadedRig,
     mesh: &LoadedMesh,
-    weights: Option<&LoadedWeights>,
+    weights: &LoadedWeights,
     bone_map: &mpfb_weights::BoneMap,
-) -> Result<(Option<Skin>, MpfbMesh, Vec<String>), ConvertError> {
-    let Some(weights) = weights else {
-        return Ok((None, MpfbMesh::default(), Vec::new()));
-    };
+) -> Result<ResolvedSkin, ConvertError> {
     let mut warnings = Vec::new();
     let bone_names: Vec<String> = rig.rig.bones.iter().map(|b| b.name.clone()).collect();
     // Resolving and copying the authored pairs read the same file: one on each core.
@@ -334,12 +367,12 @@ fn skin_of(
         masks: (!masks.is_empty()).then_some(masks),
         ..MpfbMesh::default()
     };
-    Ok((
-        Some(Skin {
+    Ok(ResolvedSkin {
+        skin: Some(Arc::new(Skin {
             influences,
-            authored: std::sync::Arc::new(authored),
-        }),
+            authored: Arc::new(authored),
+        })),
         extras,
         warnings,
-    ))
+    })
 }
