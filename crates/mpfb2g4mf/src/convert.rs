@@ -335,7 +335,7 @@ fn convert_parts(
         .collect();
     let blend_shapes = character.blend_shapes.len();
     let ground_offset = character.skeleton.position.y;
-    let written = stages::write::write(character, extras, options, format)?;
+    let written = stages::write::write(character, extras, options, format, derived)?;
     crate::timings::lap("write");
     if let Some(w) = height_warning {
         warnings.push(Warning::new(WarningKind::Scale, w.to_string()));

@@ -12,6 +12,7 @@
 //! identity a sound key. Each cache keeps a bounded number of results and forgets those whose
 //! inputs are gone.
 
+use crate::extras::BoneExtras;
 use std::sync::{Arc, Mutex, Weak};
 
 /// A shared value's identity as (part of) a cache key.
@@ -71,7 +72,17 @@ impl<T, V: PartialEq> Key for (Id<T>, V) {
 pub struct Derivations {
     /// Weights resolved against a rig: the skin, the MPFB mesh extras and the warnings.
     pub(crate) skins: Cache<SkinKey, Arc<crate::stages::assemble::ResolvedSkin>>,
+    /// Each bone's MPFB extras, by rig.
+    pub(crate) bone_extras: Cache<Of<crate::inputs::LoadedRig>, Arc<Vec<BoneExtras>>>,
+    /// Each bone's extras as JSON, by the bone extras they are made from.
+    pub(crate) bone_values: Cache<Of<Vec<BoneExtras>>, Arc<Vec<Extras>>>,
 }
+
+/// A key of one shared value alone.
+pub(crate) type Of<T> = (Id<T>, ());
+
+/// A node's `extras` as the writer takes them.
+pub(crate) type Extras = Option<serde_json::Value>;
 
 /// What a weights file's resolution against a rig reads: the rig's bones, the file, the
 /// mesh's vertex count and the bone map.

@@ -83,6 +83,23 @@ pub struct LoadedMesh {
     /// The helper eyes' painted iris (see [`crate::iris::paint_helper_eyes`]), made on first
     /// use and shared by every job on this mesh.
     helper_iris: std::sync::OnceLock<Option<character::Image>>,
+    /// What every character on this mesh starts from, made on first use and shared.
+    topology: std::sync::OnceLock<MeshTopology>,
+}
+
+/// What a mesh gives every character made on it, whatever the body: the polygons with their
+/// groups as parts, texture coordinates in G4MF's convention, the identity numbering, and the
+/// vertices of the `body` part (where a morphed body stands).
+#[derive(Debug, Clone)]
+pub struct MeshTopology {
+    /// Texture coordinates, flipped to G4MF's top-left origin.
+    pub texcoords: Arc<Vec<[f64; 2]>>,
+    /// Every polygon, its groups as parts.
+    pub polygons: Arc<character::Polygons>,
+    /// The identity numbering of the mesh's vertices.
+    pub numbering: Arc<character::Numbering>,
+    /// The vertices of the `body` part's polygons, ascending.
+    pub body_vertices: Vec<u32>,
 }
 
 impl LoadedMesh {
@@ -116,6 +133,7 @@ impl LoadedMesh {
             joint_groups,
             joint_source,
             helper_iris: std::sync::OnceLock::new(),
+            topology: std::sync::OnceLock::new(),
         })
     }
 }
@@ -130,6 +148,43 @@ impl LoadedMesh {
                     .and_then(|png| crate::images::image_of(png).ok())
             })
             .as_ref()
+    }
+
+    /// What every character on this mesh starts from (made once, then shared).
+    pub fn topology(&self) -> &MeshTopology {
+        self.topology.get_or_init(|| {
+            let obj = &self.obj;
+            let mut is_body = vec![false; obj.positions.len()];
+            for f in 0..obj.face_count() {
+                if obj
+                    .face_groups(f)
+                    .iter()
+                    .any(|g| g == crate::stages::transforms::BODY_PART)
+                {
+                    for corner in obj.face(f) {
+                        if let Some(b) = is_body.get_mut(corner.vertex as usize) {
+                            *b = true;
+                        }
+                    }
+                }
+            }
+            MeshTopology {
+                // OBJ's v runs up from the bottom; G4MF textures start top-left.
+                texcoords: Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
+                polygons: Arc::new(character::Polygons {
+                    offsets: obj.face_offsets.clone(),
+                    vertices: obj.corners.iter().map(|c| c.vertex).collect(),
+                    texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
+                    materials: obj.face_material.clone(),
+                    parts: obj.face_group_set.clone(),
+                    part_sets: obj.group_sets.clone(),
+                }),
+                numbering: Arc::new(character::Numbering::identity(obj.positions.len())),
+                body_vertices: (0..obj.positions.len() as u32)
+                    .filter(|&v| is_body[v as usize])
+                    .collect(),
+            }
+        })
     }
 
     /// The mesh as rigs are fitted to it: every vertex (joint cubes included) in Blender space.

@@ -14,7 +14,7 @@ use crate::inputs::{LoadedBody, LoadedMesh, LoadedRig, LoadedWeights};
 use crate::options::ConvertOptions;
 use character::{
     AuthoredGroup, AuthoredPair, AuthoredWeights, Bone, Character, Influence, Material, Mesh,
-    Numbering, Polygons, Skeleton, Skin,
+    Skeleton, Skin,
 };
 use indexmap::IndexMap;
 use mpfb_rig::{FittedRig, Rig};
@@ -27,8 +27,8 @@ use std::sync::Arc;
 pub struct MpfbExtras {
     /// The skeleton node's.
     pub skeleton: SkeletonExtras,
-    /// Each bone's, by bone index.
-    pub bones: Vec<BoneExtras>,
+    /// Each bone's, by bone index (shared by the bodies on one rig).
+    pub bones: Arc<Vec<BoneExtras>>,
     /// The mesh's (the write stage adds the source numbering and uncarried pairs).
     pub mesh: MpfbMesh,
     /// Each attachment's, in [`Character::attachments`] order.
@@ -97,9 +97,12 @@ pub fn assemble(
             || skin_of(rig, mesh, weights, bone_map).map(Arc::new),
         ),
     };
-    let (resolved, (character_mesh, (bones, bone_extras))) = rayon::join(resolve, || {
+    let (resolved, (character_mesh, bones)) = rayon::join(resolve, || {
         (mesh_of(mesh, body), bones_of(&rig.rig, &fit.fitted))
     });
+    let bone_extras = derived
+        .bone_extras
+        .get_or((Id::of(rig), ()), || Arc::new(bone_extras_of(&rig.rig)));
     let resolved = resolved?;
     let (skin, mesh_extras, warnings) = (
         resolved.skin.clone(),
@@ -179,51 +182,47 @@ pub fn assemble(
     })
 }
 
-/// The whole mesh: every vertex of the body, every polygon of the OBJ with its groups as
-/// parts, texture coordinates flipped to G4MF's top-left origin.
+/// The whole mesh: every vertex of the body, with the mesh's shared topology
+/// ([`LoadedMesh::topology`]: every polygon of the OBJ with its groups as parts, texture
+/// coordinates flipped to G4MF's top-left origin).
 fn mesh_of(mesh: &LoadedMesh, body: &Body) -> Mesh {
-    let obj = &mesh.obj;
+    let topology = mesh.topology();
     Mesh {
         positions: body.g4mf_positions().collect(),
-        // OBJ's v runs up from the bottom; G4MF textures start top-left.
-        texcoords: Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
-        polygons: Arc::new(Polygons {
-            offsets: obj.face_offsets.clone(),
-            vertices: obj.corners.iter().map(|c| c.vertex).collect(),
-            texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
-            materials: obj.face_material.clone(),
-            parts: obj.face_group_set.clone(),
-            part_sets: obj.group_sets.clone(),
-        }),
-        numbering: Arc::new(Numbering::identity(obj.positions.len())),
+        texcoords: topology.texcoords.clone(),
+        polygons: topology.polygons.clone(),
+        numbering: topology.numbering.clone(),
         normals: Vec::new(),
     }
 }
 
-/// Bones from the fitted rig, with every MPFB field in their extras.
-fn bones_of(rig: &Rig, fitted: &FittedRig) -> (Vec<Bone>, Vec<BoneExtras>) {
+/// Bones from the fitted rig.
+fn bones_of(rig: &Rig, fitted: &FittedRig) -> Vec<Bone> {
     rig.bones
         .iter()
         .zip(&fitted.bones)
         .zip(&fitted.parents)
-        .map(|((bone, fb), parent)| {
-            (
-                Bone {
-                    name: bone.name.clone(),
-                    parent: *parent,
-                    head: fb.head,
-                    basis: fb.basis,
-                    length: fb.length,
-                },
-                BoneExtras {
-                    mpfb: MpfbBone {
-                        fields: mpfb_rig::bone_to_json(bone),
-                        name: bone.name.clone(),
-                    },
-                },
-            )
+        .map(|((bone, fb), parent)| Bone {
+            name: bone.name.clone(),
+            parent: *parent,
+            head: fb.head,
+            basis: fb.basis,
+            length: fb.length,
         })
-        .unzip()
+        .collect()
+}
+
+/// Every MPFB field of each bone of the rig, for its extras.
+fn bone_extras_of(rig: &Rig) -> Vec<BoneExtras> {
+    rig.bones
+        .iter()
+        .map(|bone| BoneExtras {
+            mpfb: MpfbBone {
+                fields: mpfb_rig::bone_to_json(bone),
+                name: bone.name.clone(),
+            },
+        })
+        .collect()
 }
 
 /// Every authored pair outside the masks, by group in file order (whether a bone took each

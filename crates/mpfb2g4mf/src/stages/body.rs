@@ -7,7 +7,6 @@
 
 use crate::error::ConvertError;
 use crate::inputs::{LoadedBody, LoadedMesh};
-use crate::stages::transforms::BODY_PART;
 use mpfb_rig::{FitMesh, ObjFrame, UpAxis, space};
 
 /// The body: every vertex in Blender space, with its joint cubes.
@@ -52,16 +51,12 @@ impl Body {
         let positions = mpfb_body::morph(&mesh.obj.positions, &weighted)?;
         let fit_mesh = FitMesh::from_obj(&positions, frame, mesh.joint_groups.iter());
         // MPFB stands a morphed body on its lowest body vertex.
-        let obj = &mesh.obj;
-        let mut lowest: Option<f64> = None;
-        for f in 0..obj.face_count() {
-            if obj.face_groups(f).iter().any(|g| g == BODY_PART) {
-                for corner in obj.face(f) {
-                    let y = space::blender_to_g4mf(fit_mesh.vertices()[corner.vertex as usize]).y;
-                    lowest = Some(lowest.map_or(y, |l: f64| l.min(y)));
-                }
-            }
-        }
+        let lowest = mesh
+            .topology()
+            .body_vertices
+            .iter()
+            .map(|&v| space::blender_to_g4mf(fit_mesh.vertices()[v as usize]).y)
+            .reduce(f64::min);
         Ok(Self {
             fit_mesh,
             frame,

@@ -438,7 +438,7 @@ fn add_subrig(
             "subrig".into(),
             serde_json::json!({ "asset": asset.proxy.name, "bone": bone.name }),
         );
-        extras.bones.push(BoneExtras {
+        Arc::make_mut(&mut extras.bones).push(BoneExtras {
             mpfb: MpfbBone {
                 fields,
                 name: name.clone(),

@@ -4,6 +4,7 @@
 
 use super::assemble::MpfbExtras;
 use crate::atomic::write_atomic;
+use crate::derived::{Derivations, Id};
 use crate::error::ConvertError;
 use crate::extras::{
     AssetNodeExtras, AssetNodeMpfb, MaterialExtras, MeshExtras, RenderExtras, UnskinnedWeights,
@@ -21,6 +22,7 @@ use g4mf_writer::{
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The generator string written into every file.
 pub const GENERATOR: &str = concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION"));
@@ -410,11 +412,16 @@ pub fn write(
     mut extras: MpfbExtras,
     options: &ConvertOptions,
     format: OutputFormat,
+    derived: &Derivations,
 ) -> Result<Written, ConvertError> {
     // The thumbnail draws the character before its arrays move into the spec.
     let thumbnail = options
         .thumbnail
         .then(|| crate::picture::thumbnail(&character));
+    // The bones' extras as JSON, once for every body on the same rig.
+    let bone_values = derived.bone_values.get_or((Id::of(&extras.bones), ()), || {
+        Arc::new(extras.bones.iter().map(to_value).collect())
+    });
     // Surfaces on one core; bones with their extras and the skin's influences on the other.
     let ((surfaces, texcoords), (bones, influences)) = rayon::join(
         || surfaces_of(&character, options.materials),
@@ -423,14 +430,14 @@ pub fn write(
                 .skeleton
                 .bones
                 .iter()
-                .zip(&extras.bones)
+                .zip(bone_values.iter())
                 .map(|(bone, bone_extras)| BoneSpec {
                     name: bone.name.clone(),
                     parent: bone.parent,
                     head: bone.head,
                     basis: bone.basis,
                     length: bone.length,
-                    extras: to_value(bone_extras),
+                    extras: bone_extras.clone(),
                 })
                 .collect();
             let influences: Option<Vec<Influence>> = character.skin.as_ref().map(|skin| {
