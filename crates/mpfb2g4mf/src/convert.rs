@@ -271,6 +271,7 @@ fn convert_parts(
         options.keep_hidden_body,
         &mesh_name,
         &mut helper_warnings,
+        derived,
     );
     let mut shape_warnings = Vec::new();
     let character = stages::shapes::prune(character, &moved, &mut shape_warnings);
@@ -308,6 +309,7 @@ fn convert_parts(
             character,
             race,
             stages::dress::Wardrobe { skin, helper_iris },
+            derived,
         )
     } else {
         character

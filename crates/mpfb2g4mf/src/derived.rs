@@ -76,7 +76,52 @@ pub struct Derivations {
     pub(crate) bone_extras: Cache<Of<crate::inputs::LoadedRig>, Arc<Vec<BoneExtras>>>,
     /// Each bone's extras as JSON, by the bone extras they are made from.
     pub(crate) bone_values: Cache<Of<Vec<BoneExtras>>, Arc<Vec<Extras>>>,
+    /// The polygons helper extraction keeps (`None`: the mesh has no body part).
+    pub(crate) selections: Cache<ExtractionKey, Option<Arc<character::Selection>>>,
+    /// Polygons, numberings, skins and blend-shape offsets of the kept vertices, by what was
+    /// selected from and the selection.
+    pub(crate) selected_polygons: Selected<character::Polygons>,
+    pub(crate) selected_numberings: Selected<character::Numbering>,
+    pub(crate) selected_skins: Selected<character::Skin>,
+    pub(crate) selected_offsets: Selected<Vec<(u32, glam::DVec3)>>,
+    /// Polygons given a material by part set (the index of each part set's material).
+    pub(crate) dressed: Cache<(Id<character::Polygons>, Vec<u32>), Arc<character::Polygons>>,
 }
+
+/// A key of two shared values.
+pub(crate) struct Both<A, B>(pub(crate) Id<A>, pub(crate) Id<B>);
+
+impl<A, B> PartialEq for Both<A, B> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0 && self.1 == other.1
+    }
+}
+
+impl<A, B> Key for Both<A, B> {
+    fn alive(&self) -> bool {
+        self.0.alive() && self.1.alive()
+    }
+}
+
+/// What helper extraction reads besides the mesh: which parts it keeps, which a worn proxy
+/// replaces, and the body vertices worn assets hide (when they mask the body).
+#[derive(PartialEq)]
+pub(crate) struct ExtractionKey {
+    pub(crate) polygons: Id<character::Polygons>,
+    pub(crate) numbering: Id<character::Numbering>,
+    pub(crate) helpers: crate::options::Helpers,
+    pub(crate) replaced_parts: Vec<&'static str>,
+    pub(crate) hidden_vertices: Option<Vec<bool>>,
+}
+
+impl Key for ExtractionKey {
+    fn alive(&self) -> bool {
+        self.polygons.alive() && self.numbering.alive()
+    }
+}
+
+/// What a selection of polygons makes of a shared value.
+pub(crate) type Selected<T> = Cache<Both<T, character::Selection>, Arc<T>>;
 
 /// A key of one shared value alone.
 pub(crate) type Of<T> = (Id<T>, ());

@@ -14,9 +14,11 @@
 pub use super::materials::srgb_to_linear;
 use super::materials::{Role, material_from};
 use super::transforms::FACE_PARTS;
+use crate::derived::{Derivations, Id};
 use crate::inputs::LoadedMaterial;
-use character::{Character, Image, Material, MaterialTextures, Texture};
+use character::{Character, Image, Material, MaterialTextures, Polygons, Texture};
 use mpfb_body::Race;
+use std::sync::Arc;
 
 /// MakeHuman's `africanColor` (sRGB).
 pub const AFRICAN_SRGB: [f64; 3] = [0.207, 0.113, 0.066];
@@ -95,8 +97,14 @@ const HELPER_IRIS_FILE: &str = "helper_eyes_iris.png";
 
 /// Gives every polygon without a material one: face helpers theirs, eyelashes and other
 /// helpers theirs, everything else the skin. Polygons the mesh file gave a material keep it.
-pub fn dress(mut character: Character, race: Race, wardrobe: Wardrobe) -> Character {
-    let polygons = std::sync::Arc::make_mut(&mut character.mesh.polygons);
+/// The polygons so dressed come from `derived` when another body dressed the same ones alike.
+pub fn dress(
+    mut character: Character,
+    race: Race,
+    wardrobe: Wardrobe,
+    derived: &Derivations,
+) -> Character {
+    let polygons = &character.mesh.polygons;
     let materials = &mut character.materials;
     let mut index_of = |make: &dyn Fn() -> Material| -> u32 {
         let wanted = make();
@@ -170,11 +178,18 @@ pub fn dress(mut character: Character, race: Race, wardrobe: Wardrobe) -> Charac
             }
         })
         .collect();
-    for (material, &part) in polygons.materials.iter_mut().zip(&polygons.parts) {
-        if material.is_none() {
-            *material = part_material.get(part as usize).copied();
-        }
-    }
+    character.mesh.polygons =
+        derived
+            .dressed
+            .get_or((Id::of(polygons), part_material.clone()), || {
+                let mut dressed = Polygons::clone(polygons);
+                for (material, &part) in dressed.materials.iter_mut().zip(&dressed.parts) {
+                    if material.is_none() {
+                        *material = part_material.get(part as usize).copied();
+                    }
+                }
+                Arc::new(dressed)
+            });
     character
 }
 

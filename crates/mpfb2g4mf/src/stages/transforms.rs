@@ -1,9 +1,11 @@
 //! Stage 5, transforms: one character in, one character out. Each is independent of the
 //! input formats; new capabilities (rest poses, normals, influence limits) join this list.
 
+use crate::derived::{Both, Derivations, ExtractionKey, Id};
 use crate::options::Helpers;
 use crate::options::Origin;
-use character::{Character, Selection};
+use character::{Character, Mesh, Selection};
+use std::sync::Arc;
 
 /// The part of MakeHuman's base mesh that is the body proper; the rest are helpers (joint
 /// cubes, eyes, teeth, tongue, tights, skirt, hair, eyelashes).
@@ -41,24 +43,82 @@ impl Hidden {
 /// the helper parts their proxies replace and, unless `keep_hidden_body`, every polygon with
 /// a vertex an asset hides (MPFB's mask: a body face goes when any of its vertices is
 /// deleted).
+///
+/// What it derives from the shared topology (the selection, the kept polygons, numbering,
+/// skin and shape offsets) comes from `derived` when another body on the same mesh and
+/// options derived it already; only the positions are the body's own.
 pub fn extract_helpers(
-    character: Character,
+    mut character: Character,
     helpers: Helpers,
     hidden: &Hidden,
     keep_hidden_body: bool,
     mesh_name: &str,
     warnings: &mut Vec<String>,
+    derived: &Derivations,
 ) -> Character {
     let mask = !keep_hidden_body && hidden.vertices.iter().any(|&h| h);
     if helpers == Helpers::All && !mask && hidden.parts.is_empty() {
         return character;
     }
-    let polygons = &character.mesh.polygons;
-    if !polygons.has_part(BODY_PART) {
+    let mesh = &character.mesh;
+    let key = ExtractionKey {
+        polygons: Id::of(&mesh.polygons),
+        numbering: Id::of(&mesh.numbering),
+        helpers,
+        replaced_parts: hidden.parts.clone(),
+        hidden_vertices: mask.then(|| hidden.vertices.clone()),
+    };
+    let Some(selection) = derived
+        .selections
+        .get_or(key, || select(mesh, helpers, hidden, mask).map(Arc::new))
+    else {
         warnings.push(format!(
             "{mesh_name}: no `{BODY_PART}` group; exporting every face"
         ));
         return character;
+    };
+    if selection.is_everything(mesh) {
+        return character;
+    }
+    character.mesh = Mesh {
+        positions: selection.vertex_values(&mesh.positions),
+        texcoords: mesh.texcoords.clone(),
+        polygons: derived
+            .selected_polygons
+            .get_or(Both(Id::of(&mesh.polygons), Id::of(&selection)), || {
+                Arc::new(selection.polygons(&mesh.polygons))
+            }),
+        numbering: derived
+            .selected_numberings
+            .get_or(Both(Id::of(&mesh.numbering), Id::of(&selection)), || {
+                Arc::new(selection.numbering(&mesh.numbering))
+            }),
+        normals: selection.vertex_values(&mesh.normals),
+    };
+    if let Some(skin) = &mut character.skin {
+        *skin = derived
+            .selected_skins
+            .get_or(Both(Id::of(skin), Id::of(&selection)), || {
+                Arc::new(selection.skin(skin))
+            });
+    }
+    for shape in &mut character.blend_shapes {
+        shape.offsets = derived
+            .selected_offsets
+            .get_or(Both(Id::of(&shape.offsets), Id::of(&selection)), || {
+                Arc::new(selection.sparse(&shape.offsets))
+            });
+        shape.normal_offsets = selection.sparse(&shape.normal_offsets);
+    }
+    character
+}
+
+/// The polygons helper extraction keeps (see [`extract_helpers`]), or `None` when the mesh
+/// has no `body` part.
+fn select(mesh: &Mesh, helpers: Helpers, hidden: &Hidden, mask: bool) -> Option<Selection> {
+    let polygons = &mesh.polygons;
+    if !polygons.has_part(BODY_PART) {
+        return None;
     }
     let keep = |name: &str| {
         !hidden.parts.contains(&name)
@@ -66,18 +126,29 @@ pub fn extract_helpers(
                 || name == BODY_PART
                 || (helpers == Helpers::Face && FACE_PARTS.contains(&name)))
     };
-    let source = &character.mesh.numbering.source;
-    let selection = Selection::polygons_where(&character.mesh, |p| {
-        polygons.part_names(p).iter().any(|n| keep(n))
+    // Which parts each part set keeps, and whether it is the body proper, decided once.
+    let kept_sets: Vec<bool> = polygons
+        .part_sets
+        .iter()
+        .map(|set| set.iter().any(|n| keep(n)))
+        .collect();
+    let body_sets: Vec<bool> = polygons
+        .part_sets
+        .iter()
+        .map(|set| set.iter().any(|n| n == BODY_PART))
+        .collect();
+    let source = &mesh.numbering.source;
+    Some(Selection::polygons_where(mesh, |p| {
+        let set = polygons.parts[p] as usize;
+        kept_sets[set]
             // Only the body proper is masked: clothes also list helper vertices (the tongue
             // under a suit's collar), which MakeHuman draws as separate proxies, never masked.
             && !(mask
-                && polygons.part_names(p).iter().any(|n| n == BODY_PART)
+                && body_sets[set]
                 && polygons.vertices[polygons.corners(p)]
                     .iter()
                     .any(|&v| hidden.vertices[source[v as usize] as usize]))
-    });
-    character.select(&selection)
+    }))
 }
 
 /// Influence limits: with `max`, each vertex keeps its `max` strongest influences,
