@@ -222,6 +222,7 @@ fn convert_parts(
         names.as_ref(),
         find_names,
         &mut bind_warnings,
+        derived,
     )?;
     warnings.extend(
         bind_warnings

@@ -84,6 +84,8 @@ pub struct Derivations {
     pub(crate) selected_numberings: Selected<character::Numbering>,
     pub(crate) selected_skins: Selected<character::Skin>,
     pub(crate) selected_offsets: Selected<Vec<(u32, glam::DVec3)>>,
+    /// The kept face helpers' vertices no weight moves, by skin, polygons and parts.
+    pub(crate) unweighted: Cache<UnweightedKey, Arc<Unweighted>>,
     /// Polygons given a material by part set (the index of each part set's material).
     pub(crate) dressed: Cache<(Id<character::Polygons>, Vec<u32>), Arc<character::Polygons>>,
 }
@@ -122,6 +124,21 @@ impl Key for ExtractionKey {
 
 /// What a selection of polygons makes of a shared value.
 pub(crate) type Selected<T> = Cache<Both<T, character::Selection>, Arc<T>>;
+
+/// What finding the unweighted helper vertices reads: the skin, the polygons, the parts.
+pub(crate) type UnweightedKey = (
+    Both<character::Skin, character::Polygons>,
+    Vec<&'static str>,
+);
+
+/// Face helpers and their vertices no weight moves.
+pub(crate) type Unweighted = Vec<(&'static str, Vec<u32>)>;
+
+impl<A, B, V: PartialEq> Key for (Both<A, B>, V) {
+    fn alive(&self) -> bool {
+        self.0.alive()
+    }
+}
 
 /// A key of one shared value alone.
 pub(crate) type Of<T> = (Id<T>, ());

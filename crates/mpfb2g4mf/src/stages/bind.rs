@@ -4,9 +4,11 @@
 //! leave a helper out keep it in place while the head turns. Bones are found by the humanoid
 //! names (shipped, the user's, or matched), so any rig is served.
 
+use crate::derived::{Both, Derivations, Id, Unweighted};
 use crate::error::ConvertError;
 use crate::stages::humanoid::Names;
 use character::{Character, Influence};
+use std::sync::Arc;
 
 /// The bone each face helper belongs to, by humanoid name, nearest first.
 fn owners(part: &str) -> &'static [&'static str] {
@@ -24,38 +26,26 @@ fn owners(part: &str) -> &'static [&'static str] {
 /// so already).
 pub fn bind_unweighted_helpers(
     mut character: Character,
-    parts: &[&str],
+    parts: &[&'static str],
     names: Option<&Names>,
     find: impl FnOnce(&Character) -> Result<Names, ConvertError>,
     warnings: &mut Vec<String>,
+    derived: &Derivations,
 ) -> Result<Character, ConvertError> {
     let Some(skin) = &character.skin else {
         return Ok(character);
     };
-    let mut moved = vec![false; character.mesh.positions.len()];
-    for inf in skin.influences.iter().filter(|i| i.weight > 0.0) {
-        if let Some(m) = moved.get_mut(inf.vertex as usize) {
-            *m = true;
-        }
-    }
     let polygons = &character.mesh.polygons;
-    let unweighted: Vec<(&str, Vec<u32>)> = parts
-        .iter()
-        .map(|&part| {
-            let mut vertices: Vec<u32> = (0..polygons.len())
-                .filter(|&p| polygons.part_names(p).iter().any(|n| n == part))
-                .flat_map(|p| polygons.vertices[polygons.corners(p)].iter().copied())
-                .filter(|&v| !moved[v as usize])
-                .collect();
-            vertices.sort_unstable();
-            vertices.dedup();
-            (part, vertices)
-        })
-        .filter(|(_, vertices)| !vertices.is_empty())
-        .collect();
+    // Which vertices no weight moves depends on the skin and polygons alone: found once for
+    // every body sharing them.
+    let unweighted = derived.unweighted.get_or(
+        (Both(Id::of(skin), Id::of(polygons)), parts.to_vec()),
+        || Arc::new(unweighted_vertices(skin, polygons, parts)),
+    );
     if unweighted.is_empty() {
         return Ok(character);
     }
+    let mut moved = moved_vertices(skin, character.mesh.positions.len());
     // Names the user did not ask for: a rig they cannot be found on binds to the nearest bone.
     let found;
     let names = match names {
@@ -67,7 +57,9 @@ pub fn bind_unweighted_helpers(
     };
     let bones = &character.skeleton.bones;
     let mut bound = Vec::new();
-    for (part, mut vertices) in unweighted {
+    for (part, vertices) in unweighted.iter() {
+        let part = *part;
+        let mut vertices = vertices.clone();
         // A vertex two helpers share is bound once, by the first.
         vertices.retain(|&v| !std::mem::replace(&mut moved[v as usize], true));
         if vertices.is_empty() {
@@ -110,4 +102,50 @@ pub fn bind_unweighted_helpers(
         skin.influences.sort_by_key(|i| i.vertex);
     }
     Ok(character)
+}
+
+/// For every vertex, whether a weight above zero moves it.
+fn moved_vertices(skin: &character::Skin, count: usize) -> Vec<bool> {
+    let mut moved = vec![false; count];
+    for inf in skin.influences.iter().filter(|i| i.weight > 0.0) {
+        if let Some(m) = moved.get_mut(inf.vertex as usize) {
+            *m = true;
+        }
+    }
+    moved
+}
+
+/// Each of `parts` with the vertices of its polygons no weight moves (ascending), leaving out
+/// the parts with none.
+fn unweighted_vertices(
+    skin: &character::Skin,
+    polygons: &character::Polygons,
+    parts: &[&'static str],
+) -> Unweighted {
+    let count = polygons
+        .vertices
+        .iter()
+        .max()
+        .map_or(0, |&v| v as usize + 1);
+    let moved = moved_vertices(skin, count);
+    parts
+        .iter()
+        .map(|&part| {
+            // Whether each part set holds the part, decided once.
+            let holds: Vec<bool> = polygons
+                .part_sets
+                .iter()
+                .map(|set| set.iter().any(|n| n == part))
+                .collect();
+            let mut vertices: Vec<u32> = (0..polygons.len())
+                .filter(|&p| holds[polygons.parts[p] as usize])
+                .flat_map(|p| polygons.vertices[polygons.corners(p)].iter().copied())
+                .filter(|&v| !moved[v as usize])
+                .collect();
+            vertices.sort_unstable();
+            vertices.dedup();
+            (part, vertices)
+        })
+        .filter(|(_, vertices)| !vertices.is_empty())
+        .collect()
 }
