@@ -46,17 +46,18 @@ fuzz_target!(|input: Input| {
         bones,
         mesh: Some(g4mf_writer::MeshSpec {
             positions,
-            texcoords: vec![],
+            texcoords: vec![].into(),
             surfaces: vec![g4mf_writer::SurfaceSpec {
                 name: None,
                 material: None,
                 faces,
-            }],
+            }]
+            .into(),
             normals: None,
             blend_shapes: Vec::new(),
             materials: Vec::new(),
         }),
-        influences: Some(influences.clone()),
+        influences: Some(influences.clone().into()),
         generator: "fuzz".into(),
         ..Default::default()
     };

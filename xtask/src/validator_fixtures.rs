@@ -45,7 +45,7 @@ fn base() -> (Value, Vec<u8>) {
                 DVec3::new(0.2, 1.4, 0.0),
                 DVec3::new(0.0, 1.4, 0.0),
             ],
-            texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]],
+            texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].into(),
             surfaces: vec![SurfaceSpec {
                 name: None,
                 material: Some("Skin".into()),
@@ -53,38 +53,42 @@ fn base() -> (Value, Vec<u8>) {
                     vertices: [0, 1, 2, 3].as_slice().into(),
                     texcoords: Some([0, 1, 2, 3].as_slice().into()),
                 }],
-            }],
+            }]
+            .into(),
             normals: None,
             blend_shapes: Vec::new(),
             materials: Vec::new(),
         }),
-        influences: Some(vec![
-            Influence {
-                vertex: 0,
-                bone: 0,
-                weight: 1.0,
-            },
-            Influence {
-                vertex: 1,
-                bone: 0,
-                weight: 1.0,
-            },
-            Influence {
-                vertex: 2,
-                bone: 1,
-                weight: 0.75,
-            },
-            Influence {
-                vertex: 2,
-                bone: 0,
-                weight: 0.25,
-            },
-            Influence {
-                vertex: 3,
-                bone: 1,
-                weight: 1.0,
-            },
-        ]),
+        influences: Some(
+            vec![
+                Influence {
+                    vertex: 0,
+                    bone: 0,
+                    weight: 1.0,
+                },
+                Influence {
+                    vertex: 1,
+                    bone: 0,
+                    weight: 1.0,
+                },
+                Influence {
+                    vertex: 2,
+                    bone: 1,
+                    weight: 0.75,
+                },
+                Influence {
+                    vertex: 2,
+                    bone: 0,
+                    weight: 0.25,
+                },
+                Influence {
+                    vertex: 3,
+                    bone: 1,
+                    weight: 1.0,
+                },
+            ]
+            .into(),
+        ),
         generator: "mpfb2g4mf validator fixtures".into(),
         ..CharacterSpec::default()
     };

@@ -36,7 +36,7 @@ fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
         bones: vec![root_bone()],
         mesh: Some(MeshSpec {
             positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
-            texcoords: vec![],
+            texcoords: vec![].into(),
             surfaces: vec![SurfaceSpec {
                 name: Some("Face".into()),
                 material: Some("Red".into()),
@@ -44,13 +44,14 @@ fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
                     vertices: [0, 1, 2].as_slice().into(),
                     texcoords: None,
                 }],
-            }],
+            }]
+            .into(),
             normals: None,
             // Stretch moves vertex 1 one metre further along +X (amount 0: not shown).
             blend_shapes: vec![BlendShapeSpec {
                 name: "Stretch".into(),
                 amount: 0.0,
-                offsets: vec![(1, DVec3::X)],
+                offsets: vec![(1, DVec3::X)].into(),
                 normal_offsets: Vec::new(),
             }],
             materials: vec![MaterialSpec {
@@ -340,8 +341,8 @@ fn squares_file(squares: Vec<Square>, textures: Vec<TextureSpec>) -> G4mfFile {
         bones: vec![root_bone()],
         mesh: Some(MeshSpec {
             positions,
-            texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]],
-            surfaces,
+            texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].into(),
+            surfaces: surfaces.into(),
             normals: None,
             blend_shapes: Vec::new(),
             materials,

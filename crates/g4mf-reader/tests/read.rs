@@ -25,7 +25,7 @@ fn character() -> g4mf_writer::BuiltCharacter {
         }],
         mesh: Some(MeshSpec {
             positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
-            texcoords: vec![],
+            texcoords: vec![].into(),
             surfaces: vec![SurfaceSpec {
                 name: None,
                 material: None,
@@ -33,23 +33,27 @@ fn character() -> g4mf_writer::BuiltCharacter {
                     vertices: [0, 1, 2].as_slice().into(),
                     texcoords: None,
                 }],
-            }],
+            }]
+            .into(),
             normals: None,
             blend_shapes: Vec::new(),
             materials: Vec::new(),
         }),
-        influences: Some(vec![
-            Influence {
-                vertex: 1,
-                bone: 0,
-                weight: 1.0,
-            },
-            Influence {
-                vertex: 0,
-                bone: 0,
-                weight: 0.5,
-            },
-        ]),
+        influences: Some(
+            vec![
+                Influence {
+                    vertex: 1,
+                    bone: 0,
+                    weight: 1.0,
+                },
+                Influence {
+                    vertex: 0,
+                    bone: 0,
+                    weight: 0.5,
+                },
+            ]
+            .into(),
+        ),
         generator: "test".into(),
         ..CharacterSpec::default()
     };

@@ -9,6 +9,7 @@
 use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
 use crate::names::NameRegistry;
+pub use crate::prepared::{Influences, Surfaces};
 use g4mf_model::rules;
 use g4mf_model::{
     Asset, Binding, Blend, BlendShape, BlendSurface, BlendTarget, Bone, Document, JointRef,
@@ -17,6 +18,7 @@ use g4mf_model::{
 use glam::{DMat3, DVec3};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The `asset.specification` link: the spec revision this writer follows.
 pub const SPECIFICATION: &str = "https://github.com/godot-dimensions/g4mf/tree/5c8fa5f";
@@ -68,9 +70,9 @@ pub struct MeshSpec {
     /// Vertex positions, metres.
     pub positions: Vec<DVec3>,
     /// Texture coordinates in G4MF's convention (origin top-left, v down).
-    pub texcoords: Vec<[f64; 2]>,
-    /// Surfaces.
-    pub surfaces: Vec<SurfaceSpec>,
+    pub texcoords: Arc<Vec<[f64; 2]>>,
+    /// Surfaces (shared between meshes with the same faces: see [`Surfaces`]).
+    pub surfaces: Surfaces,
     /// Unit per-vertex normals, one per position; written as every surface's `normals`
     /// binding (its per-corner indices are the surface's own simplexes). `None`: flat shading.
     pub normals: Option<Vec<DVec3>>,
@@ -89,7 +91,7 @@ pub struct BlendShapeSpec {
     /// Its `amounts` entry.
     pub amount: f64,
     /// `(vertex, offset)`, vertices ascending, metres.
-    pub offsets: Vec<(u32, DVec3)>,
+    pub offsets: Arc<Vec<(u32, DVec3)>>,
     /// `(vertex, normal offset)`, vertices ascending; written per surface as offsets of the
     /// surface's normal values (one per vertex), only with [`MeshSpec::normals`].
     pub normal_offsets: Vec<(u32, DVec3)>,
@@ -154,7 +156,7 @@ pub struct AttachmentSpec {
     /// Its mesh.
     pub mesh: MeshSpec,
     /// Its skin influences (bones index [`CharacterSpec::bones`]); any order, repeats add up.
-    pub influences: Option<Vec<Influence>>,
+    pub influences: Option<Influences>,
     /// `extras` of its node.
     pub node_extras: Option<Value>,
     /// `extras` of its mesh.
@@ -207,7 +209,7 @@ pub struct CharacterSpec {
     /// The body, if any.
     pub mesh: Option<MeshSpec>,
     /// Skin influences (needs a mesh); any order, repeats add up.
-    pub influences: Option<Vec<Influence>>,
+    pub influences: Option<Influences>,
     /// Meshes worn over the body, each with a node of its own after the body's.
     pub attachments: Vec<AttachmentSpec>,
     /// Textures the materials use (document-level `textures`, with their `files`).
@@ -217,6 +219,10 @@ pub struct CharacterSpec {
     /// `asset.generator`.
     pub generator: String,
 }
+
+/// A skin as written: `(vertex, group, weight)` in file order (shared: meshes with the same
+/// influences and joints share one).
+pub type WrittenSkin = Arc<Vec<(u32, u32, f32)>>;
 
 /// A built character: the document, its one buffer, and where things went.
 #[derive(Debug, Clone, PartialEq)]
@@ -230,9 +236,9 @@ pub struct BuiltCharacter {
     /// Input bone index of each joint, in `joints` order (= skin group index).
     pub joint_bones: Vec<usize>,
     /// The skin as written: (vertex, group, weight) in file order.
-    pub skin: Vec<(u32, u32, f32)>,
+    pub skin: WrittenSkin,
     /// Each attachment's skin as written, in [`CharacterSpec::attachments`] order.
-    pub attachment_skins: Vec<Vec<(u32, u32, f32)>>,
+    pub attachment_skins: Vec<WrittenSkin>,
     /// Mesh index of each attachment, in [`CharacterSpec::attachments`] order.
     pub attachment_meshes: Vec<usize>,
 }
@@ -278,12 +284,12 @@ fn bone_order(bones: &[BoneSpec]) -> Result<Vec<usize>, WriteError> {
 /// allocation size: untouched capacity costs no memory.
 fn estimated_buffer_bytes(spec: &CharacterSpec) -> usize {
     let body = spec.mesh.as_ref().map_or(0, |mesh| {
-        estimated_mesh_bytes(mesh, spec.influences.as_ref().map_or(0, Vec::len))
+        estimated_mesh_bytes(mesh, spec.influences.as_ref().map_or(0, |i| i.list().len()))
     });
     let attachments: usize = spec
         .attachments
         .iter()
-        .map(|a| estimated_mesh_bytes(&a.mesh, a.influences.as_ref().map_or(0, Vec::len)))
+        .map(|a| estimated_mesh_bytes(&a.mesh, a.influences.as_ref().map_or(0, |i| i.list().len())))
         .sum();
     body + attachments
 }
@@ -294,6 +300,7 @@ fn estimated_mesh_bytes(mesh: &MeshSpec, influences: usize) -> usize {
     let texcoords = mesh.texcoords.len() * 8;
     let corners: usize = mesh
         .surfaces
+        .specs()
         .iter()
         .flat_map(|s| &s.faces)
         .map(|f| {
@@ -307,7 +314,7 @@ fn estimated_mesh_bytes(mesh: &MeshSpec, influences: usize) -> usize {
         .map(|b| (b.offsets.len() + b.normal_offsets.len()) * 16)
         .sum();
     // Alignment padding: a few bytes per view, a few views per surface and shape.
-    let padding = 64 * (8 + mesh.surfaces.len() * 4 + mesh.blend_shapes.len() * 4);
+    let padding = 64 * (8 + mesh.surfaces.specs().len() * 4 + mesh.blend_shapes.len() * 4);
     vertices + texcoords + corners + skin + shapes + padding
 }
 
@@ -324,36 +331,42 @@ fn basis_numbers(m: DMat3) -> Vec<f64> {
     m.to_cols_array().to_vec()
 }
 
-/// The influences checked against the mesh, on joints only (`group_of_bone`), in G4MF order.
+/// The influences checked against the mesh, on joints only (`group_of_bone`), in G4MF order
+/// (checked and ordered once for every mesh that shares them with the same joints).
 fn ordered_influences(
-    influences: &[Influence],
+    influences: &Influences,
     mesh: &MeshSpec,
     group_of_bone: &[Option<u32>],
-) -> Result<Vec<(u32, u32, f32)>, WriteError> {
+) -> Result<WrittenSkin, WriteError> {
     let vertex_count = mesh.positions.len();
-    for (index, influence) in influences.iter().enumerate() {
-        if influence.vertex as usize >= vertex_count {
-            return Err(WriteError::BadInfluence {
-                index,
-                problem: format!(
-                    "vertex {} is beyond the mesh's {vertex_count}",
-                    influence.vertex
-                ),
-            });
-        }
-        if !influence.weight.is_finite() || influence.weight < 0.0 {
-            return Err(WriteError::BadInfluence {
-                index,
-                problem: format!(
-                    "weight {} is not a finite non-negative number",
-                    influence.weight
-                ),
-            });
+    let checked = influences.checked();
+    let vertices_in_range = checked
+        .max_vertex
+        .is_none_or(|(v, _)| (v as usize) < vertex_count);
+    if !vertices_in_range || checked.bad_weight.is_some() {
+        // The first influence at fault, vertex before weight, as a plain scan finds it.
+        for (index, influence) in influences.list().iter().enumerate() {
+            if influence.vertex as usize >= vertex_count {
+                return Err(WriteError::BadInfluence {
+                    index,
+                    problem: format!(
+                        "vertex {} is beyond the mesh's {vertex_count}",
+                        influence.vertex
+                    ),
+                });
+            }
+            if !influence.weight.is_finite() || influence.weight < 0.0 {
+                return Err(WriteError::BadInfluence {
+                    index,
+                    problem: format!(
+                        "weight {} is not a finite non-negative number",
+                        influence.weight
+                    ),
+                });
+            }
         }
     }
-    Ok(order_skin(influences.iter().filter_map(|i| {
-        group_of_bone[i.bone as usize].map(|g| (i.vertex, g, i.weight))
-    })))
+    Ok(influences.ordered(group_of_bone))
 }
 
 /// Merges repeated (vertex, bone) influences, converts to float32, and orders them as G4MF
@@ -391,14 +404,6 @@ pub fn order_skin(influences: impl IntoIterator<Item = (u32, u32, f64)>) -> Vec<
         out[start..].sort_unstable_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
     }
     out
-}
-
-/// Rotates a polygon so it does not start at `avoid`, keeping its winding, so consecutive
-/// polytopes never share a first vertex (that would merge them under `polytopeSimplexes`).
-fn start_away_from(corners: &[u32], avoid: Option<u32>) -> usize {
-    (0..corners.len())
-        .find(|&r| Some(corners[r]) != avoid)
-        .unwrap_or(0)
 }
 
 /// Builds the document and buffer of a character.
@@ -465,14 +470,27 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
             .filter_map(|a| a.influences.as_ref()),
     );
     for influences in all_influences {
-        for (index, influence) in influences.iter().enumerate() {
-            if influence.bone as usize >= spec.bones.len() {
-                return Err(WriteError::BadInfluence {
-                    index,
-                    problem: format!("bone {} does not exist", influence.bone),
-                });
-            }
-            has_weight[influence.bone as usize] = true;
+        if influences
+            .checked()
+            .max_bone
+            .is_some_and(|(b, _)| b as usize >= spec.bones.len())
+        {
+            let (index, influence) = influences
+                .list()
+                .iter()
+                .enumerate()
+                .find(|(_, i)| i.bone as usize >= spec.bones.len())
+                .ok_or_else(|| WriteError::TooLarge("a bone index".into()))?;
+            return Err(WriteError::BadInfluence {
+                index,
+                problem: format!("bone {} does not exist", influence.bone),
+            });
+        }
+        for (has, named) in has_weight
+            .iter_mut()
+            .zip(influences.bones(spec.bones.len()))
+        {
+            *has |= named;
         }
     }
     let joint_bones: Vec<usize> = order.iter().copied().filter(|&b| has_weight[b]).collect();
@@ -560,7 +578,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
     });
     let mut materials_by_name: HashMap<String, usize> = HashMap::new();
     let texture_base = write_textures(&mut doc, &mut buffer, &mut names, &spec.textures)?;
-    let mut written_skin = Vec::new();
+    let mut written_skin = Arc::default();
     if let Some(mesh) = &spec.mesh {
         let node_name = names.claim(&format!("{}Body", spec.name));
         let mesh_name = names.claim(&format!("{}BodyMesh", spec.name));
@@ -620,7 +638,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         )?;
         doc_mesh.name = Some(mesh_name);
         let ordered = match &attachment.influences {
-            None => Vec::new(),
+            None => Arc::default(),
             Some(influences) => {
                 let ordered = ordered_influences(influences, &attachment.mesh, &group_of_bone)?;
                 doc_mesh.skin = Some(skin_of(&mut doc, &mut buffer, &ordered, &group_names)?);
@@ -731,6 +749,46 @@ fn skin_of(
     })
 }
 
+/// Every face's corners and texture coordinates against the mesh: the first problem, surface
+/// by surface and face by face, as a [`WriteError::BadFace`].
+fn check_faces(mesh: &MeshSpec) -> Result<(), WriteError> {
+    for (s, surface) in mesh.surfaces.specs().iter().enumerate() {
+        for (f, face) in surface.faces.iter().enumerate() {
+            let bad = |problem: String| WriteError::BadFace {
+                surface: s,
+                face: f,
+                problem,
+            };
+            let n = face.vertices.len();
+            if n < 3 {
+                return Err(bad(format!("{n} corners; a face needs at least 3")));
+            }
+            if let Some(&v) = face
+                .vertices
+                .iter()
+                .find(|&&v| v as usize >= mesh.positions.len())
+            {
+                return Err(bad(format!(
+                    "vertex {v} is beyond the mesh's {}",
+                    mesh.positions.len()
+                )));
+            }
+            if let Some(uv) = &face.texcoords {
+                if uv.len() != n {
+                    return Err(bad(format!(
+                        "{} texture coordinates for {n} corners",
+                        uv.len()
+                    )));
+                }
+                if let Some(&t) = uv.iter().find(|&&t| t as usize >= mesh.texcoords.len()) {
+                    return Err(bad(format!("texture coordinate {t} does not exist")));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn build_mesh(
     doc: &mut Document,
     buffer: &mut BufferBuilder,
@@ -739,7 +797,8 @@ fn build_mesh(
     texture_base: usize,
     mesh: &MeshSpec,
 ) -> Result<Mesh, WriteError> {
-    if mesh.surfaces.is_empty() {
+    let specs = mesh.surfaces.specs();
+    if specs.is_empty() {
         // The schema requires at least one surface per mesh.
         return Err(WriteError::BadFace {
             surface: 0,
@@ -776,8 +835,7 @@ fn build_mesh(
         }
     };
 
-    let uses_texcoords = mesh
-        .surfaces
+    let uses_texcoords = specs
         .iter()
         .any(|s| s.faces.iter().any(|f| f.texcoords.is_some()));
     let uv_values = if uses_texcoords {
@@ -791,91 +849,43 @@ fn build_mesh(
         None
     };
 
-    let mut surfaces = Vec::with_capacity(mesh.surfaces.len());
+    let prepared = mesh.surfaces.prepared();
+    let in_range = prepared.iter().all(|p| {
+        p.well_formed
+            && p.max_vertex
+                .is_none_or(|v| (v as usize) < mesh.positions.len())
+            && p.max_texcoord
+                .is_none_or(|t| (t as usize) < mesh.texcoords.len())
+    });
+    if !in_range {
+        check_faces(mesh)?;
+    }
+    let mut surfaces = Vec::with_capacity(specs.len());
     // Which vertices each surface uses (for per-surface normal offsets of blend shapes).
-    let mut surface_vertices: Vec<Vec<bool>> = Vec::new();
-    for (s, surface) in mesh.surfaces.iter().enumerate() {
-        let all_uv = surface.faces.iter().all(|f| f.texcoords.is_some());
-        let simplex_corners: usize = surface
-            .faces
-            .iter()
-            .map(|f| f.vertices.len().saturating_sub(2) * 3)
-            .sum();
-        let mut simplexes = Vec::with_capacity(simplex_corners);
-        let mut corner_uvs = Vec::with_capacity(if all_uv { simplex_corners } else { 0 });
-        let mut previous_start = None;
-        // `polytopeSimplexes` promises flat polytopes (mesh.md); checked on the float32
-        // positions as written, with the validator's tolerance.
-        let mut polytopes_flat = true;
-        let written = |v: u32| {
-            let i = v as usize * 3;
-            [flat[i], flat[i + 1], flat[i + 2]].map(f64::from)
-        };
-        for (f, face) in surface.faces.iter().enumerate() {
-            let bad = |problem: String| WriteError::BadFace {
-                surface: s,
-                face: f,
-                problem,
-            };
-            let n = face.vertices.len();
-            if n < 3 {
-                return Err(bad(format!("{n} corners; a face needs at least 3")));
-            }
-            if let Some(&v) = face
-                .vertices
-                .iter()
-                .find(|&&v| v as usize >= mesh.positions.len())
-            {
-                return Err(bad(format!(
-                    "vertex {v} is beyond the mesh's {}",
-                    mesh.positions.len()
-                )));
-            }
-            if let Some(uv) = &face.texcoords {
-                if uv.len() != n {
-                    return Err(bad(format!(
-                        "{} texture coordinates for {n} corners",
-                        uv.len()
-                    )));
-                }
-                if let Some(&t) = uv.iter().find(|&&t| t as usize >= mesh.texcoords.len()) {
-                    return Err(bad(format!("texture coordinate {t} does not exist")));
-                }
-            }
-            // A fan from the first corner: the polygon is star-shaped about it (quads are
-            // two triangles sharing their first vertex, as polytopeSimplexes expects).
-            let r = start_away_from(&face.vertices, previous_start);
-            let corner = |k: usize| (r + k) % n;
-            previous_start = Some(face.vertices[r]);
-            if polytopes_flat && n > 3 {
-                let fan = (1..n - 1).map(|k| {
-                    [corner(0), corner(k), corner(k + 1)].map(|c| written(face.vertices[c]))
-                });
-                polytopes_flat = rules::polytope_bend(fan) <= rules::POLYTOPE_NORMAL_TOLERANCE;
-            }
-            for k in 1..n - 1 {
-                for c in [corner(0), corner(k), corner(k + 1)] {
-                    simplexes.push(face.vertices[c]);
-                    if all_uv {
-                        if let Some(uv) = &face.texcoords {
-                            corner_uvs.push(uv[c]);
-                        }
-                    }
-                }
-            }
-        }
+    let mut surface_vertices: Vec<&[bool]> = Vec::new();
+    // `polytopeSimplexes` promises flat polytopes (mesh.md); checked on the float32 positions
+    // as written, with the validator's tolerance.
+    let written = |v: u32| {
+        let i = v as usize * 3;
+        [flat[i], flat[i + 1], flat[i + 2]].map(f64::from)
+    };
+    for (surface, prepared) in specs.iter().zip(prepared) {
+        let simplexes = &prepared.simplexes;
+        let polytopes_flat = prepared.polytopes.iter().all(|&(first, n)| {
+            let fan = (0..n as usize - 2).map(|k| {
+                let at = first as usize + 3 * k;
+                [simplexes[at], simplexes[at + 1], simplexes[at + 2]].map(written)
+            });
+            rules::polytope_bend(fan) <= rules::POLYTOPE_NORMAL_TOLERANCE
+        });
         if !mesh.blend_shapes.is_empty() {
-            let mut used = vec![false; mesh.positions.len()];
-            for &v in &simplexes {
-                used[v as usize] = true;
-            }
-            surface_vertices.push(used);
+            surface_vertices.push(&prepared.used);
         }
-        let simplex_accessor = buffer.add_uint(doc, &simplexes, 3)?;
-        let texture_map = match (uv_values, all_uv && !surface.faces.is_empty()) {
-            (Some(values), true) => Some(Binding {
+        let simplex_accessor = buffer.add_uint(doc, simplexes, 3)?;
+        let texture_map = match (uv_values, &prepared.corner_uvs) {
+            (Some(values), Some(corner_uvs)) if !surface.faces.is_empty() => Some(Binding {
                 values,
-                simplexes: Some(buffer.add_uint(doc, &corner_uvs, 3)?),
+                simplexes: Some(buffer.add_uint(doc, corner_uvs, 3)?),
                 per_simplex: None,
                 other: Default::default(),
             }),
@@ -965,7 +975,7 @@ fn build_blend(
     buffer: &mut BufferBuilder,
     names: &mut NameRegistry,
     mesh: &MeshSpec,
-    surface_vertices: &[Vec<bool>],
+    surface_vertices: &[&[bool]],
 ) -> Result<Blend, WriteError> {
     let mut target = |doc: &mut Document,
                       what: &str,

@@ -7,13 +7,14 @@ pub mod character;
 pub mod container;
 pub mod error;
 pub mod names;
+pub mod prepared;
 pub mod thumbnail;
 
 pub use buffer::{BufferBuilder, IndexWidth, VIEW_ALIGNMENT};
 pub use character::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BuiltCharacter, CharacterOptions, CharacterSpec,
     Corners, FaceSpec, ImageSpec, Influence, MaterialSpec, MeshSpec, SPECIFICATION, SurfaceSpec,
-    TextureSpec, build_character, order_skin,
+    TextureSpec, WrittenSkin, build_character, order_skin,
 };
 pub use container::{
     Compression, ContainerOptions, TextBufferStorage, TextFile, to_json, write_g4b, write_g4tf,
@@ -21,4 +22,5 @@ pub use container::{
 pub use error::WriteError;
 pub use g4mf_model as model;
 pub use names::{NameRegistry, is_valid_name, sanitize};
+pub use prepared::{Influences, Surfaces};
 pub use thumbnail::embed_thumbnail;

@@ -59,7 +59,7 @@ fn tiny_spec() -> CharacterSpec {
             DVec3::new(0.0, 1.0, 0.0),
             DVec3::new(0.5, 2.0, 0.0),
         ],
-        texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0], [0.5, 0.0]],
+        texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0], [0.5, 0.0]].into(),
         surfaces: vec![SurfaceSpec {
             name: None,
             material: Some("Skin.001".into()),
@@ -74,7 +74,8 @@ fn tiny_spec() -> CharacterSpec {
                     texcoords: Some([0, 3, 4].as_slice().into()),
                 },
             ],
-        }],
+        }]
+        .into(),
         normals: None,
         blend_shapes: Vec::new(),
         materials: Vec::new(),
@@ -127,7 +128,7 @@ fn tiny_spec() -> CharacterSpec {
         skeleton_extras: Some(json!({"mpfb": {"version": 110}})),
         bones,
         mesh: Some(mesh),
-        influences: Some(influences),
+        influences: Some(influences.into()),
         attachments: Vec::new(),
         textures: Vec::new(),
         options: CharacterOptions::default(),
@@ -343,7 +344,9 @@ fn bad_input_is_refused() {
     spec.bones[0].head.x = f64::NAN;
     assert!(build_character(&spec).is_err());
     let mut spec = tiny_spec();
-    spec.influences.as_mut().unwrap()[0].vertex = 99;
+    let mut list = spec.influences.as_ref().unwrap().list().to_vec();
+    list[0].vertex = 99;
+    spec.influences = Some(list.into());
     assert!(
         build_character(&spec)
             .unwrap_err()
@@ -351,10 +354,15 @@ fn bad_input_is_refused() {
             .contains("vertex 99")
     );
     let mut spec = tiny_spec();
-    spec.influences.as_mut().unwrap()[0].weight = -1.0;
+    let mut list = spec.influences.as_ref().unwrap().list().to_vec();
+    list[0].weight = -1.0;
+    spec.influences = Some(list.into());
     assert!(build_character(&spec).is_err());
     let mut spec = tiny_spec();
-    spec.mesh.as_mut().unwrap().surfaces[0].faces[0].vertices[0] = 42;
+    let mesh = spec.mesh.as_mut().unwrap();
+    let mut surfaces = mesh.surfaces.specs().to_vec();
+    surfaces[0].faces[0].vertices[0] = 42;
+    mesh.surfaces = surfaces.into();
     assert!(
         build_character(&spec)
             .unwrap_err()
@@ -362,7 +370,7 @@ fn bad_input_is_refused() {
             .contains("vertex 42")
     );
     let mut spec = tiny_spec();
-    spec.mesh.as_mut().unwrap().surfaces.clear();
+    spec.mesh.as_mut().unwrap().surfaces = Vec::new().into();
     assert!(
         build_character(&spec)
             .unwrap_err()
@@ -642,7 +650,7 @@ fn attachments_are_meshes_under_the_skeleton_with_the_bodys_joints_and_group_nam
                 DVec3::new(1.0, 2.0, 0.0),
                 DVec3::new(0.5, 2.5, 0.0),
             ],
-            texcoords: Vec::new(),
+            texcoords: Default::default(),
             surfaces: vec![SurfaceSpec {
                 name: Some("HatSurface".into()),
                 material: Some("HatMaterial".into()),
@@ -650,7 +658,8 @@ fn attachments_are_meshes_under_the_skeleton_with_the_bodys_joints_and_group_nam
                     vertices: [0, 1, 2].as_slice().into(),
                     texcoords: None,
                 }],
-            }],
+            }]
+            .into(),
             normals: None,
             blend_shapes: Vec::new(),
             materials: vec![g4mf_writer::MaterialSpec {
@@ -714,4 +723,40 @@ fn attachments_are_meshes_under_the_skeleton_with_the_bodys_joints_and_group_nam
         .unwrap();
     assert_eq!(hat_material.other["extras"]["render"]["drawOrder"], 5);
     assert_eq!(doc.materials.len(), 2);
+}
+
+/// Surfaces and influences shared between builds (as a population's bodies share them) write
+/// exactly what fresh ones do, whatever each build's positions and joints: what the writer
+/// keeps with them (simplexes, checks, the skin's order) never leaks from one layout into
+/// another.
+#[test]
+fn shared_surfaces_and_influences_write_what_fresh_ones_do() {
+    let first = tiny_spec();
+    let surfaces = first.mesh.as_ref().unwrap().surfaces.clone();
+    let influences = first.influences.clone();
+    for (step, all_joints) in [(0.0, false), (0.25, true), (-0.5, false)] {
+        let moved = |mut spec: CharacterSpec| {
+            for p in &mut spec.mesh.as_mut().unwrap().positions {
+                *p += DVec3::new(step, step * 0.5, 0.0);
+            }
+            spec.options.all_joints = all_joints;
+            spec
+        };
+        let fresh = moved(tiny_spec());
+        let mut shared = moved(tiny_spec());
+        shared.mesh.as_mut().unwrap().surfaces = surfaces.clone();
+        shared.influences = influences.clone();
+        let (a, b) = (
+            build_character(&fresh).unwrap(),
+            build_character(&shared).unwrap(),
+        );
+        assert_eq!(a.document, b.document, "step {step}");
+        assert_eq!(a.buffer, b.buffer, "step {step}");
+        assert_eq!(a.skin, b.skin, "step {step}");
+    }
+    // A shared skin still meets each build's checks: a mesh too small for it is refused.
+    let mut small = tiny_spec();
+    small.influences = influences;
+    small.mesh.as_mut().unwrap().positions.truncate(2);
+    assert!(build_character(&small).is_err());
 }

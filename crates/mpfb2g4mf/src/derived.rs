@@ -86,6 +86,10 @@ pub struct Derivations {
     pub(crate) selected_offsets: Selected<Vec<(u32, glam::DVec3)>>,
     /// The kept face helpers' vertices no weight moves, by skin, polygons and parts.
     pub(crate) unweighted: Cache<UnweightedKey, Arc<Unweighted>>,
+    /// The surfaces a mesh is written as, with their texture coordinates.
+    pub(crate) surfaces: Cache<SurfacesKey, Arc<WrittenSurfaces>>,
+    /// A skin's influences as the writer takes them.
+    pub(crate) influences: Cache<Of<character::Skin>, g4mf_writer::Influences>,
     /// Polygons given a material by part set (the index of each part set's material).
     pub(crate) dressed: Cache<(Id<character::Polygons>, Vec<u32>), Arc<character::Polygons>>,
 }
@@ -139,6 +143,34 @@ impl<A, B, V: PartialEq> Key for (Both<A, B>, V) {
         self.0.alive()
     }
 }
+
+/// What a mesh's surfaces are made from: its polygons and texture coordinates, its materials'
+/// names, whether surfaces are named, and whose they are.
+#[derive(PartialEq)]
+pub(crate) struct SurfacesKey {
+    pub(crate) mesh: Both<character::Polygons, Vec<[f64; 2]>>,
+    pub(crate) materials: Vec<String>,
+    pub(crate) named: bool,
+    pub(crate) layout: SurfaceLayout,
+}
+
+impl Key for SurfacesKey {
+    fn alive(&self) -> bool {
+        self.mesh.alive()
+    }
+}
+
+/// How a mesh's polygons are grouped into surfaces.
+#[derive(PartialEq)]
+pub(crate) enum SurfaceLayout {
+    /// The body's: by material, each face helper its own.
+    Body,
+    /// An attachment's (the asset named): by material.
+    Attachment(String),
+}
+
+/// Surfaces as the writer takes them, and the texture coordinates they index.
+pub(crate) type WrittenSurfaces = (g4mf_writer::Surfaces, Arc<Vec<[f64; 2]>>);
 
 /// A key of one shared value alone.
 pub(crate) type Of<T> = (Id<T>, ());

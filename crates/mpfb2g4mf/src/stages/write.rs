@@ -4,7 +4,7 @@
 
 use super::assemble::MpfbExtras;
 use crate::atomic::write_atomic;
-use crate::derived::{Derivations, Id};
+use crate::derived::{Both, Derivations, Id, SurfaceLayout, SurfacesKey};
 use crate::error::ConvertError;
 use crate::extras::{
     AssetNodeExtras, AssetNodeMpfb, MaterialExtras, MeshExtras, RenderExtras, UnskinnedWeights,
@@ -16,7 +16,7 @@ use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use g4mf_writer::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec,
-    Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth, Influence,
+    Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth, Influence, Influences,
     MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec, build_character,
     embed_thumbnail, write_g4b, write_g4tf,
 };
@@ -77,12 +77,15 @@ fn surface_name(material: &str, face: Option<usize>) -> String {
 }
 
 /// Surfaces (one per material, in first-use order, where each eye, each set of teeth and the
-/// tongue is a surface of its own) of the character's polygons, and the texture coordinates
-/// they use, renumbered in first-use order. With `named`, a surface with a material is named.
-fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
-    let mesh = &character.mesh;
-    let polygons = &mesh.polygons;
-    let mut texcoord_new: Vec<Option<u32>> = vec![None; mesh.texcoords.len()];
+/// tongue is a surface of its own) of the body's polygons, and the texture coordinates they
+/// use, renumbered in first-use order. With `named`, a surface with a material is named.
+fn surfaces_of(
+    polygons: &character::Polygons,
+    all_texcoords: &[[f64; 2]],
+    materials: &[String],
+    named: bool,
+) -> (Vec<SurfaceSpec>, Vec<[f64; 2]>) {
+    let mut texcoord_new: Vec<Option<u32>> = vec![None; all_texcoords.len()];
     let mut texcoords: Vec<[f64; 2]> = Vec::new();
     let mut surfaces: Vec<SurfaceSpec> = Vec::new();
     // (material, face helper) -> surface index, in first-use order.
@@ -108,9 +111,7 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
         let s = match surface_of_material.iter().find(|(k, _)| *k == key) {
             Some(&(_, s)) => s,
             None => {
-                let material = key
-                    .0
-                    .and_then(|m| character.materials.get(m as usize).map(|m| &m.name));
+                let material = key.0.and_then(|m| materials.get(m as usize));
                 let size = sizes.iter().find(|(k, _)| *k == key).map_or(0, |&(_, n)| n);
                 surfaces.push(SurfaceSpec {
                     name: material.filter(|_| named).map(|m| surface_name(m, key.1)),
@@ -128,7 +129,7 @@ fn surfaces_of(character: &Character, named: bool) -> (Vec<SurfaceSpec>, Vec<[f6
             .map(|t| {
                 t.map(|t| {
                     *texcoord_new[t as usize].get_or_insert_with(|| {
-                        texcoords.push(mesh.texcoords[t as usize]);
+                        texcoords.push(all_texcoords[t as usize]);
                         (texcoords.len() - 1) as u32
                     })
                 })
@@ -302,54 +303,48 @@ fn attachment_specs(
     extras: &MpfbExtras,
     named: bool,
     textures: &mut TextureTable,
+    derived: &Derivations,
 ) -> Vec<AttachmentSpec> {
     std::mem::take(&mut character.attachments)
         .into_iter()
         .zip(&extras.attachments)
         .map(|(attachment, provenance)| {
             let mesh = attachment.mesh;
-            let polygons = &mesh.polygons;
-            let mut surfaces: Vec<SurfaceSpec> = Vec::new();
-            let mut surface_of: Vec<(Option<u32>, usize)> = Vec::new();
-            for p in 0..polygons.len() {
-                let key = polygons.materials[p];
-                let s = match surface_of.iter().find(|(k, _)| *k == key) {
-                    Some(&(_, s)) => s,
-                    None => {
-                        let material = key
-                            .and_then(|m| attachment.materials.get(m as usize))
-                            .map(|m| m.name.clone());
-                        surfaces.push(SurfaceSpec {
-                            name: named.then(|| format!("{}Surface", attachment.name)),
-                            material,
-                            faces: Vec::new(),
-                        });
-                        surface_of.push((key, surfaces.len() - 1));
-                        surfaces.len() - 1
-                    }
-                };
-                let corners = polygons.corners(p);
-                surfaces[s].faces.push(FaceSpec {
-                    vertices: Corners::from_slice(&polygons.vertices[corners.clone()]),
-                    texcoords: polygons.texcoords[corners].iter().copied().collect(),
-                });
-            }
-            let influences = attachment.skin.map(|skin| {
-                skin.influences
-                    .iter()
-                    .map(|i| Influence {
-                        vertex: i.vertex,
-                        bone: i.bone,
-                        weight: i.weight,
-                    })
-                    .collect()
-            });
+            let material_names: Vec<String> = attachment
+                .materials
+                .iter()
+                .map(|m| m.name.clone())
+                .collect();
+            let surfaces = derived.surfaces.get_or(
+                SurfacesKey {
+                    mesh: Both(Id::of(&mesh.polygons), Id::of(&mesh.texcoords)),
+                    materials: material_names.clone(),
+                    named,
+                    layout: SurfaceLayout::Attachment(attachment.name.clone()),
+                },
+                || {
+                    Arc::new((
+                        attachment_surfaces(
+                            &mesh.polygons,
+                            &material_names,
+                            named,
+                            &attachment.name,
+                        )
+                        .into(),
+                        mesh.texcoords.clone(),
+                    ))
+                },
+            );
+            let influences = attachment
+                .skin
+                .as_ref()
+                .map(|skin| influences_of(skin, derived));
             AttachmentSpec {
                 name: attachment.name.clone(),
                 mesh: MeshSpec {
                     positions: mesh.positions,
-                    texcoords: std::sync::Arc::unwrap_or_clone(mesh.texcoords),
-                    surfaces,
+                    texcoords: surfaces.1.clone(),
+                    surfaces: surfaces.0.clone(),
                     normals: (!mesh.normals.is_empty()).then_some(mesh.normals),
                     materials: attachment
                         .materials
@@ -362,7 +357,7 @@ fn attachment_specs(
                         .map(|b| BlendShapeSpec {
                             name: format!("{}_{}", attachment.name, b.name),
                             amount: b.amount,
-                            offsets: std::sync::Arc::unwrap_or_clone(b.offsets),
+                            offsets: b.offsets,
                             normal_offsets: b.normal_offsets,
                         })
                         .collect(),
@@ -377,6 +372,56 @@ fn attachment_specs(
             }
         })
         .collect()
+}
+
+/// An attachment's surfaces: one per material, in first-use order, named `{asset}Surface`
+/// (with `named`).
+fn attachment_surfaces(
+    polygons: &character::Polygons,
+    materials: &[String],
+    named: bool,
+    asset: &str,
+) -> Vec<SurfaceSpec> {
+    let mut surfaces: Vec<SurfaceSpec> = Vec::new();
+    let mut surface_of: Vec<(Option<u32>, usize)> = Vec::new();
+    for p in 0..polygons.len() {
+        let key = polygons.materials[p];
+        let s = match surface_of.iter().find(|(k, _)| *k == key) {
+            Some(&(_, s)) => s,
+            None => {
+                let material = key.and_then(|m| materials.get(m as usize)).cloned();
+                surfaces.push(SurfaceSpec {
+                    name: named.then(|| format!("{asset}Surface")),
+                    material,
+                    faces: Vec::new(),
+                });
+                surface_of.push((key, surfaces.len() - 1));
+                surfaces.len() - 1
+            }
+        };
+        let corners = polygons.corners(p);
+        surfaces[s].faces.push(FaceSpec {
+            vertices: Corners::from_slice(&polygons.vertices[corners.clone()]),
+            texcoords: polygons.texcoords[corners].iter().copied().collect(),
+        });
+    }
+    surfaces
+}
+
+/// A skin's influences as the writer takes them, made once per skin (the writer then checks
+/// and orders them once for every mesh sharing them).
+fn influences_of(skin: &Arc<character::Skin>, derived: &Derivations) -> Influences {
+    derived.influences.get_or((Id::of(skin), ()), || {
+        skin.influences
+            .iter()
+            .map(|i| Influence {
+                vertex: i.vertex,
+                bone: i.bone,
+                weight: i.weight,
+            })
+            .collect::<Vec<_>>()
+            .into()
+    })
 }
 
 /// Validates encoded G4MF bytes that will be written to `output` (external buffers are read
@@ -422,37 +467,45 @@ pub fn write(
     let bone_values = derived.bone_values.get_or((Id::of(&extras.bones), ()), || {
         Arc::new(extras.bones.iter().map(to_value).collect())
     });
-    // Surfaces on one core; bones with their extras and the skin's influences on the other.
-    let ((surfaces, texcoords), (bones, influences)) = rayon::join(
-        || surfaces_of(&character, options.materials),
+    // The surfaces and the skin as the writer takes them, once for every body sharing the
+    // polygons, materials and skin.
+    let mesh = &character.mesh;
+    let material_names: Vec<String> = character.materials.iter().map(|m| m.name.clone()).collect();
+    let surfaces = derived.surfaces.get_or(
+        SurfacesKey {
+            mesh: Both(Id::of(&mesh.polygons), Id::of(&mesh.texcoords)),
+            materials: material_names.clone(),
+            named: options.materials,
+            layout: SurfaceLayout::Body,
+        },
         || {
-            let bones: Vec<BoneSpec> = character
-                .skeleton
-                .bones
-                .iter()
-                .zip(bone_values.iter())
-                .map(|(bone, bone_extras)| BoneSpec {
-                    name: bone.name.clone(),
-                    parent: bone.parent,
-                    head: bone.head,
-                    basis: bone.basis,
-                    length: bone.length,
-                    extras: bone_extras.clone(),
-                })
-                .collect();
-            let influences: Option<Vec<Influence>> = character.skin.as_ref().map(|skin| {
-                skin.influences
-                    .iter()
-                    .map(|i| Influence {
-                        vertex: i.vertex,
-                        bone: i.bone,
-                        weight: i.weight,
-                    })
-                    .collect()
-            });
-            (bones, influences)
+            let (surfaces, texcoords) = surfaces_of(
+                &mesh.polygons,
+                &mesh.texcoords,
+                &material_names,
+                options.materials,
+            );
+            Arc::new((surfaces.into(), Arc::new(texcoords)))
         },
     );
+    let influences = character
+        .skin
+        .as_ref()
+        .map(|skin| influences_of(skin, derived));
+    let bones: Vec<BoneSpec> = character
+        .skeleton
+        .bones
+        .iter()
+        .zip(bone_values.iter())
+        .map(|(bone, bone_extras)| BoneSpec {
+            name: bone.name.clone(),
+            parent: bone.parent,
+            head: bone.head,
+            basis: bone.basis,
+            length: bone.length,
+            extras: bone_extras.clone(),
+        })
+        .collect();
     crate::timings::lap("write: surfaces, bones");
     let faces = character.mesh.polygons.len();
     let vertex_count = character.mesh.positions.len();
@@ -465,8 +518,8 @@ pub fn write(
         bones,
         mesh: Some(MeshSpec {
             positions: std::mem::take(&mut character.mesh.positions),
-            texcoords,
-            surfaces,
+            texcoords: surfaces.1.clone(),
+            surfaces: surfaces.0.clone(),
             normals: (!normals.is_empty()).then_some(normals),
             materials: character
                 .materials
@@ -478,13 +531,19 @@ pub fn write(
                 .map(|b| BlendShapeSpec {
                     name: b.name,
                     amount: b.amount,
-                    offsets: std::sync::Arc::unwrap_or_clone(b.offsets),
+                    offsets: b.offsets,
                     normal_offsets: b.normal_offsets,
                 })
                 .collect(),
         }),
         influences,
-        attachments: attachment_specs(&mut character, &extras, options.materials, &mut textures),
+        attachments: attachment_specs(
+            &mut character,
+            &extras,
+            options.materials,
+            &mut textures,
+            derived,
+        ),
         textures: Vec::new(),
         options: CharacterOptions {
             all_joints: options.all_joints,
@@ -592,7 +651,7 @@ pub fn write(
     }
     let unweighted_vertices = if spec.influences.is_some() {
         let mut moved = vec![false; vertex_count];
-        for e in &built.skin {
+        for e in built.skin.iter() {
             moved[e.0 as usize] = true;
         }
         moved.iter().filter(|m| !**m).count()
@@ -608,7 +667,7 @@ pub fn write(
                 return 0;
             }
             let mut moved = vec![false; attachment.mesh.positions.len()];
-            for e in skin {
+            for e in skin.iter() {
                 moved[e.0 as usize] = true;
             }
             moved.iter().filter(|m| !**m).count()
