@@ -970,7 +970,14 @@ pub fn run(
     } else {
         options.jobs.min(max_workers())
     };
-    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+    // The calling thread is one of the workers: it would only wait otherwise, and its
+    // allocations come from the main heap, which glibc grows and trims by its thresholds
+    // (a worker thread's heap is unmapped and faulted in again whenever it empties).
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .use_current_thread()
+        .build()
+    {
         Ok(pool) => pool.install(|| jobs.par_iter().with_max_len(1).map(run_one).collect()),
         Err(_) => jobs.iter().map(run_one).collect(),
     }
