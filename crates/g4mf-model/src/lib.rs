@@ -11,6 +11,7 @@ pub mod rules;
 pub use index::{Index, JointRef};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Index of a node in `nodes`.
 pub type NodeIndex = Index<Node>;
@@ -118,9 +119,10 @@ pub struct Node {
     /// Mesh instance component.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mesh_instance: Option<MeshInstance>,
-    /// Application data without a schema.
+    /// Application data without a schema (shared: a writer that gives many documents the same
+    /// extras, such as a population's bones, keeps one copy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extras: Option<Value>,
+    pub extras: Option<Arc<Value>>,
     /// Everything else (`camera`, `light`, `physics`, `modelInstance`, ...), verbatim.
     #[serde(flatten)]
     pub other: Map<String, Value>,

@@ -36,8 +36,8 @@ pub struct BoneSpec {
     pub basis: DMat3,
     /// Bone length in metres (head to tail along +Y).
     pub length: f64,
-    /// `extras` of the bone node.
-    pub extras: Option<Value>,
+    /// `extras` of the bone node (shared, see [`g4mf_model::Node::extras`]).
+    pub extras: Option<Arc<Value>>,
 }
 
 /// A face's corner indices: up to four inline (triangles and quads, nearly every face of a
@@ -158,7 +158,7 @@ pub struct AttachmentSpec {
     /// Its skin influences (bones index [`CharacterSpec::bones`]); any order, repeats add up.
     pub influences: Option<Influences>,
     /// `extras` of its node.
-    pub node_extras: Option<Value>,
+    pub node_extras: Option<Arc<Value>>,
     /// `extras` of its mesh.
     pub mesh_extras: Option<Value>,
 }
@@ -203,7 +203,7 @@ pub struct CharacterSpec {
     /// Position of the skeleton node in the root's space (e.g. to stand the character on y = 0).
     pub skeleton_position: DVec3,
     /// `extras` of the skeleton node.
-    pub skeleton_extras: Option<Value>,
+    pub skeleton_extras: Option<Arc<Value>>,
     /// Bones.
     pub bones: Vec<BoneSpec>,
     /// The body, if any.

@@ -24,7 +24,7 @@ fn tiny_spec() -> CharacterSpec {
             head: DVec3::new(0.0, 1.0, 0.0),
             basis: up,
             length: 0.5,
-            extras: Some(json!({"mpfb": {"name": "spine.001"}})),
+            extras: Some(json!({"mpfb": {"name": "spine.001"}}).into()),
         },
         BoneSpec {
             name: "head".into(),
@@ -125,7 +125,7 @@ fn tiny_spec() -> CharacterSpec {
     CharacterSpec {
         name: "Tiny.Human".into(),
         skeleton_position: DVec3::new(0.0, 0.8, 0.0),
-        skeleton_extras: Some(json!({"mpfb": {"version": 110}})),
+        skeleton_extras: Some(json!({"mpfb": {"version": 110}}).into()),
         bones,
         mesh: Some(mesh),
         influences: Some(influences.into()),
@@ -200,7 +200,10 @@ fn the_layout_obeys_every_rule() {
 
     let skeleton = &doc.nodes[1];
     assert_eq!(skeleton.position, Some(vec![0.0, 0.8, 0.0]));
-    assert_eq!(skeleton.extras, Some(json!({"mpfb": {"version": 110}})));
+    assert_eq!(
+        skeleton.extras,
+        Some(json!({"mpfb": {"version": 110}}).into())
+    );
     // The single root bone is the skeleton's first child; the mesh node is a direct child.
     let children: Vec<u32> = skeleton.children.iter().map(|c| c.value()).collect();
     assert_eq!(children, [2, 6]);
@@ -231,7 +234,10 @@ fn the_layout_obeys_every_rule() {
     let spine = &doc.nodes[3];
     let p = spine.position.as_ref().unwrap();
     assert!((p[1] - 0.1).abs() < 1e-12 && p[0] == 0.0 && p[2] == 0.0);
-    assert_eq!(spine.extras, Some(json!({"mpfb": {"name": "spine.001"}})));
+    assert_eq!(
+        spine.extras,
+        Some(json!({"mpfb": {"name": "spine.001"}}).into())
+    );
     assert_eq!(
         doc.nodes[2]
             .children
@@ -679,7 +685,7 @@ fn attachments_are_meshes_under_the_skeleton_with_the_bodys_joints_and_group_nam
                 })
                 .collect(),
         ),
-        node_extras: Some(json!({"mpfb": {"asset": {"name": "hat"}}})),
+        node_extras: Some(json!({"mpfb": {"asset": {"name": "hat"}}}).into()),
         mesh_extras: None,
     });
     let built = build_character(&spec).unwrap();

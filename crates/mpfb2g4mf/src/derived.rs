@@ -176,7 +176,7 @@ pub(crate) type WrittenSurfaces = (g4mf_writer::Surfaces, Arc<Vec<[f64; 2]>>);
 pub(crate) type Of<T> = (Id<T>, ());
 
 /// A node's `extras` as the writer takes them.
-pub(crate) type Extras = Option<serde_json::Value>;
+pub(crate) type Extras = Option<Arc<serde_json::Value>>;
 
 /// What a weights file's resolution against a rig reads: the rig's bones, the file, the
 /// mesh's vertex count and the bone map.

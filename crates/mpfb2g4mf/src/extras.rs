@@ -170,7 +170,7 @@ pub fn mpfb_name(node: &Node) -> Option<String> {
 
 /// A skeleton node's extras, if well-formed.
 pub fn skeleton_extras(node: &Node) -> Result<Option<SkeletonExtras>, String> {
-    parse(node.extras.as_ref().filter(|e| e.get("mpfb").is_some()))
+    parse(node.extras.as_deref().filter(|e| e.get("mpfb").is_some()))
 }
 
 /// A mesh's MPFB extras (kept in the mesh's unmodelled properties), if present.

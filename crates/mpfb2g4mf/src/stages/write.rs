@@ -367,7 +367,8 @@ fn attachment_specs(
                     mpfb: AssetNodeMpfb {
                         asset: provenance.clone(),
                     },
-                }),
+                })
+                .map(Arc::new),
                 mesh_extras: None,
             }
         })
@@ -465,7 +466,13 @@ pub fn write(
         .then(|| crate::picture::thumbnail(&character));
     // The bones' extras as JSON, once for every body on the same rig.
     let bone_values = derived.bone_values.get_or((Id::of(&extras.bones), ()), || {
-        Arc::new(extras.bones.iter().map(to_value).collect())
+        Arc::new(
+            extras
+                .bones
+                .iter()
+                .map(|b| to_value(b).map(Arc::new))
+                .collect(),
+        )
     });
     // The surfaces and the skin as the writer takes them, once for every body sharing the
     // polygons, materials and skin.
@@ -514,7 +521,7 @@ pub fn write(
     let mut spec = CharacterSpec {
         name: character.name.clone(),
         skeleton_position: character.skeleton.position,
-        skeleton_extras: to_value(&extras.skeleton),
+        skeleton_extras: to_value(&extras.skeleton).map(Arc::new),
         bones,
         mesh: Some(MeshSpec {
             positions: std::mem::take(&mut character.mesh.positions),
