@@ -1,7 +1,7 @@
 //! Building one binary buffer of aligned buffer views, with accessors of the right type.
 
 use crate::error::WriteError;
-use byteorder::{LittleEndian, WriteBytesExt};
+use byteorder::{ByteOrder, LittleEndian};
 use g4mf_model::{
     Accessor, AccessorIndex, BufferView, ComponentType, DefinedComponentType, Document, Index,
 };
@@ -74,14 +74,23 @@ impl BufferBuilder {
         doc: &mut Document,
         bytes: &[u8],
     ) -> Result<Index<BufferView>, WriteError> {
+        self.push_view_with(doc, |data| data.extend_from_slice(bytes))
+    }
+
+    /// A buffer view of the bytes `fill` appends, written straight into the buffer.
+    fn push_view_with(
+        &mut self,
+        doc: &mut Document,
+        fill: impl FnOnce(&mut Vec<u8>),
+    ) -> Result<Index<BufferView>, WriteError> {
         let padding = (VIEW_ALIGNMENT - self.data.len() % VIEW_ALIGNMENT) % VIEW_ALIGNMENT;
         self.data.resize(self.data.len() + padding, 0);
-        let offset = self.data.len() as u64;
-        self.data.extend_from_slice(bytes);
+        let offset = self.data.len();
+        fill(&mut self.data);
         doc.buffer_views.push(BufferView {
             buffer: None,
-            byte_offset: (offset != 0).then_some(offset),
-            byte_length: bytes.len() as u64,
+            byte_offset: (offset != 0).then_some(offset as u64),
+            byte_length: (self.data.len() - offset) as u64,
             other: Default::default(),
         });
         index_of(doc.buffer_views.len() - 1, "buffer views")
@@ -114,13 +123,9 @@ impl BufferBuilder {
                 what: format!("float value {bad} of an accessor"),
             });
         }
-        let mut bytes = Vec::with_capacity(values.len() * 4);
-        for &v in values {
-            bytes
-                .write_f32::<LittleEndian>(v)
-                .map_err(WriteError::Compression)?;
-        }
-        let view = self.push_view(doc, &bytes)?;
+        let view = self.push_view_with(doc, |data| {
+            append_le(data, values, LittleEndian::write_f32_into)
+        })?;
         Self::push_accessor(doc, view, DefinedComponentType::Float32, vector_size)
     }
 
@@ -138,17 +143,24 @@ impl BufferBuilder {
             IndexWidth::Smallest if max <= u32::from(u16::MAX) => DefinedComponentType::Uint16,
             IndexWidth::Smallest => DefinedComponentType::Uint32,
         };
-        let bytes: Vec<u8> = match component {
-            DefinedComponentType::Uint8 => values.iter().map(|&v| v as u8).collect(),
-            DefinedComponentType::Uint16 => values
-                .iter()
-                .flat_map(|&v| (v as u16).to_le_bytes())
-                .collect(),
-            _ => values.iter().flat_map(|&v| v.to_le_bytes()).collect(),
-        };
-        let view = self.push_view(doc, &bytes)?;
+        let view = self.push_view_with(doc, |data| match component {
+            DefinedComponentType::Uint8 => data.extend(values.iter().map(|&v| v as u8)),
+            DefinedComponentType::Uint16 => {
+                let narrow: Vec<u16> = values.iter().map(|&v| v as u16).collect();
+                append_le(data, &narrow, LittleEndian::write_u16_into);
+            }
+            _ => append_le(data, values, LittleEndian::write_u32_into),
+        })?;
         Self::push_accessor(doc, view, component, vector_size)
     }
+}
+
+/// Appends `values` little-endian, converted straight into the buffer (on a little-endian
+/// machine, one copy).
+fn append_le<T: Copy>(data: &mut Vec<u8>, values: &[T], write: fn(&[T], &mut [u8])) {
+    let start = data.len();
+    data.resize(start + std::mem::size_of_val(values), 0);
+    write(values, &mut data[start..]);
 }
 
 /// A typed index for position `i`, or an error past u32.

@@ -95,6 +95,49 @@ pub fn write_g4b(
     blobs: &[Vec<u8>],
     options: ContainerOptions,
 ) -> Result<Vec<u8>, WriteError> {
+    Ok(g4b_parts(doc, blobs, options)?.to_vec())
+}
+
+/// A `.g4b` file as the pieces it is made of, in order: what [`write_g4b`] concatenates. The
+/// blobs are borrowed when stored plain, so a caller writing the pieces one after the other
+/// never copies a buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct G4bParts<'a> {
+    parts: Vec<std::borrow::Cow<'a, [u8]>>,
+}
+
+impl G4bParts<'_> {
+    /// The pieces, in file order.
+    pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
+        self.parts.iter().map(|p| p.as_ref())
+    }
+
+    /// The file's size in bytes.
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.len()).sum()
+    }
+
+    /// True for a file of no bytes (never: a `.g4b` has a header).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The whole file.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        for part in &self.parts {
+            out.extend_from_slice(part);
+        }
+        out
+    }
+}
+
+/// [`write_g4b`] as its pieces ([`G4bParts`]).
+pub fn g4b_parts<'a>(
+    doc: &mut Document,
+    blobs: &'a [Vec<u8>],
+    options: ContainerOptions,
+) -> Result<G4bParts<'a>, WriteError> {
     declare_chunk_buffers(doc, blobs, options.compression);
     let json = to_json(doc, options.pretty)?;
     let (json, json_encoding) = match (options.compress_json, options.compression) {
@@ -104,7 +147,7 @@ pub fn write_g4b(
         ),
         _ => (json, ENCODING_PLAIN),
     };
-    let mut chunks: Vec<ChunkOut<'_>> =
+    let mut chunks: Vec<ChunkOut<'a>> =
         vec![(CHUNK_JSON, json_encoding, std::borrow::Cow::Owned(json))];
     for blob in blobs {
         let encoding = match options.compression {
@@ -113,34 +156,50 @@ pub fn write_g4b(
         };
         chunks.push((CHUNK_BLOB, encoding, encode(blob, options.compression)?));
     }
-
-    let mut out = Vec::with_capacity(16 + chunks.iter().map(|c| 32 + c.2.len()).sum::<usize>());
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&[0; 8]); // total size, patched below
+    // Pieces: the header and each chunk's header with everything small (the JSON, padding)
+    // gathered into owned pieces; each blob stays a piece of its own.
+    let mut parts: Vec<std::borrow::Cow<'a, [u8]>> = Vec::new();
+    let mut head = Vec::new();
+    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&VERSION.to_le_bytes());
+    head.extend_from_slice(&[0; 8]); // total size, patched below
+    let mut written = 0usize;
     let last = chunks.len() - 1;
-    for (i, (kind, encoding, data)) in chunks.iter().enumerate() {
-        out.extend_from_slice(kind);
-        out.extend_from_slice(encoding);
-        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-        out.extend_from_slice(data);
+    for (i, (kind, encoding, data)) in chunks.into_iter().enumerate() {
+        head.extend_from_slice(&kind);
+        head.extend_from_slice(&encoding);
+        head.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        let end = written + head.len() + data.len();
+        if kind == CHUNK_JSON {
+            head.extend_from_slice(&data);
+        } else {
+            written += head.len();
+            parts.push(std::borrow::Cow::Owned(std::mem::take(&mut head)));
+            written += data.len();
+            parts.push(data);
+        }
         if i != last {
             // Spaces after plain JSON keep it valid text; zeros elsewhere.
-            let pad = if *kind == CHUNK_JSON && *encoding == ENCODING_PLAIN {
+            let pad = if kind == CHUNK_JSON && encoding == ENCODING_PLAIN {
                 b' '
             } else {
                 0
             };
-            let padding = (CHUNK_ALIGNMENT - out.len() % CHUNK_ALIGNMENT) % CHUNK_ALIGNMENT;
-            out.resize(out.len() + padding, pad);
+            let padding = (CHUNK_ALIGNMENT - end % CHUNK_ALIGNMENT) % CHUNK_ALIGNMENT;
+            head.resize(head.len() + padding, pad);
         }
     }
-    let total = out.len() as u64;
+    if !head.is_empty() {
+        parts.push(std::borrow::Cow::Owned(head));
+    }
+    let total = parts.iter().map(|p| p.len()).sum::<usize>() as u64;
     if total >> 63 != 0 {
         return Err(WriteError::TooLarge("the file size".into()));
     }
-    out[8..16].copy_from_slice(&total.to_le_bytes());
-    Ok(out)
+    if let Some(first) = parts.first_mut() {
+        first.to_mut()[8..16].copy_from_slice(&total.to_le_bytes());
+    }
+    Ok(G4bParts { parts })
 }
 
 /// Where a `.g4tf` keeps its buffer.
@@ -204,4 +263,58 @@ pub fn write_g4tf(
         json: to_json(doc, options.pretty)?,
         external,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pieces make the same file as one buffer, aligned chunk by chunk; a plain blob is a
+    /// piece of its own, borrowed (never copied), and a compressed one is owned.
+    #[test]
+    fn g4b_parts_are_the_file_and_borrow_plain_blobs() {
+        let blobs = vec![vec![7u8; 37], vec![9u8; 5]];
+        for compression in [Compression::None, Compression::Zstd(3)] {
+            for pretty in [false, true] {
+                let options = ContainerOptions {
+                    compression,
+                    compress_json: matches!(compression, Compression::Zstd(_)),
+                    pretty,
+                };
+                let mut doc = Document::default();
+                let parts = g4b_parts(&mut doc, &blobs, options).unwrap();
+                let whole = parts.to_vec();
+                assert_eq!(parts.len(), whole.len());
+                assert_eq!(
+                    u64::from_le_bytes(whole[8..16].try_into().unwrap()),
+                    whole.len() as u64
+                );
+                // Chunk headers start on 16-byte boundaries.
+                let mut at = 16;
+                let mut chunks = 0;
+                while at < whole.len() {
+                    assert_eq!(at % CHUNK_ALIGNMENT, 0);
+                    let size = u64::from_le_bytes(whole[at + 8..at + 16].try_into().unwrap());
+                    at += 16 + size as usize;
+                    at += (CHUNK_ALIGNMENT - at % CHUNK_ALIGNMENT) % CHUNK_ALIGNMENT;
+                    chunks += 1;
+                }
+                assert_eq!(chunks, 3);
+                let borrowed = parts
+                    .parts()
+                    .filter(|p| blobs.iter().any(|b| std::ptr::eq(p.as_ptr(), b.as_ptr())))
+                    .count();
+                assert_eq!(
+                    borrowed,
+                    if compression == Compression::None {
+                        2
+                    } else {
+                        0
+                    }
+                );
+                let mut again = Document::default();
+                assert_eq!(write_g4b(&mut again, &blobs, options).unwrap(), whole);
+            }
+        }
+    }
 }

@@ -20,7 +20,13 @@ pub enum Step {
 
 /// Writes `bytes` to `path` atomically (same-folder temporary file, `fsync`, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_with(path, bytes, &mut |_| Ok(()), Step::TextWritten, &[])
+    write_atomic_parts(path, &[bytes])
+}
+
+/// [`write_atomic`] of a file made of `parts`, written one after the other (a `.g4b`'s
+/// header and JSON, then its buffer as it is: never joined in memory).
+pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    write_atomic_with(path, parts, &mut |_| Ok(()), Step::TextWritten, &[])
 }
 
 fn folder_of(path: &Path) -> &Path {
@@ -34,7 +40,7 @@ fn folder_of(path: &Path) -> &Path {
 /// `makes_useful` stop being removed on a signal once the rename is done.
 fn write_atomic_with(
     path: &Path,
-    bytes: &[u8],
+    parts: &[&[u8]],
     fail: &mut dyn FnMut(Step) -> std::io::Result<()>,
     before_rename: Step,
     makes_useful: &[PathBuf],
@@ -51,7 +57,9 @@ fn write_atomic_with(
     }
     let mut file = crate::interrupt::create_temp(&builder, folder_of(path))?;
     let result = (|| {
-        file.write_all(bytes)?;
+        for part in parts {
+            file.write_all(part)?;
+        }
         file.as_file().sync_all()?;
         fail(before_rename)?;
         Ok(())
@@ -156,7 +164,7 @@ pub fn replace_text_with_buffers(
         let path = folder.join(name);
         let existed = path.exists();
         if let Err(e) =
-            write_atomic_with(&path, data, fail, Step::BufferWritten, &[]).and_then(|()| {
+            write_atomic_with(&path, &[data], fail, Step::BufferWritten, &[]).and_then(|()| {
                 // Of no use until the `.g4tf` names it: a signal before then removes it.
                 if !existed {
                     crate::interrupt::register(&path);
@@ -175,7 +183,7 @@ pub fn replace_text_with_buffers(
         }
         written.push(path);
     }
-    if let Err(e) = write_atomic_with(text_path, text, fail, Step::TextWritten, &created) {
+    if let Err(e) = write_atomic_with(text_path, &[text], fail, Step::TextWritten, &created) {
         undo(&created);
         return Err(e);
     }

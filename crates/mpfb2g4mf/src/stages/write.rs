@@ -3,7 +3,7 @@
 //! written atomically.
 
 use super::assemble::MpfbExtras;
-use crate::atomic::write_atomic;
+use crate::atomic::{write_atomic, write_atomic_parts};
 use crate::derived::{Both, Derivations, Id, SurfaceLayout, SurfacesKey};
 use crate::error::ConvertError;
 use crate::extras::{
@@ -18,7 +18,7 @@ use g4mf_writer::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec,
     Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth, Influence, Influences,
     MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec, build_character,
-    embed_thumbnail, write_g4b, write_g4tf,
+    embed_thumbnail, g4b_parts, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -700,13 +700,14 @@ pub fn write(
     let mut bytes = 0u64;
     match format {
         OutputFormat::Binary => {
-            let file = write_g4b(&mut built.document, &blobs, container)?;
+            let file = g4b_parts(&mut built.document, &blobs, container)?;
             crate::timings::lap("write: encode");
             bytes += file.len() as u64;
             if options.validate {
-                check_valid(&file, &options.output)?;
+                check_valid(&file.to_vec(), &options.output)?;
             }
-            write_atomic(&options.output, &file).map_err(output_error(&options.output))?;
+            let parts: Vec<&[u8]> = file.parts().collect();
+            write_atomic_parts(&options.output, &parts).map_err(output_error(&options.output))?;
             crate::timings::lap("write: file");
         }
         OutputFormat::TextEmbedded | OutputFormat::TextExternal => {
