@@ -90,6 +90,11 @@ pub struct Derivations {
     pub(crate) surfaces: Cache<SurfacesKey, Arc<WrittenSurfaces>>,
     /// A skin's influences as the writer takes them.
     pub(crate) influences: Cache<Of<character::Skin>, g4mf_writer::Influences>,
+    /// The authored pairs a skin does not carry for a mesh, by weights and numbering.
+    pub(crate) uncarried: Cache<
+        Both<character::AuthoredWeights, character::Numbering>,
+        Arc<crate::stages::write::Uncarried>,
+    >,
     /// Polygons given a material by part set (the index of each part set's material).
     pub(crate) dressed: Cache<(Id<character::Polygons>, Vec<u32>), Arc<character::Polygons>>,
 }

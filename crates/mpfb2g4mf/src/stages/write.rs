@@ -425,6 +425,42 @@ fn influences_of(skin: &Arc<character::Skin>, derived: &Derivations) -> Influenc
     })
 }
 
+/// The authored pairs a skin does not carry for a mesh (see
+/// [`character::AuthoredWeights::uncarried`]), as the mesh extras' accessors hold them: the
+/// names of their groups in first-use order, and each pair's group (in that list), source
+/// vertex and float32 weight.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Uncarried {
+    /// Group names, in first-use order.
+    pub names: Vec<String>,
+    /// Each pair's group, an index into `names`.
+    pub groups: Vec<u32>,
+    /// Each pair's source vertex.
+    pub vertices: Vec<u32>,
+    /// Each pair's weight.
+    pub weights: Vec<f32>,
+}
+
+impl Uncarried {
+    /// The pairs of `authored` the skin of a mesh numbered `numbering` does not carry.
+    pub fn of(authored: &character::AuthoredWeights, numbering: &character::Numbering) -> Self {
+        let mut out = Self::default();
+        // The place in `names` of each authored group, once it is used.
+        let mut index: Vec<Option<u32>> = vec![None; authored.groups.len()];
+        for pair in authored.uncarried(numbering) {
+            let g = *index[pair.group as usize].get_or_insert_with(|| {
+                out.names
+                    .push(authored.groups[pair.group as usize].name.clone());
+                (out.names.len() - 1) as u32
+            });
+            out.groups.push(g);
+            out.vertices.push(pair.vertex);
+            out.weights.push(pair.weight as f32);
+        }
+        out
+    }
+}
+
 /// Validates encoded G4MF bytes that will be written to `output` (external buffers are read
 /// from its folder): an invalid file is an error before it replaces anything.
 fn check_valid(bytes: &[u8], output: &Path) -> Result<(), ConvertError> {
@@ -603,24 +639,17 @@ pub fn write(
     // What follows is appended to the character's buffer.
     let mut buffer = BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
     if let Some(skin) = &character.skin {
-        let mut names: Vec<String> = Vec::new();
-        let mut index: HashMap<u32, u32> = HashMap::new();
-        let (mut groups, mut vertices, mut weights) = (Vec::new(), Vec::new(), Vec::new());
-        for pair in skin.authored.uncarried(numbering) {
-            let g = *index.entry(pair.group).or_insert_with(|| {
-                names.push(skin.authored.groups[pair.group as usize].name.clone());
-                (names.len() - 1) as u32
+        let uncarried = derived
+            .uncarried
+            .get_or(Both(Id::of(&skin.authored), Id::of(numbering)), || {
+                Arc::new(Uncarried::of(&skin.authored, numbering))
             });
-            groups.push(g);
-            vertices.push(pair.vertex);
-            weights.push(pair.weight as f32);
-        }
-        if !groups.is_empty() {
-            let groups = buffer.add_uint(&mut built.document, &groups, 1)?;
-            let vertices = buffer.add_uint(&mut built.document, &vertices, 1)?;
-            let weights = buffer.add_f32(&mut built.document, &weights, 1)?;
+        if !uncarried.groups.is_empty() {
+            let groups = buffer.add_uint(&mut built.document, &uncarried.groups, 1)?;
+            let vertices = buffer.add_uint(&mut built.document, &uncarried.vertices, 1)?;
+            let weights = buffer.add_f32(&mut built.document, &uncarried.weights, 1)?;
             extras.mesh.unskinned_weights = Some(UnskinnedWeights {
-                names,
+                names: uncarried.names.clone(),
                 groups,
                 vertices,
                 weights,
