@@ -136,22 +136,82 @@ impl BufferBuilder {
         values: &[u32],
         vector_size: u32,
     ) -> Result<AccessorIndex, WriteError> {
-        let max = values.iter().copied().max().unwrap_or(0);
-        let component = match self.index_width {
-            IndexWidth::Uint32 => DefinedComponentType::Uint32,
-            IndexWidth::Smallest if max <= u32::from(u8::MAX) => DefinedComponentType::Uint8,
-            IndexWidth::Smallest if max <= u32::from(u16::MAX) => DefinedComponentType::Uint16,
-            IndexWidth::Smallest => DefinedComponentType::Uint32,
-        };
-        let view = self.push_view_with(doc, |data| match component {
-            DefinedComponentType::Uint8 => data.extend(values.iter().map(|&v| v as u8)),
-            DefinedComponentType::Uint16 => {
-                let narrow: Vec<u16> = values.iter().map(|&v| v as u16).collect();
-                append_le(data, &narrow, LittleEndian::write_u16_into);
-            }
-            _ => append_le(data, values, LittleEndian::write_u32_into),
-        })?;
+        let component = uint_component(values, self.index_width);
+        let view = self.push_view_with(doc, |data| append_uint(data, values, component))?;
         Self::push_accessor(doc, view, component, vector_size)
+    }
+
+    /// The width of this buffer's index accessors.
+    pub fn index_width(&self) -> IndexWidth {
+        self.index_width
+    }
+
+    /// An accessor of data encoded beforehand ([`Encoded`]), its bytes copied as they are.
+    pub fn add_encoded(
+        &mut self,
+        doc: &mut Document,
+        encoded: &Encoded,
+        vector_size: u32,
+    ) -> Result<AccessorIndex, WriteError> {
+        let view = self.push_view(doc, &encoded.bytes)?;
+        Self::push_accessor(doc, view, encoded.component, vector_size)
+    }
+}
+
+/// An accessor's data encoded once, to be added to any number of buffers
+/// ([`BufferBuilder::add_encoded`]): its component type and little-endian bytes, as
+/// [`BufferBuilder::add_uint`] and [`BufferBuilder::add_f32`] would write them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    component: DefinedComponentType,
+    bytes: Vec<u8>,
+}
+
+impl Encoded {
+    /// Unsigned integers, as narrow as `width` lets them be.
+    pub fn uint(values: &[u32], width: IndexWidth) -> Self {
+        let component = uint_component(values, width);
+        let mut bytes = Vec::new();
+        append_uint(&mut bytes, values, component);
+        Self { component, bytes }
+    }
+
+    /// Float32 values; an error when one is not finite.
+    pub fn f32(values: &[f32]) -> Result<Self, WriteError> {
+        if let Some(bad) = values.iter().position(|v| !v.is_finite()) {
+            return Err(WriteError::NonFinite {
+                what: format!("float value {bad} of an accessor"),
+            });
+        }
+        let mut bytes = Vec::new();
+        append_le(&mut bytes, values, LittleEndian::write_f32_into);
+        Ok(Self {
+            component: DefinedComponentType::Float32,
+            bytes,
+        })
+    }
+}
+
+/// The component type unsigned integers take under `width`.
+fn uint_component(values: &[u32], width: IndexWidth) -> DefinedComponentType {
+    let max = values.iter().copied().max().unwrap_or(0);
+    match width {
+        IndexWidth::Uint32 => DefinedComponentType::Uint32,
+        IndexWidth::Smallest if max <= u32::from(u8::MAX) => DefinedComponentType::Uint8,
+        IndexWidth::Smallest if max <= u32::from(u16::MAX) => DefinedComponentType::Uint16,
+        IndexWidth::Smallest => DefinedComponentType::Uint32,
+    }
+}
+
+/// Appends unsigned integers as `component`, little-endian.
+fn append_uint(data: &mut Vec<u8>, values: &[u32], component: DefinedComponentType) {
+    match component {
+        DefinedComponentType::Uint8 => data.extend(values.iter().map(|&v| v as u8)),
+        DefinedComponentType::Uint16 => {
+            let narrow: Vec<u16> = values.iter().map(|&v| v as u16).collect();
+            append_le(data, &narrow, LittleEndian::write_u16_into);
+        }
+        _ => append_le(data, values, LittleEndian::write_u32_into),
     }
 }
 

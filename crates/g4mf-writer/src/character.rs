@@ -9,6 +9,7 @@
 use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
 use crate::names::NameRegistry;
+use crate::prepared::OrderedSkin;
 pub use crate::prepared::{Influences, Surfaces};
 use g4mf_model::rules;
 use g4mf_model::{
@@ -337,7 +338,7 @@ fn ordered_influences(
     influences: &Influences,
     mesh: &MeshSpec,
     group_of_bone: &[Option<u32>],
-) -> Result<WrittenSkin, WriteError> {
+) -> Result<Arc<OrderedSkin>, WriteError> {
     let vertex_count = mesh.positions.len();
     let checked = influences.checked();
     let vertices_in_range = checked
@@ -606,7 +607,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         doc_mesh.name = Some(mesh_name);
         if let Some(ordered) = ordered_skin? {
             doc_mesh.skin = Some(skin_of(&mut doc, &mut buffer, &ordered, &group_names)?);
-            written_skin = ordered;
+            written_skin = ordered.skin.clone();
         }
         doc.meshes.push(doc_mesh);
         doc.nodes.push(Node {
@@ -642,7 +643,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
             Some(influences) => {
                 let ordered = ordered_influences(influences, &attachment.mesh, &group_of_bone)?;
                 doc_mesh.skin = Some(skin_of(&mut doc, &mut buffer, &ordered, &group_names)?);
-                ordered
+                ordered.skin.clone()
             }
         };
         if let Some(extras) = &attachment.mesh_extras {
@@ -731,15 +732,13 @@ fn write_textures(
 fn skin_of(
     doc: &mut Document,
     buffer: &mut BufferBuilder,
-    ordered: &[(u32, u32, f32)],
+    ordered: &OrderedSkin,
     group_names: &Option<Vec<String>>,
 ) -> Result<Skin, WriteError> {
-    let vertices: Vec<u32> = ordered.iter().map(|e| e.0).collect();
-    let groups: Vec<u32> = ordered.iter().map(|e| e.1).collect();
-    let weights: Vec<f32> = ordered.iter().map(|e| e.2).collect();
-    let groups_accessor = buffer.add_uint(doc, &groups, 1)?;
-    let vertices_accessor = buffer.add_uint(doc, &vertices, 1)?;
-    let weights_accessor = buffer.add_f32(doc, &weights, 1)?;
+    let encoded = ordered.encoded(buffer.index_width())?;
+    let groups_accessor = buffer.add_encoded(doc, &encoded.groups, 1)?;
+    let vertices_accessor = buffer.add_encoded(doc, &encoded.vertices, 1)?;
+    let weights_accessor = buffer.add_encoded(doc, &encoded.weights, 1)?;
     Ok(Skin {
         groups: groups_accessor,
         vertices: vertices_accessor,
@@ -881,11 +880,12 @@ fn build_mesh(
         if !mesh.blend_shapes.is_empty() {
             surface_vertices.push(&prepared.used);
         }
-        let simplex_accessor = buffer.add_uint(doc, simplexes, 3)?;
-        let texture_map = match (uv_values, &prepared.corner_uvs) {
+        let encoded = prepared.encoded(buffer.index_width());
+        let simplex_accessor = buffer.add_encoded(doc, &encoded.simplexes, 3)?;
+        let texture_map = match (uv_values, &encoded.corner_uvs) {
             (Some(values), Some(corner_uvs)) if !surface.faces.is_empty() => Some(Binding {
                 values,
-                simplexes: Some(buffer.add_uint(doc, corner_uvs, 3)?),
+                simplexes: Some(buffer.add_encoded(doc, corner_uvs, 3)?),
                 per_simplex: None,
                 other: Default::default(),
             }),

@@ -10,7 +10,7 @@ pub mod names;
 pub mod prepared;
 pub mod thumbnail;
 
-pub use buffer::{BufferBuilder, IndexWidth, VIEW_ALIGNMENT};
+pub use buffer::{BufferBuilder, Encoded, IndexWidth, VIEW_ALIGNMENT};
 pub use character::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BuiltCharacter, CharacterOptions, CharacterSpec,
     Corners, FaceSpec, ImageSpec, Influence, MaterialSpec, MeshSpec, SPECIFICATION, SurfaceSpec,

@@ -5,7 +5,9 @@
 //! caller that writes many meshes with the same faces and skin (a population's bodies) passes
 //! the same handle each time and the work is done once; the bytes are the same either way.
 
+use crate::buffer::{Encoded, IndexWidth};
 use crate::character::{Influence, SurfaceSpec, WrittenSkin, order_skin};
+use crate::error::WriteError;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A mesh's surfaces: faces sharing a material (see [`SurfaceSpec`]). Cloning shares them.
@@ -37,6 +39,35 @@ pub(crate) struct PreparedSurface {
     /// Every face has at least three corners, and as many texture coordinates as corners
     /// when it has any: otherwise the writer reports the first bad face.
     pub well_formed: bool,
+    /// The simplexes and texture-map corners as accessors store them, by index width.
+    encoded: [OnceLock<EncodedSurface>; 2],
+}
+
+/// A surface's index accessors, encoded.
+#[derive(Debug)]
+pub(crate) struct EncodedSurface {
+    /// The simplexes.
+    pub simplexes: Encoded,
+    /// The texture-map corners, when the surface has them.
+    pub corner_uvs: Option<Encoded>,
+}
+
+impl PreparedSurface {
+    /// The surface's index accessors as `width` stores them (encoded on first use).
+    pub fn encoded(&self, width: IndexWidth) -> &EncodedSurface {
+        self.encoded[width_slot(width)].get_or_init(|| EncodedSurface {
+            simplexes: Encoded::uint(&self.simplexes, width),
+            corner_uvs: self.corner_uvs.as_ref().map(|c| Encoded::uint(c, width)),
+        })
+    }
+}
+
+/// Where a cache keeps what it encoded for `width`.
+fn width_slot(width: IndexWidth) -> usize {
+    match width {
+        IndexWidth::Smallest => 0,
+        IndexWidth::Uint32 => 1,
+    }
 }
 
 impl Surfaces {
@@ -155,6 +186,7 @@ fn prepare(surface: &SurfaceSpec) -> PreparedSurface {
         max_vertex,
         max_texcoord,
         well_formed,
+        encoded: Default::default(),
     }
 }
 
@@ -183,7 +215,47 @@ pub(crate) struct Checked {
 /// The skin in G4MF order for one joint layout.
 struct Ordered {
     group_of_bone: Vec<Option<u32>>,
-    skin: WrittenSkin,
+    skin: Arc<OrderedSkin>,
+}
+
+/// A skin in G4MF order, and its accessors as each index width stores them.
+#[derive(Debug)]
+pub(crate) struct OrderedSkin {
+    /// `(vertex, group, weight)` in file order.
+    pub skin: WrittenSkin,
+    /// Encoded per index width; `Err` holds the first weight float32 cannot hold.
+    encoded: [OnceLock<Result<EncodedSkin, usize>>; 2],
+}
+
+/// A skin's three accessors, encoded.
+#[derive(Debug)]
+pub(crate) struct EncodedSkin {
+    /// Each entry's group.
+    pub groups: Encoded,
+    /// Each entry's vertex.
+    pub vertices: Encoded,
+    /// Each entry's weight.
+    pub weights: Encoded,
+}
+
+impl OrderedSkin {
+    /// The skin's accessors as `width` stores them (encoded on first use).
+    pub fn encoded(&self, width: IndexWidth) -> Result<&EncodedSkin, WriteError> {
+        let encoded = self.encoded[width_slot(width)].get_or_init(|| {
+            let column =
+                |f: fn(&(u32, u32, f32)) -> u32| -> Vec<u32> { self.skin.iter().map(f).collect() };
+            let weights: Vec<f32> = self.skin.iter().map(|e| e.2).collect();
+            Ok(EncodedSkin {
+                groups: Encoded::uint(&column(|e| e.1), width),
+                vertices: Encoded::uint(&column(|e| e.0), width),
+                weights: Encoded::f32(&weights)
+                    .map_err(|_| weights.iter().position(|w| !w.is_finite()).unwrap_or(0))?,
+            })
+        });
+        encoded.as_ref().map_err(|&bad| WriteError::NonFinite {
+            what: format!("float value {bad} of an accessor"),
+        })
+    }
 }
 
 impl Influences {
@@ -240,7 +312,7 @@ impl Influences {
 
     /// The influences on joints (`group_of_bone`), as groups, in G4MF order ([`order_skin`]),
     /// kept for the next write with the same joints.
-    pub(crate) fn ordered(&self, group_of_bone: &[Option<u32>]) -> WrittenSkin {
+    pub(crate) fn ordered(&self, group_of_bone: &[Option<u32>]) -> Arc<OrderedSkin> {
         let mut kept = self
             .0
             .ordered
@@ -249,9 +321,12 @@ impl Influences {
         if let Some(ordered) = kept.as_ref().filter(|o| o.group_of_bone == group_of_bone) {
             return ordered.skin.clone();
         }
-        let skin = Arc::new(order_skin(self.0.list.iter().filter_map(|i| {
-            group_of_bone[i.bone as usize].map(|g| (i.vertex, g, i.weight))
-        })));
+        let skin = Arc::new(OrderedSkin {
+            skin: Arc::new(order_skin(self.0.list.iter().filter_map(|i| {
+                group_of_bone[i.bone as usize].map(|g| (i.vertex, g, i.weight))
+            }))),
+            encoded: Default::default(),
+        });
         *kept = Some(Ordered {
             group_of_bone: group_of_bone.to_vec(),
             skin: skin.clone(),

@@ -740,12 +740,18 @@ fn shared_surfaces_and_influences_write_what_fresh_ones_do() {
     let first = tiny_spec();
     let surfaces = first.mesh.as_ref().unwrap().surfaces.clone();
     let influences = first.influences.clone();
-    for (step, all_joints) in [(0.0, false), (0.25, true), (-0.5, false)] {
+    for (step, all_joints, width) in [
+        (0.0, false, g4mf_writer::IndexWidth::Smallest),
+        (0.25, true, g4mf_writer::IndexWidth::Smallest),
+        (-0.5, false, g4mf_writer::IndexWidth::Uint32),
+        (0.75, false, g4mf_writer::IndexWidth::Smallest),
+    ] {
         let moved = |mut spec: CharacterSpec| {
             for p in &mut spec.mesh.as_mut().unwrap().positions {
                 *p += DVec3::new(step, step * 0.5, 0.0);
             }
             spec.options.all_joints = all_joints;
+            spec.options.index_width = width;
             spec
         };
         let fresh = moved(tiny_spec());
