@@ -163,10 +163,11 @@ fn polygon_angles(
 pub struct NormalOffsets<'a> {
     mesh: &'a Mesh,
     field: &'a NormalField,
-    /// CSR: polygons of vertex v are `polygons[starts[v]..starts[v + 1]]`, ascending (a
-    /// polygon with the vertex at two corners is there twice).
+    /// CSR: the corners at vertex v are `corners[starts[v]..starts[v + 1]]`, each as its
+    /// polygon and its place in the polygon, in polygon order (a polygon with the vertex at
+    /// two corners is there twice, in corner order).
     starts: Vec<u32>,
-    polygons: Vec<u32>,
+    corners: Vec<(u32, u32)>,
 }
 
 /// Working memory of [`NormalOffsets::of_with`]: a slot per vertex and per polygon, and the
@@ -188,6 +189,12 @@ pub struct Scratch {
     affected: Vec<u32>,
 }
 
+/// Polygons of at most this many corners (nearly all) are displaced into a local copy.
+const SMALL_POLYGON: usize = 8;
+
+/// The corners of a local copy of a small polygon, in order.
+const LOCAL: [u32; SMALL_POLYGON] = [0, 1, 2, 3, 4, 5, 6, 7];
+
 /// Normal offsets smaller than this are left out (below float32's resolution of a unit vector).
 pub const NORMAL_OFFSET_EPSILON: f64 = 1e-7;
 
@@ -204,10 +211,10 @@ impl<'a> NormalOffsets<'a> {
         }
         let starts = counts.clone();
         let mut next = counts;
-        let mut of_vertex = vec![0u32; polygons.vertices.len()];
+        let mut of_vertex = vec![(0u32, 0u32); polygons.vertices.len()];
         for p in 0..polygons.len() {
-            for &v in &polygons.vertices[polygons.corners(p)] {
-                of_vertex[next[v as usize] as usize] = p as u32;
+            for (k, &v) in polygons.vertices[polygons.corners(p)].iter().enumerate() {
+                of_vertex[next[v as usize] as usize] = (p as u32, k as u32);
                 next[v as usize] += 1;
             }
         }
@@ -215,12 +222,13 @@ impl<'a> NormalOffsets<'a> {
             mesh,
             field,
             starts,
-            polygons: of_vertex,
+            corners: of_vertex,
         }
     }
 
-    fn polygons_of(&self, v: u32) -> &[u32] {
-        &self.polygons[self.starts[v as usize] as usize..self.starts[v as usize + 1] as usize]
+    /// The corners at vertex `v`: each one's polygon and place in it.
+    fn corners_of(&self, v: u32) -> &[(u32, u32)] {
+        &self.corners[self.starts[v as usize] as usize..self.starts[v as usize + 1] as usize]
     }
 
     /// The smooth normals of the mesh displaced by `offsets` (vertex ascending) minus the base
@@ -263,24 +271,44 @@ impl<'a> NormalOffsets<'a> {
         };
         // Every polygon with a moved corner, computed once with the displaced positions.
         for &(v, _) in offsets {
-            for &p in self.polygons_of(v) {
+            for &(p, _) in self.corners_of(v) {
                 if scratch.recomputed_slot[p as usize] != 0 {
                     continue;
                 }
                 let range = polygons.corners(p as usize);
                 let corners = &polygons.vertices[range.clone()];
+                let n = corners.len();
                 let first_angle = scratch.angles.len() as u32;
-                let normal = newell(position, corners);
+                // Each corner's displaced position found once (a moved vertex's is the base
+                // plus its offset): small polygons read them from a local copy, in the same
+                // arithmetic as the plain path.
+                let mut local = [DVec3::ZERO; SMALL_POLYGON];
+                let small = n <= SMALL_POLYGON;
+                if small {
+                    for (at, &v) in local.iter_mut().zip(corners) {
+                        *at = position(v);
+                    }
+                }
+                let (at, local_corners) = (
+                    &local[..n.min(SMALL_POLYGON)],
+                    &LOCAL[..n.min(SMALL_POLYGON)],
+                );
+                let from_local = |k: u32| at[k as usize];
+                let normal = if small {
+                    newell(from_local, local_corners)
+                } else {
+                    newell(position, corners)
+                };
                 if normal.is_some() {
                     let base_angles =
                         field.polygon_normals[p as usize].map(|_| &field.corner_angles[range]);
-                    let n = corners.len();
                     for k in 0..n {
                         let stays = [previous(k, n), k, next(k, n)]
                             .iter()
                             .all(|&c| moved[corners[c] as usize] == 0);
                         scratch.angles.push(match base_angles {
                             Some(angles) if stays => angles[k],
+                            _ if small => corner_angle(from_local, local_corners, k),
                             _ => corner_angle(position, corners, k),
                         });
                     }
@@ -299,21 +327,15 @@ impl<'a> NormalOffsets<'a> {
         for &v in &scratch.affected {
             let mut sum = DVec3::ZERO;
             let mut first = None;
-            // A polygon with `v` at two corners is listed twice: its next corner of `v`.
-            let mut previous: Option<(u32, usize)> = None;
-            for &p in self.polygons_of(v) {
-                let range = polygons.corners(p as usize);
-                let corners = &polygons.vertices[range.clone()];
-                let from = match previous {
-                    Some((q, k)) if q == p => k + 1,
-                    _ => 0,
-                };
-                let k = from + corners[from..].iter().position(|&u| u == v).unwrap_or(0);
-                previous = Some((p, k));
+            for &(p, k) in self.corners_of(v) {
+                let k = k as usize;
                 // Angles exist only for polygons with a normal.
                 let (normal, angle) = match scratch.recomputed_slot[p as usize] {
                     0 => match field.polygon_normals[p as usize] {
-                        Some(normal) => (normal, field.corner_angles[range.start + k]),
+                        Some(normal) => (
+                            normal,
+                            field.corner_angles[polygons.offsets[p as usize] as usize + k],
+                        ),
                         None => continue,
                     },
                     slot => match scratch.recomputed[slot as usize - 1] {
