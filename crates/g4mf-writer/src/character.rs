@@ -10,7 +10,7 @@ use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
 use crate::names::NameRegistry;
 use crate::prepared::OrderedSkin;
-pub use crate::prepared::{Influences, Surfaces};
+pub use crate::prepared::{Influences, Offsets, Surfaces};
 use g4mf_model::rules;
 use g4mf_model::{
     Asset, Binding, Blend, BlendShape, BlendSurface, BlendTarget, Bone, Document, JointRef,
@@ -91,8 +91,8 @@ pub struct BlendShapeSpec {
     pub name: String,
     /// Its `amounts` entry.
     pub amount: f64,
-    /// `(vertex, offset)`, vertices ascending, metres.
-    pub offsets: Arc<Vec<(u32, DVec3)>>,
+    /// `(vertex, offset)`, vertices ascending, metres (shared: see [`Offsets`]).
+    pub offsets: Offsets,
     /// `(vertex, normal offset)`, vertices ascending; written per surface as offsets of the
     /// surface's normal values (one per vertex), only with [`MeshSpec::normals`].
     pub normal_offsets: Vec<(u32, DVec3)>,
@@ -977,9 +977,11 @@ fn build_blend(
     mesh: &MeshSpec,
     surface_vertices: &[&[bool]],
 ) -> Result<Blend, WriteError> {
-    let mut target = |doc: &mut Document,
-                      what: &str,
-                      pairs: &[(u32, DVec3)]|
+    let vertex_count = mesh.positions.len();
+    let target = |doc: &mut Document,
+                  buffer: &mut BufferBuilder,
+                  what: &str,
+                  pairs: &[(u32, DVec3)]|
      -> Result<BlendTarget, WriteError> {
         let mut indices = Vec::with_capacity(pairs.len());
         let mut offsets = Vec::with_capacity(pairs.len() * 3);
@@ -989,7 +991,7 @@ fn build_blend(
                 face: 0,
                 problem,
             };
-            if v as usize >= mesh.positions.len() {
+            if v as usize >= vertex_count {
                 return Err(bad(format!("{what} moves vertex {v}, beyond the mesh")));
             }
             if i > 0 && pairs[i - 1].0 >= v {
@@ -1010,8 +1012,21 @@ fn build_blend(
         let position = if shape.offsets.is_empty() {
             None
         } else {
-            let what = format!("blend shape {}", shape.name);
-            Some(target(doc, &what, &shape.offsets)?)
+            match shape
+                .offsets
+                .encoded(buffer.index_width(), mesh.positions.len())
+            {
+                Some((indices, offsets)) => Some(BlendTarget {
+                    indices: buffer.add_encoded(doc, indices, 1)?,
+                    offsets: buffer.add_encoded(doc, offsets, 3)?,
+                    other: Default::default(),
+                }),
+                // Not a valid target for this mesh: the plain path says why.
+                None => {
+                    let what = format!("blend shape {}", shape.name);
+                    Some(target(doc, buffer, &what, &shape.offsets)?)
+                }
+            }
         };
         let mut entries = Vec::new();
         if mesh.normals.is_some() && !shape.normal_offsets.is_empty() {
@@ -1028,7 +1043,7 @@ fn build_blend(
                 let what = format!("blend shape {}'s normals", shape.name);
                 entries.push(BlendSurface {
                     surface: s as u32,
-                    normal: Some(target(doc, &what, &pairs)?),
+                    normal: Some(target(doc, buffer, &what, &pairs)?),
                     texture_map: None,
                     other: Default::default(),
                 });

@@ -23,5 +23,5 @@ pub use container::{
 pub use error::WriteError;
 pub use g4mf_model as model;
 pub use names::{NameRegistry, is_valid_name, sanitize};
-pub use prepared::{Influences, Surfaces};
+pub use prepared::{Influences, Offsets, Surfaces};
 pub use thumbnail::embed_thumbnail;

@@ -8,6 +8,7 @@
 use crate::buffer::{Encoded, IndexWidth};
 use crate::character::{Influence, SurfaceSpec, WrittenSkin, order_skin};
 use crate::error::WriteError;
+use glam::DVec3;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A mesh's surfaces: faces sharing a material (see [`SurfaceSpec`]). Cloning shares them.
@@ -356,5 +357,92 @@ impl PartialEq for Influences {
 impl std::fmt::Debug for Influences {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Influences").field(&self.0.list).finish()
+    }
+}
+
+/// A blend shape's sparse offsets, `(vertex, offset)` with vertices ascending, in metres.
+/// Cloning shares them, with their position target's accessors once encoded.
+#[derive(Clone)]
+pub struct Offsets(Arc<OffsetsInner>);
+
+struct OffsetsInner {
+    pairs: Vec<(u32, DVec3)>,
+    /// The largest vertex and whether the pairs are well formed (ascending, finite in float32).
+    checked: OnceLock<(Option<u32>, bool)>,
+    /// The indices and offsets accessors, by index width.
+    encoded: [OnceLock<(Encoded, Encoded)>; 2],
+}
+
+impl Offsets {
+    /// The offsets `pairs`.
+    pub fn new(pairs: Vec<(u32, DVec3)>) -> Self {
+        Self(Arc::new(OffsetsInner {
+            pairs,
+            checked: OnceLock::new(),
+            encoded: Default::default(),
+        }))
+    }
+
+    /// The position target's indices and offsets accessors as `width` stores them, for a
+    /// mesh of `vertex_count` vertices; `None` when the pairs do not make a valid target for
+    /// it (the writer then reports the problem).
+    pub(crate) fn encoded(
+        &self,
+        width: IndexWidth,
+        vertex_count: usize,
+    ) -> Option<&(Encoded, Encoded)> {
+        let pairs = &self.0.pairs;
+        let (max_vertex, well_formed) = *self.0.checked.get_or_init(|| {
+            let ascending = pairs.windows(2).all(|w| w[0].0 < w[1].0);
+            let finite = pairs
+                .iter()
+                .all(|(_, o)| o.is_finite() && o.as_vec3().is_finite());
+            (pairs.last().map(|p| p.0), ascending && finite)
+        });
+        if !well_formed || max_vertex.is_some_and(|v| v as usize >= vertex_count) {
+            return None;
+        }
+        Some(self.0.encoded[width_slot(width)].get_or_init(|| {
+            let indices: Vec<u32> = pairs.iter().map(|p| p.0).collect();
+            let offsets: Vec<f32> = pairs
+                .iter()
+                .flat_map(|p| p.1.to_array().map(|c| c as f32))
+                .collect();
+            // Checked finite above.
+            let offsets = Encoded::f32(&offsets).unwrap_or_else(|_| Encoded::uint(&[], width));
+            (Encoded::uint(&indices, width), offsets)
+        }))
+    }
+}
+
+impl std::ops::Deref for Offsets {
+    type Target = [(u32, DVec3)];
+
+    fn deref(&self) -> &Self::Target {
+        &self.0.pairs
+    }
+}
+
+impl From<Vec<(u32, DVec3)>> for Offsets {
+    fn from(pairs: Vec<(u32, DVec3)>) -> Self {
+        Self::new(pairs)
+    }
+}
+
+impl Default for Offsets {
+    fn default() -> Self {
+        Self::new(Vec::new())
+    }
+}
+
+impl PartialEq for Offsets {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.pairs == other.0.pairs
+    }
+}
+
+impl std::fmt::Debug for Offsets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Offsets").field(&self.0.pairs).finish()
     }
 }

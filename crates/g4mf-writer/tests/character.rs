@@ -5,9 +5,9 @@
 
 use g4mf_writer::model::{DefinedComponentType, Document, JointRef};
 use g4mf_writer::{
-    BoneSpec, CharacterOptions, CharacterSpec, Compression, ContainerOptions, FaceSpec, Influence,
-    MeshSpec, SurfaceSpec, TextBufferStorage, build_character, is_valid_name, order_skin,
-    write_g4b, write_g4tf,
+    BlendShapeSpec, BoneSpec, CharacterOptions, CharacterSpec, Compression, ContainerOptions,
+    FaceSpec, Influence, MeshSpec, SurfaceSpec, TextBufferStorage, build_character, is_valid_name,
+    order_skin, write_g4b, write_g4tf,
 };
 use glam::{DMat3, DVec3};
 use proptest::prelude::*;
@@ -771,4 +771,55 @@ fn shared_surfaces_and_influences_write_what_fresh_ones_do() {
     small.influences = influences;
     small.mesh.as_mut().unwrap().positions.truncate(2);
     assert!(build_character(&small).is_err());
+}
+
+/// A blend shape's offsets shared between builds write what fresh ones do, and are still
+/// checked against each mesh they go on.
+#[test]
+fn shared_blend_offsets_write_what_fresh_ones_do_and_are_checked_each_time() {
+    let offsets: g4mf_writer::Offsets = vec![
+        (1, DVec3::new(0.0, 0.1, 0.0)),
+        (4, DVec3::new(0.2, 0.0, 0.0)),
+    ]
+    .into();
+    let with_shape = |offsets: g4mf_writer::Offsets| {
+        let mut spec = tiny_spec();
+        spec.mesh.as_mut().unwrap().blend_shapes = vec![BlendShapeSpec {
+            name: "Lift".into(),
+            amount: 0.5,
+            offsets,
+            normal_offsets: Vec::new(),
+        }];
+        spec
+    };
+    for width in [
+        g4mf_writer::IndexWidth::Smallest,
+        g4mf_writer::IndexWidth::Uint32,
+    ] {
+        let mut shared = with_shape(offsets.clone());
+        let mut fresh = with_shape(offsets.to_vec().into());
+        shared.options.index_width = width;
+        fresh.options.index_width = width;
+        let (a, b) = (
+            build_character(&fresh).unwrap(),
+            build_character(&shared).unwrap(),
+        );
+        assert_eq!((a.document, a.buffer), (b.document, b.buffer));
+    }
+    // On a mesh without vertex 4, the same shared offsets are refused.
+    let mut small = with_shape(offsets);
+    let mesh = small.mesh.as_mut().unwrap();
+    mesh.positions.truncate(4);
+    mesh.surfaces = vec![SurfaceSpec {
+        name: None,
+        material: None,
+        faces: vec![FaceSpec {
+            vertices: [0, 1, 2].as_slice().into(),
+            texcoords: None,
+        }],
+    }]
+    .into();
+    small.influences = None;
+    let error = build_character(&small).unwrap_err().to_string();
+    assert!(error.contains("moves vertex 4"), "{error}");
 }

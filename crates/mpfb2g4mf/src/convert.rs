@@ -169,7 +169,7 @@ fn convert_parts(
     let kept_shapes = described.map_or(&[][..], |d| d.shapes.as_slice());
     let all_shapes: Vec<crate::inputs::LoadedShape> =
         assets.shapes.iter().chain(kept_shapes).cloned().collect();
-    let character = stages::shapes::attach(character, &all_shapes, options.frame)?;
+    let character = stages::shapes::attach(character, &all_shapes, options.frame, derived)?;
     crate::timings::lap("blend shapes");
     if !assets.not_worn.is_empty() {
         warnings.push(Warning::new(

@@ -83,7 +83,11 @@ pub struct Derivations {
     pub(crate) selected_polygons: Selected<character::Polygons>,
     pub(crate) selected_numberings: Selected<character::Numbering>,
     pub(crate) selected_skins: Selected<character::Skin>,
-    pub(crate) selected_offsets: Selected<Vec<(u32, glam::DVec3)>>,
+    pub(crate) selected_offsets: Cache<Both<Offsets, character::Selection>, Arc<Offsets>, SHAPES>,
+    /// A target's offsets as a blend shape on a mesh of so many vertices.
+    pub(crate) shape_offsets: Cache<(Id<mpfb_body::Target>, usize), Arc<Offsets>, SHAPES>,
+    /// A shape's offsets as the writer takes them.
+    pub(crate) written_offsets: Cache<Of<Offsets>, g4mf_writer::Offsets, SHAPES>,
     /// The kept face helpers' vertices no weight moves, by skin, polygons and parts.
     pub(crate) unweighted: Cache<UnweightedKey, Arc<Unweighted>>,
     /// The surfaces a mesh is written as, with their texture coordinates.
@@ -177,6 +181,9 @@ pub(crate) enum SurfaceLayout {
 /// Surfaces as the writer takes them, and the texture coordinates they index.
 pub(crate) type WrittenSurfaces = (g4mf_writer::Surfaces, Arc<Vec<[f64; 2]>>);
 
+/// A blend shape's offsets: `(vertex, offset)`, vertices ascending.
+pub(crate) type Offsets = Vec<(u32, glam::DVec3)>;
+
 /// A key of one shared value alone.
 pub(crate) type Of<T> = (Id<T>, ());
 
@@ -207,13 +214,18 @@ impl Key for SkinKey {
     }
 }
 
-/// Results by key, at most [`Cache::CAPACITY`] of them (the oldest and those whose inputs are
-/// gone are forgotten first).
-pub struct Cache<K, V> {
+/// Results by key, at most `CAPACITY` of them (the oldest and those whose inputs are gone are
+/// forgotten first). The default, 16, serves what a batch has a few of at once (meshes, rigs,
+/// outfits: each result can be megabytes); per-shape results need room for every shape.
+pub struct Cache<K, V, const CAPACITY: usize = 16> {
     entries: Mutex<Vec<(K, V)>>,
 }
 
-impl<K, V> Default for Cache<K, V> {
+/// Room for every blend shape of a character (face units and visemes are 67), each shape's
+/// result being small.
+pub const SHAPES: usize = 1024;
+
+impl<K, V, const CAPACITY: usize> Default for Cache<K, V, CAPACITY> {
     fn default() -> Self {
         Self {
             entries: Mutex::new(Vec::new()),
@@ -221,10 +233,9 @@ impl<K, V> Default for Cache<K, V> {
     }
 }
 
-impl<K: Key, V: Clone> Cache<K, V> {
-    /// Results kept per cache: a batch rarely has more than a few distinct meshes, rigs and
-    /// outfits at once, and each result can be megabytes.
-    pub const CAPACITY: usize = 16;
+impl<K: Key, V: Clone, const CAPACITY: usize> Cache<K, V, CAPACITY> {
+    /// Results kept at most.
+    pub const CAPACITY: usize = CAPACITY;
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(K, V)>> {
         self.entries
@@ -312,7 +323,7 @@ mod tests {
         for i in 0..100 {
             cache.get_or((Id::of(&value), i), || i);
         }
-        assert_eq!(cache.len(), Cache::<(Id<u32>, usize), usize>::CAPACITY);
+        assert_eq!(cache.len(), 16);
         // The newest are kept.
         assert_eq!(cache.get_or((Id::of(&value), 99), || 0), 99);
     }

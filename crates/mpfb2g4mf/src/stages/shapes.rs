@@ -4,20 +4,24 @@
 //! what each shape does to the smooth normals, after they are computed. Bodies are linear, so
 //! on a morphed body a shape's offsets are its target's own.
 
+use crate::derived::{Derivations, Id};
 use crate::error::ConvertError;
 use crate::inputs::LoadedShape;
 use character::{BlendShape, Character, NormalField, NormalOffsets};
 use glam::DVec3;
 use mpfb_rig::{ObjFrame, UpAxis};
+use std::sync::Arc;
 
 /// Metres per target unit: targets are in base.obj's decimetres whatever the mesh's frame.
 const METRES_PER_TARGET_UNIT: f64 = 0.1;
 
-/// Adds `shapes` to the character (whose mesh is still whole, in the source numbering).
+/// Adds `shapes` to the character (whose mesh is still whole, in the source numbering); each
+/// target's offsets come from `derived` when another body on as many vertices made them.
 pub fn attach(
     mut character: Character,
     shapes: &[LoadedShape],
     frame: ObjFrame,
+    derived: &Derivations,
 ) -> Result<Character, ConvertError> {
     if shapes.is_empty() {
         return Ok(character);
@@ -27,36 +31,47 @@ pub fn attach(
     }
     let vertex_count = character.mesh.positions.len();
     for shape in shapes {
-        let mut offsets: Vec<(u32, DVec3)> = Vec::with_capacity(shape.target.deltas.len());
-        for &(v, d) in &shape.target.deltas {
-            if v as usize >= vertex_count {
-                return Err(mpfb_body::morph::MorphError {
-                    target: shape.name.clone(),
-                    vertex: v,
-                    vertex_count,
-                }
-                .into());
-            }
-            let d = DVec3::new(f64::from(d[0]), f64::from(d[1]), f64::from(d[2]));
-            offsets.push((v, d * METRES_PER_TARGET_UNIT));
-        }
-        // Files list vertices in any order, possibly twice: ascending, repeats summed.
-        offsets.sort_by_key(|&(v, _)| v);
-        offsets.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                earlier.1 += later.1;
-            }
-            same
-        });
+        let offsets = derived
+            .shape_offsets
+            .try_get_or((Id::of(&shape.target), vertex_count), || {
+                offsets_of(shape, vertex_count).map(Arc::new)
+            })?;
         character.blend_shapes.push(BlendShape {
             name: shape.name.clone(),
             amount: shape.amount,
-            offsets: std::sync::Arc::new(offsets),
+            offsets,
             normal_offsets: Vec::new(),
         });
     }
     Ok(character)
+}
+
+/// A target's displacements as offsets in metres on a mesh of `vertex_count` vertices:
+/// vertices ascending, a vertex listed twice summed.
+fn offsets_of(shape: &LoadedShape, vertex_count: usize) -> Result<Vec<(u32, DVec3)>, ConvertError> {
+    let mut offsets: Vec<(u32, DVec3)> = Vec::with_capacity(shape.target.deltas.len());
+    for &(v, d) in &shape.target.deltas {
+        if v as usize >= vertex_count {
+            return Err(mpfb_body::morph::MorphError {
+                target: shape.name.clone(),
+                vertex: v,
+                vertex_count,
+            }
+            .into());
+        }
+        let d = DVec3::new(f64::from(d[0]), f64::from(d[1]), f64::from(d[2]));
+        offsets.push((v, d * METRES_PER_TARGET_UNIT));
+    }
+    // Files list vertices in any order, possibly twice: ascending, repeats summed.
+    offsets.sort_by_key(|&(v, _)| v);
+    offsets.dedup_by(|later, earlier| {
+        let same = later.0 == earlier.0;
+        if same {
+            earlier.1 += later.1;
+        }
+        same
+    });
+    Ok(offsets)
 }
 
 /// Drops shapes that moved vertices before helper extraction and move none now, with a

@@ -357,7 +357,7 @@ fn attachment_specs(
                         .map(|b| BlendShapeSpec {
                             name: format!("{}_{}", attachment.name, b.name),
                             amount: b.amount,
-                            offsets: b.offsets,
+                            offsets: written_offsets(&b.offsets, derived),
                             normal_offsets: b.normal_offsets,
                         })
                         .collect(),
@@ -459,6 +459,17 @@ impl Uncarried {
         }
         out
     }
+}
+
+/// A shape's offsets as the writer takes them, made once per set of offsets (the writer then
+/// encodes them once for every mesh sharing them).
+fn written_offsets(
+    offsets: &Arc<Vec<(u32, glam::DVec3)>>,
+    derived: &Derivations,
+) -> g4mf_writer::Offsets {
+    derived
+        .written_offsets
+        .get_or((Id::of(offsets), ()), || offsets.to_vec().into())
 }
 
 /// Validates encoded G4MF bytes that will be written to `output` (external buffers are read
@@ -574,7 +585,7 @@ pub fn write(
                 .map(|b| BlendShapeSpec {
                     name: b.name,
                     amount: b.amount,
-                    offsets: b.offsets,
+                    offsets: written_offsets(&b.offsets, derived),
                     normal_offsets: b.normal_offsets,
                 })
                 .collect(),
