@@ -184,6 +184,9 @@ pub struct CharacterOptions {
     pub group_names: bool,
     /// Width of index accessors.
     pub index_width: IndexWidth,
+    /// Bytes the caller will append to the buffer after building (with
+    /// [`BufferBuilder::resume`]), so the buffer is allocated once, not grown and copied.
+    pub reserve_bytes: usize,
 }
 
 impl Default for CharacterOptions {
@@ -192,6 +195,7 @@ impl Default for CharacterOptions {
             all_joints: false,
             group_names: true,
             index_width: IndexWidth::Smallest,
+            reserve_bytes: 0,
         }
     }
 }
@@ -442,7 +446,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         ..Document::default()
     };
     let mut buffer = BufferBuilder::new(spec.options.index_width);
-    buffer.reserve(estimated_buffer_bytes(spec));
+    buffer.reserve(estimated_buffer_bytes(spec) + spec.options.reserve_bytes);
 
     // Node indices: 0 root, 1 skeleton, 2.. bones in `order`, then the mesh node.
     let mut bone_nodes = vec![NodeIndex::new(0); spec.bones.len()];

@@ -187,6 +187,7 @@ fn convert_parts(
         worn,
         options.materials,
         &mut wear_warnings,
+        derived,
     )?;
     warnings.extend(
         wear_warnings

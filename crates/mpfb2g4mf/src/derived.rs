@@ -99,6 +99,8 @@ pub struct Derivations {
         Both<character::AuthoredWeights, character::Numbering>,
         Arc<crate::stages::write::Uncarried>,
     >,
+    /// What a worn asset's skin takes from the body's weights, by skin, asset and bones.
+    pub(crate) asset_weights: Cache<AssetWeightsKey, Arc<crate::stages::wear::AssetWeights>>,
     /// Polygons given a material by part set (the index of each part set's material).
     pub(crate) dressed: Cache<(Id<character::Polygons>, Vec<u32>), Arc<character::Polygons>>,
 }
@@ -180,6 +182,21 @@ pub(crate) enum SurfaceLayout {
 
 /// Surfaces as the writer takes them, and the texture coordinates they index.
 pub(crate) type WrittenSurfaces = (g4mf_writer::Surfaces, Arc<Vec<[f64; 2]>>);
+
+/// What a worn asset's main-rig weights read: the body's skin, the asset, and the names of
+/// the skeleton's bones (custom weights name bones).
+#[derive(PartialEq)]
+pub(crate) struct AssetWeightsKey {
+    pub(crate) skin: Option<Id<character::Skin>>,
+    pub(crate) asset: Id<crate::inputs::LoadedWearable>,
+    pub(crate) bones: Vec<String>,
+}
+
+impl Key for AssetWeightsKey {
+    fn alive(&self) -> bool {
+        self.skin.as_ref().is_none_or(Key::alive) && self.asset.alive()
+    }
+}
 
 /// A blend shape's offsets: `(vertex, offset)`, vertices ascending.
 pub(crate) type Offsets = Vec<(u32, glam::DVec3)>;

@@ -599,6 +599,43 @@ pub struct LoadedWearable {
     pub custom_weights: Option<(PathBuf, WeightsFile)>,
     /// The sub-rig MPFB loads with it (`NAME.mpfbskel` beside the fitting file).
     pub subrig: Option<LoadedSubrig>,
+    /// Its mesh's polygons, texture coordinates and numbering as an attachment, without and
+    /// with its material, made on first use and shared by every body wearing it.
+    topology: [std::sync::OnceLock<AssetTopology>; 2],
+}
+
+/// What every body wearing an asset shares of its mesh.
+#[derive(Debug, Clone)]
+pub struct AssetTopology {
+    /// Texture coordinates, flipped to G4MF's top-left origin.
+    pub texcoords: Arc<Vec<[f64; 2]>>,
+    /// Every polygon, with material 0 when the asset is given its material.
+    pub polygons: Arc<character::Polygons>,
+    /// The identity numbering of its vertices.
+    pub numbering: Arc<character::Numbering>,
+}
+
+impl LoadedWearable {
+    /// Its mesh as an attachment shares it: polygons (with the asset's material as material 0
+    /// when `with_material`), texture coordinates and numbering.
+    pub fn topology(&self, with_material: bool) -> &AssetTopology {
+        self.topology[usize::from(with_material)].get_or_init(|| {
+            let obj = &self.obj;
+            AssetTopology {
+                // OBJ's v runs up from the bottom; G4MF textures start top-left.
+                texcoords: Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
+                polygons: Arc::new(character::Polygons {
+                    offsets: obj.face_offsets.clone(),
+                    vertices: obj.corners.iter().map(|c| c.vertex).collect(),
+                    texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
+                    materials: vec![with_material.then_some(0); obj.face_count()],
+                    parts: obj.face_group_set.clone(),
+                    part_sets: obj.group_sets.clone(),
+                }),
+                numbering: Arc::new(character::Numbering::identity(obj.positions.len())),
+            }
+        })
+    }
 }
 
 /// A MakeHuman material (`.mhmat`, an asset's or a skin) and the images it names.
@@ -781,6 +818,7 @@ impl LoadedWearable {
             material,
             custom_weights,
             subrig,
+            topology: Default::default(),
         })
     }
 }

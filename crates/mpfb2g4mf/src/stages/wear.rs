@@ -16,6 +16,7 @@
 //! It also says which body vertices the worn assets hide and which helper parts their
 //! proxies replace, for helper extraction.
 
+use crate::derived::{AssetWeightsKey, Derivations, Id};
 use crate::error::ConvertError;
 use crate::extras::{AssetProvenance, BoneExtras, MpfbBone};
 use crate::inputs::LoadedWearable;
@@ -42,12 +43,16 @@ const UNIT: f64 = ObjFrame::MAKEHUMAN.scale;
 
 /// Dresses `character` in `worn`: one attachment per asset, their extras, sub-rig bones, and
 /// what they hide. `materials` gives each its `.mhmat`'s colour and drawing hints.
+///
+/// What an asset's skin takes from the body's weights alone (its custom weights, or those it
+/// inherits) comes from `derived` when another body on the same skin wore it.
 pub fn wear(
     mut character: Character,
     extras: &mut MpfbExtras,
     worn: &[std::sync::Arc<LoadedWearable>],
     materials: bool,
     warnings: &mut Vec<String>,
+    derived: &Derivations,
 ) -> Result<(Character, Hidden), ConvertError> {
     let mut hidden = Hidden::default();
     if worn.is_empty() {
@@ -66,7 +71,12 @@ pub fn wear(
     hidden.vertices = vec![false; count];
     // The body in the assets' units: G4MF metres are the base mesh's decimetres times 0.1.
     let body: Vec<DVec3> = character.mesh.positions.iter().map(|p| *p / UNIT).collect();
-    let body_weights = weights_by_bone(&character);
+    // The body's weights by bone, found only when an asset's weights are not derived yet.
+    let body_weights = BodyWeights {
+        skin: character.skin.clone(),
+        bones: character.skeleton.bones.len(),
+        by_bone: std::cell::OnceCell::new(),
+    };
     let mut topology = None;
     for asset in worn {
         let proxy = &asset.proxy;
@@ -92,31 +102,24 @@ pub fn wear(
             topology = Some((asset, positions));
             continue;
         }
-        let (influences, how, subrig_bones) = skin_of(
+        let (skin, how, subrig_bones) = skin_of(
             &mut character,
             extras,
             asset,
             &positions,
             &body_weights,
             warnings,
+            derived,
         )?;
         let blend_shapes = shapes_of(proxy, &body, &character.blend_shapes);
         let name = proxy.name.clone();
         let material = materials.then(|| material_of(asset));
-        let obj = &asset.obj;
+        let shared = asset.topology(material.is_some());
         let mesh = Mesh {
             positions,
-            // OBJ's v runs up from the bottom; G4MF textures start top-left.
-            texcoords: Arc::new(obj.texcoords.iter().map(|&[u, v]| [u, 1.0 - v]).collect()),
-            polygons: Arc::new(Polygons {
-                offsets: obj.face_offsets.clone(),
-                vertices: obj.corners.iter().map(|c| c.vertex).collect(),
-                texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
-                materials: vec![material.as_ref().map(|_| 0); obj.face_count()],
-                parts: obj.face_group_set.clone(),
-                part_sets: obj.group_sets.clone(),
-            }),
-            numbering: Arc::new(Numbering::identity(obj.positions.len())),
+            texcoords: shared.texcoords.clone(),
+            polygons: shared.polygons.clone(),
+            numbering: shared.numbering.clone(),
             normals: Vec::new(),
         };
         extras.attachments.push(AssetProvenance {
@@ -132,10 +135,7 @@ pub fn wear(
         character.attachments.push(Attachment {
             name,
             mesh,
-            skin: Some(Arc::new(Skin {
-                influences,
-                authored: Arc::new(AuthoredWeights::default()),
-            })),
+            skin: Some(skin),
             blend_shapes,
             materials: material.into_iter().collect(),
         });
@@ -144,11 +144,10 @@ pub fn wear(
         character = replace_body(
             character,
             extras,
-            asset,
-            positions,
-            &body,
-            &body_weights,
+            (asset, positions),
+            (&body, &body_weights),
             warnings,
+            derived,
         )?;
         // The body's vertices are gone: nothing to mask.
         hidden.vertices.clear();
@@ -178,19 +177,19 @@ pub fn wear(
 fn replace_body(
     mut character: Character,
     extras: &mut MpfbExtras,
-    asset: &LoadedWearable,
-    positions: Vec<DVec3>,
-    body: &[DVec3],
-    body_weights: &[Vec<(u32, f64)>],
+    (asset, positions): (&Arc<LoadedWearable>, Vec<DVec3>),
+    (body, body_weights): (&[DVec3], &BodyWeights),
     warnings: &mut Vec<String>,
+    derived: &Derivations,
 ) -> Result<Character, ConvertError> {
-    let (influences, _, _) = skin_of(
+    let (skin, _, _) = skin_of(
         &mut character,
         extras,
         asset,
         &positions,
         body_weights,
         warnings,
+        derived,
     )?;
     let offsets = refit_shapes(&asset.proxy, body, &character.blend_shapes);
     for (shape, offsets) in character.blend_shapes.iter_mut().zip(offsets) {
@@ -215,12 +214,7 @@ fn replace_body(
         normals: Vec::new(),
     };
     character.materials.clear();
-    character.skin = character.skin.map(|_| {
-        Arc::new(Skin {
-            influences,
-            authored: Arc::new(AuthoredWeights::default()),
-        })
-    });
+    character.skin = character.skin.map(|_| skin);
     extras.mesh.topology = Some(AssetProvenance {
         kind: asset.kind.name().to_owned(),
         name: asset.proxy.name.clone(),
@@ -244,20 +238,31 @@ fn replaced_parts(kind: AssetKind) -> &'static [&'static str] {
     }
 }
 
-/// The body's skin by bone: `(vertex, weight)` pairs, vertices ascending.
-fn weights_by_bone(character: &Character) -> Vec<Vec<(u32, f64)>> {
-    let mut by_bone = vec![Vec::new(); character.skeleton.bones.len()];
-    if let Some(skin) = &character.skin {
-        for i in &skin.influences {
-            if let Some(list) = by_bone.get_mut(i.bone as usize) {
-                list.push((i.vertex, i.weight));
+/// The body's skin as assets inherit it, found on first need.
+struct BodyWeights {
+    skin: Option<Arc<Skin>>,
+    bones: usize,
+    by_bone: std::cell::OnceCell<Vec<Vec<(u32, f64)>>>,
+}
+
+impl BodyWeights {
+    /// The body's skin by bone: `(vertex, weight)` pairs, vertices ascending.
+    fn by_bone(&self) -> &[Vec<(u32, f64)>] {
+        self.by_bone.get_or_init(|| {
+            let mut by_bone = vec![Vec::new(); self.bones];
+            if let Some(skin) = &self.skin {
+                for i in &skin.influences {
+                    if let Some(list) = by_bone.get_mut(i.bone as usize) {
+                        list.push((i.vertex, i.weight));
+                    }
+                }
             }
-        }
+            for list in &mut by_bone {
+                list.sort_by_key(|&(v, _)| v);
+            }
+            by_bone
+        })
     }
-    for list in &mut by_bone {
-        list.sort_by_key(|&(v, _)| v);
-    }
-    by_bone
 }
 
 /// The asset's material, from its `.mhmat` (or the one the job gives it).
@@ -282,20 +287,91 @@ fn bone_named(character: &Character, group: &str) -> Option<u32> {
         .map(|b| b as u32)
 }
 
+/// What an asset's skin takes from the body's weights alone: each of its vertices' main-rig
+/// `(bone, weight)`s, from its custom weights or inherited; how they were made; the warnings
+/// they gave; and, for an asset without a sub-rig, the skin itself, made once.
+#[derive(Debug)]
+pub struct AssetWeights {
+    per_vertex: Vec<Vec<(u32, f64)>>,
+    how: &'static str,
+    warnings: Vec<String>,
+    skin: std::sync::OnceLock<Arc<Skin>>,
+}
+
 /// The asset's skin, how it was made (`inherited`, `custom`, `custom+subrig`,
-/// `inherited+subrig`), and the bones its sub-rig added.
+/// `inherited+subrig`), and the bones its sub-rig added. Only a sub-rig (fitted to this body)
+/// makes it the body's own; the rest is shared by the bodies on the same skin and rig.
 fn skin_of(
     character: &mut Character,
     extras: &mut MpfbExtras,
-    asset: &LoadedWearable,
+    asset: &Arc<LoadedWearable>,
     positions: &[DVec3],
-    body_weights: &[Vec<(u32, f64)>],
+    body_weights: &BodyWeights,
     warnings: &mut Vec<String>,
-) -> Result<(Vec<Influence>, &'static str, Vec<String>), ConvertError> {
+    derived: &Derivations,
+) -> Result<(Arc<Skin>, &'static str, Vec<String>), ConvertError> {
+    let key = AssetWeightsKey {
+        skin: character.skin.as_ref().map(Id::of),
+        asset: Id::of(asset),
+        bones: character
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| b.name.clone())
+            .collect(),
+    };
+    let weights = derived.asset_weights.try_get_or(key, || {
+        asset_weights(character, asset, positions.len(), body_weights).map(Arc::new)
+    })?;
+    warnings.extend(weights.warnings.iter().cloned());
+    let Some(subrig) = &asset.subrig else {
+        let skin = weights.skin.get_or_init(|| {
+            Arc::new(Skin {
+                influences: influences_of(weights.per_vertex.clone()),
+                authored: Arc::new(AuthoredWeights::default()),
+            })
+        });
+        return Ok((skin.clone(), weights.how, Vec::new()));
+    };
+    let how = if weights.how == "custom" {
+        "custom+subrig"
+    } else {
+        "inherited+subrig"
+    };
+    let mut per_vertex = weights.per_vertex.clone();
+    let subrig_bones = add_subrig(character, extras, asset, subrig, positions, &mut per_vertex)?;
+    let skin = Arc::new(Skin {
+        influences: influences_of(per_vertex),
+        authored: Arc::new(AuthoredWeights::default()),
+    });
+    Ok((skin, how, subrig_bones))
+}
+
+/// Influences from each vertex's `(bone, weight)`s, vertex by vertex.
+fn influences_of(per_vertex: Vec<Vec<(u32, f64)>>) -> Vec<Influence> {
+    let mut influences = Vec::new();
+    for (v, list) in per_vertex.into_iter().enumerate() {
+        influences.extend(list.into_iter().map(|(bone, weight)| Influence {
+            vertex: v as u32,
+            bone,
+            weight,
+        }));
+    }
+    influences
+}
+
+/// An asset's main-rig weights (see [`AssetWeights`]) on a body whose weights are
+/// `body_weights`, for an asset of `vertices` vertices.
+fn asset_weights(
+    character: &Character,
+    asset: &LoadedWearable,
+    vertices: usize,
+    body_weights: &BodyWeights,
+) -> Result<AssetWeights, ConvertError> {
     let proxy = &asset.proxy;
-    let vertices = positions.len();
     // Per vertex: (bone, weight) of the main rig.
     let mut per_vertex: Vec<Vec<(u32, f64)>> = vec![Vec::new(); vertices];
+    let mut warnings = Vec::new();
     let mut how = "inherited";
     let custom = asset.custom_weights.as_ref().and_then(|(path, file)| {
         let mut unknown = 0;
@@ -343,7 +419,7 @@ fn skin_of(
         }
         None => {
             for (bone, pairs) in
-                proxy.inherited_weights(body_weights, mpfb_body::BASE_MESH_VERTICES)
+                proxy.inherited_weights(body_weights.by_bone(), mpfb_body::BASE_MESH_VERTICES)
             {
                 for (v, w) in pairs {
                     per_vertex[v as usize].push((bone as u32, w));
@@ -351,24 +427,12 @@ fn skin_of(
             }
         }
     }
-    let mut subrig_bones = Vec::new();
-    if let Some(subrig) = &asset.subrig {
-        how = if how == "custom" {
-            "custom+subrig"
-        } else {
-            "inherited+subrig"
-        };
-        subrig_bones = add_subrig(character, extras, asset, subrig, positions, &mut per_vertex)?;
-    }
-    let mut influences = Vec::new();
-    for (v, list) in per_vertex.into_iter().enumerate() {
-        influences.extend(list.into_iter().map(|(bone, weight)| Influence {
-            vertex: v as u32,
-            bone,
-            weight,
-        }));
-    }
-    Ok((influences, how, subrig_bones))
+    Ok(AssetWeights {
+        per_vertex,
+        how,
+        warnings,
+        skin: std::sync::OnceLock::new(),
+    })
 }
 
 /// Fits the asset's sub-rig to its fitted vertices, adds its bones to the skeleton (named

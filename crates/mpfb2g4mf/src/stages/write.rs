@@ -561,6 +561,16 @@ pub fn write(
         })
         .collect();
     crate::timings::lap("write: surfaces, bones");
+    // The pairs the skin cannot carry (helper vertices carry ~17k pairs in MakeHuman's
+    // weights: too many for JSON text), once per authored weights and numbering.
+    let uncarried = character.skin.as_ref().map(|skin| {
+        let numbering = &character.mesh.numbering;
+        derived
+            .uncarried
+            .get_or(Both(Id::of(&skin.authored), Id::of(numbering)), || {
+                Arc::new(Uncarried::of(&skin.authored, numbering))
+            })
+    });
     let faces = character.mesh.polygons.len();
     let vertex_count = character.mesh.positions.len();
     let normals = std::mem::take(&mut character.mesh.normals);
@@ -603,6 +613,11 @@ pub fn write(
             all_joints: options.all_joints,
             group_names: options.group_names,
             index_width: IndexWidth::Smallest,
+            // The uncarried pairs and the thumbnail, appended below: three accessors of at
+            // most four bytes an entry, and a PNG, each view padded.
+            reserve_bytes: uncarried.as_ref().map_or(0, |u| u.groups.len() * 12)
+                + thumbnail.as_ref().map_or(0, |(png, _)| png.len())
+                + 4 * g4mf_writer::VIEW_ALIGNMENT,
         },
         generator: GENERATOR.to_owned(),
     };
@@ -642,19 +657,13 @@ pub fn write(
         ));
     }
 
-    // The source numbering, and the pairs the skin cannot carry as binary accessors (helper
-    // vertices carry ~17k pairs in MakeHuman's weights: too many for JSON text).
+    // The source numbering, and the pairs the skin cannot carry as binary accessors.
     let numbering = &character.mesh.numbering;
     extras.mesh.source_vertex_count = Some(numbering.source_count);
     extras.mesh.source_vertices = Some(ranges(&numbering.source));
     // What follows is appended to the character's buffer.
     let mut buffer = BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
-    if let Some(skin) = &character.skin {
-        let uncarried = derived
-            .uncarried
-            .get_or(Both(Id::of(&skin.authored), Id::of(numbering)), || {
-                Arc::new(Uncarried::of(&skin.authored, numbering))
-            });
+    if let Some(uncarried) = &uncarried {
         if !uncarried.groups.is_empty() {
             let groups = buffer.add_uint(&mut built.document, &uncarried.groups, 1)?;
             let vertices = buffer.add_uint(&mut built.document, &uncarried.vertices, 1)?;
