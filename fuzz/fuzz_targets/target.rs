@@ -9,8 +9,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(target) = mpfb_body::decode_target(data) else {
         return;
     };
-    assert!(target.deltas.len() <= mpfb_body::target::MAX_TARGET_DELTAS);
-    for (vertex, delta) in &target.deltas {
+    assert!(target.len() <= mpfb_body::target::MAX_TARGET_DELTAS);
+    for (vertex, delta) in target.deltas() {
         assert!(
             delta.iter().all(|d| d.is_finite()),
             "vertex {vertex}: {delta:?}"

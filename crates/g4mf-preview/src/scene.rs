@@ -449,6 +449,17 @@ fn decode_image(bytes: &[u8], uses_alpha: bool, max_side: Option<u32>) -> Option
     if u64::from(width) * u64::from(height) > MAX_TEXELS || width == 0 || height == 0 {
         return None;
     }
+    if let Some(side) = max_side.filter(|&s| width.max(height) > s) {
+        // A large PNG is reduced row by row as it is decoded: never held whole.
+        if let Some(image) = reduced_png(bytes, side) {
+            return Some(SampledTexture {
+                width: image.width(),
+                height: image.height(),
+                texels: image.pixels().map(|p| p.0).collect(),
+                uses_alpha,
+            });
+        }
+    }
     let mut image = image::load_from_memory(bytes).ok()?.to_rgba8();
     if let Some(side) = max_side.filter(|&s| width.max(height) > s) {
         let scale = f64::from(side) / f64::from(width.max(height));
@@ -461,6 +472,65 @@ fn decode_image(bytes: &[u8], uses_alpha: bool, max_side: Option<u32>) -> Option
         texels: image.pixels().map(|p| p.0).collect(),
         uses_alpha,
     })
+}
+
+/// A PNG decoded row by row and reduced as it goes, each texel the mean of a square of the
+/// image's (the smallest whole square that brings the larger side to at most `max_side`), so
+/// memory holds one row of the image and the reduced picture; `None` for what this does not
+/// stream (interlaced images, unusual formats, errors), which the full decoder then takes.
+fn reduced_png(bytes: &[u8], max_side: u32) -> Option<image::RgbaImage> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().ok()?;
+    let info = reader.info();
+    if info.interlaced {
+        return None;
+    }
+    let (width, height) = (info.width as usize, info.height as usize);
+    let channels = match reader.output_color_type() {
+        (png::ColorType::Grayscale, png::BitDepth::Eight) => 1,
+        (png::ColorType::GrayscaleAlpha, png::BitDepth::Eight) => 2,
+        (png::ColorType::Rgb, png::BitDepth::Eight) => 3,
+        (png::ColorType::Rgba, png::BitDepth::Eight) => 4,
+        _ => return None,
+    };
+    let square = width.max(height).div_ceil(max_side.max(1) as usize).max(1);
+    let (out_width, out_height) = (width.div_ceil(square), height.div_ceil(square));
+    // Sums of one band of output texels, and how many image texels each holds.
+    let mut sums = vec![[0u32; 4]; out_width];
+    let mut counts = vec![0u32; out_width];
+    let mut out = image::RgbaImage::new(out_width as u32, out_height as u32);
+    for y in 0..height {
+        let row = reader.next_row().ok()??;
+        let data = row.data();
+        if data.len() < width * channels {
+            return None;
+        }
+        for (x, texel) in data.chunks_exact(channels).take(width).enumerate() {
+            let rgba = match channels {
+                1 => [texel[0], texel[0], texel[0], 255],
+                2 => [texel[0], texel[0], texel[0], texel[1]],
+                3 => [texel[0], texel[1], texel[2], 255],
+                _ => [texel[0], texel[1], texel[2], texel[3]],
+            };
+            let (sum, count) = (&mut sums[x / square], &mut counts[x / square]);
+            for (s, c) in sum.iter_mut().zip(rgba) {
+                *s += u32::from(c);
+            }
+            *count += 1;
+        }
+        if (y + 1) % square == 0 || y + 1 == height {
+            let out_y = (y / square) as u32;
+            for (x, (sum, count)) in sums.iter_mut().zip(&mut counts).enumerate() {
+                let n = (*count).max(1);
+                let texel = sum.map(|s| ((s + n / 2) / n) as u8);
+                out.put_pixel(x as u32, out_y, image::Rgba(texel));
+                *sum = [0; 4];
+                *count = 0;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Each corner's texture coordinates through a surface's texture map (per-corner indices).
@@ -811,5 +881,62 @@ impl Scene {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A PNG of `width` x `height` with `pixel(x, y)`, encoded as `color`.
+    fn png_of(
+        width: u32,
+        height: u32,
+        color: png::ColorType,
+        pixel: impl Fn(u32, u32) -> Vec<u8>,
+    ) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, width, height);
+        encoder.set_color(color);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().unwrap();
+        let data: Vec<u8> = (0..height)
+            .flat_map(|y| (0..width).map(move |x| (x, y)))
+            .flat_map(|(x, y)| pixel(x, y))
+            .collect();
+        writer.write_image_data(&data).unwrap();
+        drop(writer);
+        bytes
+    }
+
+    /// A large PNG is reduced by whole squares as it streams, each texel their mean (the
+    /// squares at the right and bottom edges smaller), grey and opaque images made RGBA.
+    #[test]
+    fn a_reduced_png_averages_whole_squares() {
+        // 5 x 3, reduced to at most 2 a side: squares of 3, output 2 x 1.
+        let rgba = png_of(5, 3, png::ColorType::Rgba, |x, y| {
+            vec![(x * 10 + y) as u8, 200, (x * 50) as u8, 255 - x as u8]
+        });
+        let image = reduced_png(&rgba, 2).unwrap();
+        assert_eq!(image.dimensions(), (2, 1));
+        // Left square: x 0..3, y 0..3; right: x 3..5.
+        let mean = |xs: std::ops::Range<u32>, f: &dyn Fn(u32, u32) -> u32| {
+            let n = xs.len() as u32 * 3;
+            let s: u32 = xs
+                .flat_map(|x| (0..3).map(move |y| (x, y)))
+                .map(|(x, y)| f(x, y))
+                .sum();
+            ((s + n / 2) / n) as u8
+        };
+        let red = |x: u32, y: u32| x * 10 + y;
+        assert_eq!(image.get_pixel(0, 0).0[0], mean(0..3, &red));
+        assert_eq!(image.get_pixel(1, 0).0[0], mean(3..5, &red));
+        assert_eq!(image.get_pixel(1, 0).0[3], mean(3..5, &|x, _| 255 - x));
+        let grey = png_of(4, 4, png::ColorType::Grayscale, |x, _| vec![(x * 60) as u8]);
+        let image = reduced_png(&grey, 2).unwrap();
+        assert_eq!(image.dimensions(), (2, 2));
+        assert_eq!(image.get_pixel(1, 1).0, [150, 150, 150, 255]);
+        // What it does not stream is left to the full decoder.
+        assert!(reduced_png(b"not a png", 2).is_none());
     }
 }

@@ -82,23 +82,23 @@ fn decode(bytes: &[u8]) -> Option<Target> {
         return None;
     }
     let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    let deltas = entries
-        .chunks_exact(ENTRY)
-        .map(|e| {
-            (
-                u32::from_le_bytes([e[0], e[1], e[2], e[3]]),
-                [f(&e[4..8]), f(&e[8..12]), f(&e[12..16])],
-            )
-        })
-        .collect();
-    Some(Target { deltas })
+    let mut vertices = Vec::with_capacity(count);
+    let mut offsets = Vec::with_capacity(count);
+    for e in entries.chunks_exact(ENTRY) {
+        vertices.push(u32::from_le_bytes([e[0], e[1], e[2], e[3]]));
+        offsets.push([f(&e[4..8]), f(&e[8..12]), f(&e[12..16])]);
+    }
+    Some(Target {
+        vertices: std::sync::Arc::new(vertices),
+        offsets,
+    })
 }
 
 fn encode(target: &Target) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + target.deltas.len() * ENTRY);
+    let mut out = Vec::with_capacity(16 + target.len() * ENTRY);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(target.deltas.len() as u64).to_le_bytes());
-    for (v, d) in &target.deltas {
+    out.extend_from_slice(&(target.len() as u64).to_le_bytes());
+    for (v, d) in target.deltas() {
         out.extend_from_slice(&v.to_le_bytes());
         for c in d {
             out.extend_from_slice(&c.to_le_bytes());
@@ -194,8 +194,8 @@ mod tests {
             .set_modified(time)
             .unwrap();
         let second = read_target_cached(&target_path, Some(&cache)).unwrap();
-        assert_eq!(first.deltas[0].1[2], 0.3);
-        assert_eq!(second.deltas[0].1[2], 0.4);
+        assert_eq!(first.offsets[0][2], 0.3);
+        assert_eq!(second.offsets[0][2], 0.4);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub fn morph(
         if weight == 0.0 {
             continue;
         }
-        for &(v, d) in &target.deltas {
+        for (&v, d) in target.vertices.iter().zip(&target.offsets) {
             let Some(p) = out.get_mut(v as usize) else {
                 return Err(MorphError {
                     target: name.to_owned(),
@@ -48,17 +48,11 @@ mod tests {
     #[test]
     fn weighted_sum_and_range_check() {
         let base = [[0.0; 3], [1.0, 1.0, 1.0]];
-        let a = Target {
-            deltas: vec![(1, [1.0, 0.0, -2.0])],
-        };
-        let b = Target {
-            deltas: vec![(0, [0.5, 0.5, 0.5]), (1, [0.0, 4.0, 0.0])],
-        };
+        let a = Target::new([(1, [1.0, 0.0, -2.0])]);
+        let b = Target::new([(0, [0.5, 0.5, 0.5]), (1, [0.0, 4.0, 0.0])]);
         let out = morph(&base, &[("a", &a, 0.5), ("b", &b, -1.0)]).unwrap_or_default();
         assert_eq!(out, [[-0.5, -0.5, -0.5], [1.5, -3.0, 0.0]]);
-        let far = Target {
-            deltas: vec![(2, [1.0; 3])],
-        };
+        let far = Target::new([(2, [1.0; 3])]);
         let err = morph(&base, &[("far", &far, 1.0)]).err();
         assert_eq!(
             err.map(|e| e.to_string()),

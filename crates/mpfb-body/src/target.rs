@@ -5,6 +5,7 @@
 use location::Location;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The largest target accepted, as a file and decompressed (MakeHuman's largest is about
 /// 600 KB of text): a gzip bomb stops here, not at the end of memory.
@@ -14,22 +15,59 @@ pub const MAX_TARGET_BYTES: u64 = 16 << 20;
 /// largest target moves about 17,000).
 pub const MAX_TARGET_DELTAS: usize = 1 << 20;
 
-/// A morph target: sparse displacements, vertex indices ascending as written.
+/// A morph target: sparse displacements in the file's order, as two lists: the vertices
+/// moved and how. The vertex list is shared (`Arc`): most of MakeHuman's targets move one of a
+/// few dozen sets of vertices (348 macro targets, 82 distinct lists), so a batch holding many
+/// targets keeps each list once ([`Target::share_vertices`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Target {
-    /// `(vertex, [dx, dy, dz])` in the file's order.
-    pub deltas: Vec<(u32, [f32; 3])>,
+    /// The vertex each displacement moves, in the file's order.
+    pub vertices: Arc<Vec<u32>>,
+    /// Each displacement, `[dx, dy, dz]`, in the same order.
+    pub offsets: Vec<[f32; 3]>,
 }
 
 impl Target {
+    /// A target of `(vertex, [dx, dy, dz])` pairs, in order.
+    pub fn new(deltas: impl IntoIterator<Item = (u32, [f32; 3])>) -> Self {
+        let (vertices, offsets) = deltas.into_iter().unzip();
+        Self {
+            vertices: Arc::new(vertices),
+            offsets,
+        }
+    }
+
+    /// Its `(vertex, [dx, dy, dz])` pairs, in order.
+    pub fn deltas(&self) -> impl Iterator<Item = (u32, [f32; 3])> + '_ {
+        self.vertices
+            .iter()
+            .copied()
+            .zip(self.offsets.iter().copied())
+    }
+
+    /// How many displacements it holds.
+    pub fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
     /// True when the target moves nothing.
     pub fn is_empty(&self) -> bool {
-        self.deltas.is_empty()
+        self.offsets.is_empty()
     }
 
     /// The largest vertex index it moves.
     pub fn max_vertex(&self) -> Option<u32> {
-        self.deltas.iter().map(|d| d.0).max()
+        self.vertices.iter().copied().max()
+    }
+
+    /// Takes `list` as its vertex list when it holds the same vertices in the same order (so
+    /// targets moving the same vertices share one list); true when it did.
+    pub fn share_vertices(&mut self, list: &Arc<Vec<u32>>) -> bool {
+        if Arc::ptr_eq(&self.vertices, list) || *self.vertices != **list {
+            return false;
+        }
+        self.vertices = Arc::clone(list);
+        true
     }
 }
 
@@ -94,7 +132,7 @@ pub fn parse_target(text: &[u8]) -> Result<Target, TargetError> {
     } else {
         b'\n'
     };
-    let mut deltas = Vec::new();
+    let (mut vertices, mut offsets) = (Vec::new(), Vec::new());
     for (n, raw) in text.split(|&b| b == line_end).enumerate() {
         let line_number = n + 1;
         let line = std::str::from_utf8(raw).map_err(|e| {
@@ -151,16 +189,20 @@ pub fn parse_target(text: &[u8]) -> Result<Target, TargetError> {
                     )
                 })?;
         }
-        if deltas.len() == MAX_TARGET_DELTAS {
+        if offsets.len() == MAX_TARGET_DELTAS {
             return Err(TargetError::at(
                 line_number,
                 1,
                 TargetErrorKind::TooManyDeltas,
             ));
         }
-        deltas.push((index, delta));
+        vertices.push(index);
+        offsets.push(delta);
     }
-    Ok(Target { deltas })
+    Ok(Target {
+        vertices: Arc::new(vertices),
+        offsets,
+    })
 }
 
 /// Whitespace-separated fields with their byte offsets, in one pass over the bytes.
@@ -242,11 +284,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn targets_moving_the_same_vertices_share_one_list() {
+        let a = Target::new([(0, [1.0; 3]), (5, [2.0; 3])]);
+        let mut b = Target::new([(0, [3.0; 3]), (5, [4.0; 3])]);
+        let mut c = Target::new([(5, [3.0; 3]), (0, [4.0; 3])]);
+        assert!(b.share_vertices(&a.vertices));
+        assert!(Arc::ptr_eq(&a.vertices, &b.vertices));
+        assert_eq!(b.deltas().collect::<Vec<_>>(), [(0, [3.0; 3]), (5, [4.0; 3])]);
+        // The same vertices in another order are another list.
+        assert!(!c.share_vertices(&a.vertices));
+        assert_eq!(c.max_vertex(), Some(5));
+    }
+
+    #[test]
     fn lines_numbers_and_comments() {
         let t = parse_target(b"# comment\n\"also\n\n0 .026 .154 -.166\n  12\t-0.0 1 2e-1  \n")
             .unwrap_or_default();
         assert_eq!(
-            t.deltas,
+            t.deltas().collect::<Vec<_>>(),
             [(0, [0.026, 0.154, -0.166]), (12, [-0.0, 1.0, 0.2])]
         );
         assert_eq!(t.max_vertex(), Some(12));
@@ -283,7 +338,10 @@ mod tests {
         assert!(err.as_ref().is_some_and(|e| e.len() < 200), "{err:?}");
         // A byte-order mark and lone carriage returns are text as MakeHuman writes it.
         let t = parse_target(b"\xEF\xBB\xBF0 1 2 3\r1 4 5 6\r").unwrap_or_default();
-        assert_eq!(t.deltas, [(0, [1.0, 2.0, 3.0]), (1, [4.0, 5.0, 6.0])]);
+        assert_eq!(
+            t.deltas().collect::<Vec<_>>(),
+            [(0, [1.0, 2.0, 3.0]), (1, [4.0, 5.0, 6.0])]
+        );
     }
 
     #[test]
@@ -297,11 +355,11 @@ mod tests {
         // Two members, as `cat a.gz b.gz` makes: both are read.
         let mut two = gz(b"0 1 2 3\n");
         two.extend(gz(b"1 4 5 6\n"));
-        assert_eq!(decode_target(&two).unwrap_or_default().deltas.len(), 2);
+        assert_eq!(decode_target(&two).unwrap_or_default().len(), 2);
         // Zero padding after the last member is the end, not an error; other trailing bytes are.
         let mut padded = two.clone();
         padded.extend([0u8; 512]);
-        assert_eq!(decode_target(&padded).unwrap_or_default().deltas.len(), 2);
+        assert_eq!(decode_target(&padded).unwrap_or_default().len(), 2);
         let mut junk = two.clone();
         junk.extend(b"junk");
         assert!(decode_target(&junk).is_err());

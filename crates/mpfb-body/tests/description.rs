@@ -92,7 +92,7 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     let body = morph(&base, &refs).unwrap();
     let mut expected = base.clone();
     for (_, target, weight) in &loaded {
-        for &(v, d) in &target.deltas {
+        for (v, d) in target.deltas() {
             for k in 0..3 {
                 expected[v as usize][k] += weight * f64::from(d[k]);
             }
@@ -101,7 +101,7 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     assert_eq!(body, expected, "vertex by vertex");
     // The detail targets did move their vertices.
     let head = &loaded[loaded.len() - 2].1;
-    let (v, d) = head.deltas[0];
+    let (v, d) = head.deltas().next().unwrap();
     assert!(d.iter().any(|x| *x != 0.0));
     assert_ne!(body[v as usize], base[v as usize]);
 }

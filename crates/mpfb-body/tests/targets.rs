@@ -60,7 +60,7 @@ fn a_morph_is_the_base_plus_the_weighted_displacements() {
     let path = index.at("macrodetails/african-female-young").unwrap();
     let target = read_target_file(&path).unwrap();
     // The first line of that file is `0 .026 .154 -.166`.
-    assert_eq!(target.deltas[0], (0, [0.026, 0.154, -0.166]));
+    assert_eq!(target.deltas().next(), Some((0, [0.026, 0.154, -0.166])));
     let base = vec![[1.0, 2.0, 3.0]; 19158];
     let out = morph(&base, &[("african-female-young", &target, 0.5)]).unwrap();
     let expect = [

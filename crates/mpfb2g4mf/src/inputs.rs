@@ -37,7 +37,7 @@ impl Displacements {
         &self,
         target: Arc<mpfb_body::Target>,
     ) -> Result<Arc<mpfb_body::Target>, ConvertError> {
-        let n = target.deltas.len();
+        let n = target.len();
         let total = self.0.fetch_add(n, Ordering::AcqRel) + n;
         crate::limits::check_count("target displacements", total, MAX_JOB_DISPLACEMENTS)?;
         Ok(target)
@@ -437,6 +437,9 @@ pub struct TargetCache {
     >,
     targets:
         std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<mpfb_body::Target>>>,
+    /// Every distinct vertex list of the targets kept, so targets moving the same vertices
+    /// share one (most macro targets move one of a few dozen sets).
+    vertex_lists: std::sync::Mutex<Vec<Arc<Vec<u32>>>>,
     /// The on-disk cache of parsed targets (`mpfb_body::cache`), found once.
     disk: std::sync::OnceLock<Option<PathBuf>>,
 }
@@ -483,13 +486,13 @@ impl TargetCache {
             return Ok(found.clone());
         }
         // Parsed outside the lock: two jobs may parse the same file once each at worst.
-        let target = std::sync::Arc::new(mpfb_body::read_target_cached(
+        let mut target = mpfb_body::read_target_cached(
             path,
             self.disk
                 .get_or_init(mpfb_body::default_cache_dir)
                 .as_deref(),
-        )?);
-        let size = target.deltas.len();
+        )?;
+        let size = target.len();
         let admitted = self
             .cached_deltas
             .fetch_update(
@@ -498,12 +501,28 @@ impl TargetCache {
                 |n| (n + size <= Self::MAX_CACHED_DELTAS).then_some(n + size),
             )
             .is_ok();
-        if admitted {
-            self.targets
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert(path.to_path_buf(), target.clone());
+        if !admitted {
+            return Ok(std::sync::Arc::new(target));
         }
+        // A kept target takes the vertex list of a kept target that moves the same vertices.
+        {
+            let mut lists = self
+                .vertex_lists
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let shared = lists
+                .iter()
+                .filter(|l| l.len() == size)
+                .any(|l| target.share_vertices(l));
+            if !shared {
+                lists.push(target.vertices.clone());
+            }
+        }
+        let target = std::sync::Arc::new(target);
+        self.targets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(path.to_path_buf(), target.clone());
         Ok(target)
     }
 

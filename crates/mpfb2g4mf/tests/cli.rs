@@ -1010,7 +1010,7 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
         [("head-age-decr", 0.4), ("l-upperarm-scale-depth-incr", 0.6)]
     );
     for w in &resolved {
-        for (v, d) in mpfb_body::read_target_file(&w.path).unwrap().deltas {
+        for (v, d) in mpfb_body::read_target_file(&w.path).unwrap().deltas() {
             for k in 0..3 {
                 expected[v as usize][k] += w.weight * f64::from(d[k]);
             }
@@ -1655,7 +1655,7 @@ fn shape_offsets(file: &G4mfFile, name: &str) -> Option<BTreeMap<u32, [f32; 3]>>
 /// A target file as vertex -> summed displacement (decimetres).
 fn target_map(path: &Path) -> BTreeMap<u32, [f32; 3]> {
     let mut out: BTreeMap<u32, [f32; 3]> = BTreeMap::new();
-    for (v, d) in mpfb_body::read_target_file(path).unwrap().deltas {
+    for (v, d) in mpfb_body::read_target_file(path).unwrap().deltas() {
         let e = out.entry(v).or_default();
         for k in 0..3 {
             e[k] += d[k];

@@ -49,8 +49,8 @@ pub fn attach(
 /// A target's displacements as offsets in metres on a mesh of `vertex_count` vertices:
 /// vertices ascending, a vertex listed twice summed.
 fn offsets_of(shape: &LoadedShape, vertex_count: usize) -> Result<Vec<(u32, DVec3)>, ConvertError> {
-    let mut offsets: Vec<(u32, DVec3)> = Vec::with_capacity(shape.target.deltas.len());
-    for &(v, d) in &shape.target.deltas {
+    let mut offsets: Vec<(u32, DVec3)> = Vec::with_capacity(shape.target.len());
+    for (v, d) in shape.target.deltas() {
         if v as usize >= vertex_count {
             return Err(mpfb_body::morph::MorphError {
                 target: shape.name.clone(),
