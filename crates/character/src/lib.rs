@@ -294,6 +294,9 @@ impl AuthoredWeights {
     }
 }
 
+/// A blend shape's vertex offsets: `(vertex, offset)`, vertices ascending.
+pub type ShapeOffsets = Vec<(u32, DVec3)>;
+
 /// A blend shape: sparse displacements of vertices (metres) and of their normals.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlendShape {
@@ -302,7 +305,7 @@ pub struct BlendShape {
     /// How much of it the character shows (the file's `amounts` entry).
     pub amount: f64,
     /// `(vertex, offset)`, vertices ascending (shared, see [`Mesh`]).
-    pub offsets: Arc<Vec<(u32, DVec3)>>,
+    pub offsets: Arc<ShapeOffsets>,
     /// `(vertex, normal offset)`, vertices ascending: the shape's smooth normals minus the
     /// base's, where they differ (empty until normals are computed).
     pub normal_offsets: Vec<(u32, DVec3)>,

@@ -5,7 +5,7 @@
 use g4mf_writer::{Compression, ContainerOptions, write_g4b};
 use glam::DVec3;
 use mpfb_rig::{ObjFrame, fit, parse_rig};
-use mpfb2g4mf::derived::Derivations;
+use mpfb2g4mf::convert::Derivations;
 use mpfb2g4mf::to_mpfb::{mpfb_json_text, to_mpfb};
 use mpfb2g4mf::{ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert};
 use serde::Serialize;

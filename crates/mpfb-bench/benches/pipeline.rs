@@ -9,7 +9,7 @@ use mpfb_bench::Inputs;
 use mpfb_mesh::{parse_obj, vertex_groups_from_faces};
 use mpfb_rig::{FitMesh, ObjFrame, fit, parse_rig};
 use mpfb_weights::{BoneMap, RigBones, parse_weights, resolve};
-use mpfb2g4mf::derived::Derivations;
+use mpfb2g4mf::convert::Derivations;
 use std::sync::Arc;
 
 fn stages(c: &mut Criterion) {

@@ -18,6 +18,10 @@
 /// rigs number these.
 pub const BASE_MESH_VERTICES: usize = 19_158;
 
+/// The vertex group of MakeHuman's base mesh that is the body proper; the others are helpers
+/// (joint cubes, eyes, teeth, tongue, tights, skirt, hair, eyelashes).
+pub const BODY_PART: &str = "body";
+
 pub mod cache;
 pub mod description;
 pub mod index;

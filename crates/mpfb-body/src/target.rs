@@ -290,7 +290,10 @@ mod tests {
         let mut c = Target::new([(5, [3.0; 3]), (0, [4.0; 3])]);
         assert!(b.share_vertices(&a.vertices));
         assert!(Arc::ptr_eq(&a.vertices, &b.vertices));
-        assert_eq!(b.deltas().collect::<Vec<_>>(), [(0, [3.0; 3]), (5, [4.0; 3])]);
+        assert_eq!(
+            b.deltas().collect::<Vec<_>>(),
+            [(0, [3.0; 3]), (5, [4.0; 3])]
+        );
         // The same vertices in another order are another list.
         assert!(!c.share_vertices(&a.vertices));
         assert_eq!(c.max_vertex(), Some(5));

@@ -899,6 +899,8 @@ pub fn run(
     if options.max_input_bytes > 0 {
         loader = loader.with_input_limit(options.max_input_bytes);
     }
+    // What the batch's bodies share is derived once, by the first that needs it.
+    let derived = crate::convert::Derivations::default();
     let stop = AtomicBool::new(false);
     let run_one = |job: &Job| -> JobRecord {
         let started = Instant::now();
@@ -945,6 +947,7 @@ pub fn run(
                 &loaded,
                 &job.options,
                 job.data.clone(),
+                &derived,
             )?)
         })();
         loader.release(job);

@@ -3,7 +3,6 @@
 //! library loaded itself. Only the entry points (the CLI and batches) call it; options,
 //! errors and the summary live in their own modules so the stages never import the driver.
 
-use crate::derived::Derivations;
 use crate::error::ConvertError;
 use crate::inputs::{
     LoadedAssets, LoadedBody, LoadedJob, LoadedMesh, LoadedRig, LoadedWeights, Loader,
@@ -22,20 +21,47 @@ use mpfb_rig::RigLayout;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// What conversions derive from shared, unchanging inputs alone, remembered for the next
+/// conversion of the same inputs (see [`crate::derived`]): one per batch, or per conversion.
+/// Each stage owns its part.
+#[derive(Default)]
+pub struct Derivations {
+    assemble: stages::assemble::Derived,
+    shapes: stages::shapes::Derived,
+    wear: stages::wear::Derived,
+    bind: stages::bind::Derived,
+    transforms: transforms::Derived,
+    dress: stages::dress::Derived,
+    write: stages::write::Derived,
+}
+
+impl std::fmt::Debug for Derivations {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Derivations").finish_non_exhaustive()
+    }
+}
+
 /// Loads `job` (refusing a bad output extension before reading anything) and converts it.
 pub fn run(job: &Job) -> Result<Summary, ConvertError> {
     job.options.format()?;
     crate::timings::lap("options");
     let loader = Loader::new(std::slice::from_ref(job));
     let loaded = loader.load(job)?;
-    convert_loaded(&loaded, &job.options, job.data.clone())
+    convert_loaded(
+        &loaded,
+        &job.options,
+        job.data.clone(),
+        &Derivations::default(),
+    )
 }
 
-/// Converts a loaded job; `data` is the data folder it came from, for the summary.
+/// Converts a loaded job; `data` is the data folder it came from, for the summary. What it
+/// derives from shared inputs alone is remembered in `derived` for the batch's next job.
 pub fn convert_loaded(
     loaded: &LoadedJob,
     options: &ConvertOptions,
     data: Option<DataUsed>,
+    derived: &Derivations,
 ) -> Result<Summary, ConvertError> {
     convert_parts(
         &loaded.rig,
@@ -47,7 +73,7 @@ pub fn convert_loaded(
         loaded.skin.as_deref(),
         options,
         data,
-        &loaded.derived,
+        derived,
     )
 }
 
@@ -142,7 +168,7 @@ fn convert_parts(
         described,
         &assets.bone_map,
         options,
-        derived,
+        &derived.assemble,
     )?;
     crate::timings::lap("assemble");
     let mut warnings: Vec<Warning> = fit
@@ -169,7 +195,7 @@ fn convert_parts(
     let kept_shapes = described.map_or(&[][..], |d| d.shapes.as_slice());
     let all_shapes: Vec<crate::inputs::LoadedShape> =
         assets.shapes.iter().chain(kept_shapes).cloned().collect();
-    let character = stages::shapes::attach(character, &all_shapes, options.frame, derived)?;
+    let character = stages::shapes::attach(character, &all_shapes, options.frame, &derived.shapes)?;
     crate::timings::lap("blend shapes");
     if !assets.not_worn.is_empty() {
         warnings.push(Warning::new(
@@ -187,7 +213,7 @@ fn convert_parts(
         worn,
         options.materials,
         &mut wear_warnings,
-        derived,
+        &derived.wear,
     )?;
     warnings.extend(
         wear_warnings
@@ -223,7 +249,7 @@ fn convert_parts(
         names.as_ref(),
         find_names,
         &mut bind_warnings,
-        derived,
+        &derived.bind,
     )?;
     warnings.extend(
         bind_warnings
@@ -273,7 +299,7 @@ fn convert_parts(
         options.keep_hidden_body,
         &mesh_name,
         &mut helper_warnings,
-        derived,
+        &derived.transforms,
     );
     let mut shape_warnings = Vec::new();
     let character = stages::shapes::prune(character, &moved, &mut shape_warnings);
@@ -311,7 +337,7 @@ fn convert_parts(
             character,
             race,
             stages::dress::Wardrobe { skin, helper_iris },
-            derived,
+            &derived.dress,
         )
     } else {
         character
@@ -339,7 +365,7 @@ fn convert_parts(
         .collect();
     let blend_shapes = character.blend_shapes.len();
     let ground_offset = character.skeleton.position.y;
-    let written = stages::write::write(character, extras, options, format, derived)?;
+    let written = stages::write::write(character, extras, options, format, &derived.write)?;
     crate::timings::lap("write");
     if let Some(w) = height_warning {
         warnings.push(Warning::new(WarningKind::Scale, w.to_string()));

@@ -3,8 +3,9 @@
 //! resolved from them, the helpers extracted from the mesh's polygons and the surfaces written
 //! from them are derived by the first body and shared by the rest.
 //!
-//! A [`Derivations`] belongs to a [`crate::inputs::Loader`] (one per batch, or per conversion),
-//! and every stage that derives something from shared values alone asks it first. Keys are
+//! Each stage that derives something from shared values alone keeps its caches in its own
+//! `Derived`, and the pipeline driver holds them all, one set per batch (or per conversion);
+//! this module owns only the mechanism, no stage's types. Keys are
 //! identities ([`Id`]: the address of an `Arc`'s value, held by a weak reference so no other
 //! value can take that address while the key exists) plus plain values for everything else
 //! the derivation reads, so a remembered result is exactly what the derivation would compute
@@ -12,7 +13,6 @@
 //! identity a sound key. Each cache keeps a bounded number of results and forgets those whose
 //! inputs are gone.
 
-use crate::extras::BoneExtras;
 use std::sync::{Arc, Mutex, Weak};
 
 /// A shared value's identity as (part of) a cache key.
@@ -25,7 +25,7 @@ impl<T> Id<T> {
     }
 
     /// True while the value exists (a key to a dropped value can never match again).
-    fn alive(&self) -> bool {
+    pub fn alive(&self) -> bool {
         self.0.strong_count() > 0
     }
 }
@@ -67,46 +67,8 @@ impl<T, V: PartialEq> Key for (Id<T>, V) {
     }
 }
 
-/// Everything the conversions of one loader derive from shared values alone.
-#[derive(Default)]
-pub struct Derivations {
-    /// Weights resolved against a rig: the skin, the MPFB mesh extras and the warnings.
-    pub(crate) skins: Cache<SkinKey, Arc<crate::stages::assemble::ResolvedSkin>>,
-    /// Each bone's MPFB extras, by rig.
-    pub(crate) bone_extras: Cache<Of<crate::inputs::LoadedRig>, Arc<Vec<BoneExtras>>>,
-    /// Each bone's extras as JSON, by the bone extras they are made from.
-    pub(crate) bone_values: Cache<Of<Vec<BoneExtras>>, Arc<Vec<Extras>>>,
-    /// The polygons helper extraction keeps (`None`: the mesh has no body part).
-    pub(crate) selections: Cache<ExtractionKey, Option<Arc<character::Selection>>>,
-    /// Polygons, numberings, skins and blend-shape offsets of the kept vertices, by what was
-    /// selected from and the selection.
-    pub(crate) selected_polygons: Selected<character::Polygons>,
-    pub(crate) selected_numberings: Selected<character::Numbering>,
-    pub(crate) selected_skins: Selected<character::Skin>,
-    pub(crate) selected_offsets: Cache<Both<Offsets, character::Selection>, Arc<Offsets>, SHAPES>,
-    /// A target's offsets as a blend shape on a mesh of so many vertices.
-    pub(crate) shape_offsets: Cache<(Id<mpfb_body::Target>, usize), Arc<Offsets>, SHAPES>,
-    /// A shape's offsets as the writer takes them.
-    pub(crate) written_offsets: Cache<Of<Offsets>, g4mf_writer::Offsets, SHAPES>,
-    /// The kept face helpers' vertices no weight moves, by skin, polygons and parts.
-    pub(crate) unweighted: Cache<UnweightedKey, Arc<Unweighted>>,
-    /// The surfaces a mesh is written as, with their texture coordinates.
-    pub(crate) surfaces: Cache<SurfacesKey, Arc<WrittenSurfaces>>,
-    /// A skin's influences as the writer takes them.
-    pub(crate) influences: Cache<Of<character::Skin>, g4mf_writer::Influences>,
-    /// The authored pairs a skin does not carry for a mesh, by weights and numbering.
-    pub(crate) uncarried: Cache<
-        Both<character::AuthoredWeights, character::Numbering>,
-        Arc<crate::stages::write::Uncarried>,
-    >,
-    /// What a worn asset's skin takes from the body's weights, by skin, asset and bones.
-    pub(crate) asset_weights: Cache<AssetWeightsKey, Arc<crate::stages::wear::AssetWeights>>,
-    /// Polygons given a material by part set (the index of each part set's material).
-    pub(crate) dressed: Cache<(Id<character::Polygons>, Vec<u32>), Arc<character::Polygons>>,
-}
-
 /// A key of two shared values.
-pub(crate) struct Both<A, B>(pub(crate) Id<A>, pub(crate) Id<B>);
+pub struct Both<A, B>(pub Id<A>, pub Id<B>);
 
 impl<A, B> PartialEq for Both<A, B> {
     fn eq(&self, other: &Self) -> bool {
@@ -120,116 +82,15 @@ impl<A, B> Key for Both<A, B> {
     }
 }
 
-/// What helper extraction reads besides the mesh: which parts it keeps, which a worn proxy
-/// replaces, and the body vertices worn assets hide (when they mask the body).
-#[derive(PartialEq)]
-pub(crate) struct ExtractionKey {
-    pub(crate) polygons: Id<character::Polygons>,
-    pub(crate) numbering: Id<character::Numbering>,
-    pub(crate) helpers: crate::options::Helpers,
-    pub(crate) replaced_parts: Vec<&'static str>,
-    pub(crate) hidden_vertices: Option<Vec<bool>>,
-}
-
-impl Key for ExtractionKey {
-    fn alive(&self) -> bool {
-        self.polygons.alive() && self.numbering.alive()
-    }
-}
-
-/// What a selection of polygons makes of a shared value.
-pub(crate) type Selected<T> = Cache<Both<T, character::Selection>, Arc<T>>;
-
-/// What finding the unweighted helper vertices reads: the skin, the polygons, the parts.
-pub(crate) type UnweightedKey = (
-    Both<character::Skin, character::Polygons>,
-    Vec<&'static str>,
-);
-
-/// Face helpers and their vertices no weight moves.
-pub(crate) type Unweighted = Vec<(&'static str, Vec<u32>)>;
-
+/// A key of two identities and plain values; alive while both identities are.
 impl<A, B, V: PartialEq> Key for (Both<A, B>, V) {
     fn alive(&self) -> bool {
         self.0.alive()
     }
 }
 
-/// What a mesh's surfaces are made from: its polygons and texture coordinates, its materials'
-/// names, whether surfaces are named, and whose they are.
-#[derive(PartialEq)]
-pub(crate) struct SurfacesKey {
-    pub(crate) mesh: Both<character::Polygons, Vec<[f64; 2]>>,
-    pub(crate) materials: Vec<String>,
-    pub(crate) named: bool,
-    pub(crate) layout: SurfaceLayout,
-}
-
-impl Key for SurfacesKey {
-    fn alive(&self) -> bool {
-        self.mesh.alive()
-    }
-}
-
-/// How a mesh's polygons are grouped into surfaces.
-#[derive(PartialEq)]
-pub(crate) enum SurfaceLayout {
-    /// The body's: by material, each face helper its own.
-    Body,
-    /// An attachment's (the asset named): by material.
-    Attachment(String),
-}
-
-/// Surfaces as the writer takes them, and the texture coordinates they index.
-pub(crate) type WrittenSurfaces = (g4mf_writer::Surfaces, Arc<Vec<[f64; 2]>>);
-
-/// What a worn asset's main-rig weights read: the body's skin, the asset, and the names of
-/// the skeleton's bones (custom weights name bones).
-#[derive(PartialEq)]
-pub(crate) struct AssetWeightsKey {
-    pub(crate) skin: Option<Id<character::Skin>>,
-    pub(crate) asset: Id<crate::inputs::LoadedWearable>,
-    pub(crate) bones: Vec<String>,
-}
-
-impl Key for AssetWeightsKey {
-    fn alive(&self) -> bool {
-        self.skin.as_ref().is_none_or(Key::alive) && self.asset.alive()
-    }
-}
-
-/// A blend shape's offsets: `(vertex, offset)`, vertices ascending.
-pub(crate) type Offsets = Vec<(u32, glam::DVec3)>;
-
 /// A key of one shared value alone.
-pub(crate) type Of<T> = (Id<T>, ());
-
-/// A node's `extras` as the writer takes them.
-pub(crate) type Extras = Option<Arc<serde_json::Value>>;
-
-/// What a weights file's resolution against a rig reads: the rig's bones, the file, the
-/// mesh's vertex count and the bone map.
-#[derive(PartialEq)]
-pub(crate) struct SkinKey {
-    pub(crate) rig: Id<crate::inputs::LoadedRig>,
-    pub(crate) weights: Id<crate::inputs::LoadedWeights>,
-    pub(crate) vertices: usize,
-    pub(crate) bone_map: mpfb_weights::BoneMap,
-}
-
-impl std::fmt::Debug for Derivations {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Derivations")
-            .field("skins", &self.skins.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl Key for SkinKey {
-    fn alive(&self) -> bool {
-        self.rig.alive() && self.weights.alive()
-    }
-}
+pub type Of<T> = (Id<T>, ());
 
 /// Results by key, at most `CAPACITY` of them (the oldest and those whose inputs are gone are
 /// forgotten first). The default, 16, serves what a batch has a few of at once (meshes, rigs,

@@ -156,11 +156,7 @@ impl LoadedMesh {
             let obj = &self.obj;
             let mut is_body = vec![false; obj.positions.len()];
             for f in 0..obj.face_count() {
-                if obj
-                    .face_groups(f)
-                    .iter()
-                    .any(|g| g == crate::stages::transforms::BODY_PART)
-                {
+                if obj.face_groups(f).iter().any(|g| g == mpfb_body::BODY_PART) {
                     for corner in obj.face(f) {
                         if let Some(b) = is_body.get_mut(corner.vertex as usize) {
                             *b = true;
@@ -845,8 +841,6 @@ impl LoadedWearable {
 /// Everything one job reads, loaded.
 #[derive(Debug, Clone)]
 pub struct LoadedJob {
-    /// What the loader's conversions derive from shared inputs.
-    pub derived: Arc<crate::derived::Derivations>,
     /// The rig.
     pub rig: Arc<LoadedRig>,
     /// The mesh.
@@ -924,7 +918,6 @@ pub struct Loader {
     skins: HashMap<PathBuf, Shared<LoadedMaterial>>,
     targets: TargetCache,
     max_input_bytes: Option<u64>,
-    derived: Arc<crate::derived::Derivations>,
 }
 
 impl Loader {
@@ -941,7 +934,6 @@ impl Loader {
             skins: shared_map(jobs.iter().filter_map(|j| j.files.outfit.skin.clone())),
             targets: TargetCache::default(),
             max_input_bytes: None,
-            derived: Arc::default(),
         }
     }
 
@@ -1041,7 +1033,6 @@ impl Loader {
             .transpose()?;
         crate::timings::lap("load body and assets");
         Ok(LoadedJob {
-            derived: self.derived.clone(),
             rig,
             mesh,
             weights,

@@ -7,7 +7,7 @@
 
 use super::body::Body;
 use super::fit::Fit;
-use crate::derived::{Derivations, Id, SkinKey};
+use crate::derived::{Cache, Id, Key, Of};
 use crate::error::ConvertError;
 use crate::extras::{BodyProvenance, BoneExtras, MpfbBone, MpfbMesh, Provenance, SkeletonExtras};
 use crate::inputs::{LoadedBody, LoadedMesh, LoadedRig, LoadedWeights};
@@ -65,6 +65,31 @@ pub struct ResolvedSkin {
     pub warnings: Vec<String>,
 }
 
+/// What assembling derives from shared inputs alone.
+#[derive(Default)]
+pub struct Derived {
+    /// Weights resolved against a rig: the skin, the MPFB mesh extras and the warnings.
+    skins: Cache<SkinKey, Arc<ResolvedSkin>>,
+    /// Each bone's MPFB extras, by rig.
+    bone_extras: Cache<Of<LoadedRig>, Arc<Vec<BoneExtras>>>,
+}
+
+/// What a weights file's resolution against a rig reads: the rig's bones, the file, the
+/// mesh's vertex count and the bone map.
+#[derive(PartialEq)]
+struct SkinKey {
+    rig: Id<LoadedRig>,
+    weights: Id<LoadedWeights>,
+    vertices: usize,
+    bone_map: mpfb_weights::BoneMap,
+}
+
+impl Key for SkinKey {
+    fn alive(&self) -> bool {
+        self.rig.alive() && self.weights.alive()
+    }
+}
+
 /// Assembles the character; the skin comes from `derived` when another body on the same rig,
 /// weights and mesh resolved it already.
 // One argument per input and per earlier stage's result: grouping them would hide which
@@ -79,7 +104,7 @@ pub fn assemble(
     described: Option<&LoadedBody>,
     bone_map: &mpfb_weights::BoneMap,
     options: &ConvertOptions,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Result<Assembled, ConvertError> {
     let resolve = || match weights {
         None => Ok(Arc::new(ResolvedSkin {

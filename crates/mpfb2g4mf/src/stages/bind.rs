@@ -4,7 +4,7 @@
 //! leave a helper out keep it in place while the head turns. Bones are found by the humanoid
 //! names (shipped, the user's, or matched), so any rig is served.
 
-use crate::derived::{Both, Derivations, Id, Unweighted};
+use crate::derived::{Both, Cache, Id};
 use crate::error::ConvertError;
 use crate::stages::humanoid::Names;
 use character::{Character, Influence};
@@ -19,6 +19,22 @@ fn owners(part: &str) -> &'static [&'static str] {
     }
 }
 
+/// What binding derives from a shared skin and polygons alone.
+#[derive(Default)]
+pub struct Derived {
+    /// The kept face helpers' vertices no weight moves, by skin, polygons and parts.
+    unweighted: Cache<UnweightedKey, Arc<Unweighted>>,
+}
+
+/// What finding the unweighted helper vertices reads: the skin, the polygons, the parts.
+type UnweightedKey = (
+    Both<character::Skin, character::Polygons>,
+    Vec<&'static str>,
+);
+
+/// Face helpers and their vertices no weight moves.
+type Unweighted = Vec<(&'static str, Vec<u32>)>;
+
 /// Binds the unweighted vertices of the `parts` (kept face helpers) with weight 1; one warning
 /// per part bound, naming the count and the bone. The humanoid `names` (when the conversion
 /// has none yet) are found by `find` only when something is to be bound; where they cannot
@@ -30,7 +46,7 @@ pub fn bind_unweighted_helpers(
     names: Option<&Names>,
     find: impl FnOnce(&Character) -> Result<Names, ConvertError>,
     warnings: &mut Vec<String>,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Result<Character, ConvertError> {
     let Some(skin) = &character.skin else {
         return Ok(character);

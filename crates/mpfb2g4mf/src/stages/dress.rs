@@ -14,7 +14,7 @@
 pub use super::materials::srgb_to_linear;
 use super::materials::{Role, material_from};
 use super::transforms::FACE_PARTS;
-use crate::derived::{Derivations, Id};
+use crate::derived::{Cache, Id};
 use crate::inputs::LoadedMaterial;
 use character::{Character, Image, Material, MaterialTextures, Polygons, Texture};
 use mpfb_body::Race;
@@ -95,6 +95,13 @@ pub struct Wardrobe<'a> {
 /// The name under which the helper eyes' painted iris is written (no such file is read).
 const HELPER_IRIS_FILE: &str = "helper_eyes_iris.png";
 
+/// What dressing derives from shared polygons alone.
+#[derive(Default)]
+pub struct Derived {
+    /// Polygons given a material by part set (the index of each part set's material).
+    dressed: Cache<(Id<Polygons>, Vec<u32>), Arc<Polygons>>,
+}
+
 /// Gives every polygon without a material one: face helpers theirs, eyelashes and other
 /// helpers theirs, everything else the skin. Polygons the mesh file gave a material keep it.
 /// The polygons so dressed come from `derived` when another body dressed the same ones alike.
@@ -102,7 +109,7 @@ pub fn dress(
     mut character: Character,
     race: Race,
     wardrobe: Wardrobe,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Character {
     let polygons = &character.mesh.polygons;
     let materials = &mut character.materials;

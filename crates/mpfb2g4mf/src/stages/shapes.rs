@@ -4,10 +4,10 @@
 //! what each shape does to the smooth normals, after they are computed. Bodies are linear, so
 //! on a morphed body a shape's offsets are its target's own.
 
-use crate::derived::{Derivations, Id};
+use crate::derived::{Cache, Id, SHAPES};
 use crate::error::ConvertError;
 use crate::inputs::LoadedShape;
-use character::{BlendShape, Character, NormalField, NormalOffsets};
+use character::{BlendShape, Character, NormalField, NormalOffsets, ShapeOffsets as Offsets};
 use glam::DVec3;
 use mpfb_rig::{ObjFrame, UpAxis};
 use std::sync::Arc;
@@ -15,13 +15,20 @@ use std::sync::Arc;
 /// Metres per target unit: targets are in base.obj's decimetres whatever the mesh's frame.
 const METRES_PER_TARGET_UNIT: f64 = 0.1;
 
+/// What attaching shapes derives from shared targets alone.
+#[derive(Default)]
+pub struct Derived {
+    /// A target's offsets as a blend shape on a mesh of so many vertices.
+    offsets: Cache<(Id<mpfb_body::Target>, usize), Arc<Offsets>, SHAPES>,
+}
+
 /// Adds `shapes` to the character (whose mesh is still whole, in the source numbering); each
 /// target's offsets come from `derived` when another body on as many vertices made them.
 pub fn attach(
     mut character: Character,
     shapes: &[LoadedShape],
     frame: ObjFrame,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Result<Character, ConvertError> {
     if shapes.is_empty() {
         return Ok(character);
@@ -32,7 +39,7 @@ pub fn attach(
     let vertex_count = character.mesh.positions.len();
     for shape in shapes {
         let offsets = derived
-            .shape_offsets
+            .offsets
             .try_get_or((Id::of(&shape.target), vertex_count), || {
                 offsets_of(shape, vertex_count).map(Arc::new)
             })?;

@@ -1,15 +1,14 @@
 //! Stage 5, transforms: one character in, one character out. Each is independent of the
 //! input formats; new capabilities (rest poses, normals, influence limits) join this list.
 
-use crate::derived::{Both, Derivations, ExtractionKey, Id};
+use crate::derived::{Both, Cache, Id, Key, SHAPES};
 use crate::options::Helpers;
 use crate::options::Origin;
+use character::ShapeOffsets as Offsets;
 use character::{Character, Mesh, Selection};
 use std::sync::Arc;
 
-/// The part of MakeHuman's base mesh that is the body proper; the rest are helpers (joint
-/// cubes, eyes, teeth, tongue, tights, skirt, hair, eyelashes).
-pub const BODY_PART: &str = "body";
+pub use mpfb_body::BODY_PART;
 
 /// The helpers [`Helpers::Face`] keeps: eyes, teeth and tongue (every shipped weights file
 /// weights them to eye, jaw and tongue bones).
@@ -37,6 +36,39 @@ impl Hidden {
     }
 }
 
+/// What helper extraction derives from a shared mesh alone.
+#[derive(Default)]
+pub struct Derived {
+    /// The polygons extraction keeps (`None`: the mesh has no body part).
+    selections: Cache<ExtractionKey, Option<Arc<Selection>>>,
+    /// Polygons, numberings, skins and blend-shape offsets of the kept vertices, by what was
+    /// selected from and the selection.
+    polygons: Selected<character::Polygons>,
+    numberings: Selected<character::Numbering>,
+    skins: Selected<character::Skin>,
+    offsets: Cache<Both<Offsets, Selection>, Arc<Offsets>, SHAPES>,
+}
+
+/// What a selection of polygons makes of a shared value.
+type Selected<T> = Cache<Both<T, Selection>, Arc<T>>;
+
+/// What helper extraction reads besides the mesh: which parts it keeps, which a worn proxy
+/// replaces, and the body vertices worn assets hide (when they mask the body).
+#[derive(PartialEq)]
+struct ExtractionKey {
+    polygons: Id<character::Polygons>,
+    numbering: Id<character::Numbering>,
+    helpers: Helpers,
+    replaced_parts: Vec<&'static str>,
+    hidden_vertices: Option<Vec<bool>>,
+}
+
+impl Key for ExtractionKey {
+    fn alive(&self) -> bool {
+        self.polygons.alive() && self.numbering.alive()
+    }
+}
+
 /// Helper extraction: keeps the polygons of the `body` part (and of the face helpers with
 /// [`Helpers::Face`]) and the vertices they use; [`Helpers::All`] keeps everything. A mesh
 /// without a `body` part is kept whole, with a warning. `hidden` (from the worn assets) drops
@@ -54,7 +86,7 @@ pub fn extract_helpers(
     keep_hidden_body: bool,
     mesh_name: &str,
     warnings: &mut Vec<String>,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Character {
     let mask = !keep_hidden_body && hidden.vertices.iter().any(|&h| h);
     if helpers == Helpers::All && !mask && hidden.parts.is_empty() {
@@ -84,12 +116,12 @@ pub fn extract_helpers(
         positions: selection.vertex_values(&mesh.positions),
         texcoords: mesh.texcoords.clone(),
         polygons: derived
-            .selected_polygons
+            .polygons
             .get_or(Both(Id::of(&mesh.polygons), Id::of(&selection)), || {
                 Arc::new(selection.polygons(&mesh.polygons))
             }),
         numbering: derived
-            .selected_numberings
+            .numberings
             .get_or(Both(Id::of(&mesh.numbering), Id::of(&selection)), || {
                 Arc::new(selection.numbering(&mesh.numbering))
             }),
@@ -97,14 +129,14 @@ pub fn extract_helpers(
     };
     if let Some(skin) = &mut character.skin {
         *skin = derived
-            .selected_skins
+            .skins
             .get_or(Both(Id::of(skin), Id::of(&selection)), || {
                 Arc::new(selection.skin(skin))
             });
     }
     for shape in &mut character.blend_shapes {
         shape.offsets = derived
-            .selected_offsets
+            .offsets
             .get_or(Both(Id::of(&shape.offsets), Id::of(&selection)), || {
                 Arc::new(selection.sparse(&shape.offsets))
             });

@@ -16,7 +16,7 @@
 //! It also says which body vertices the worn assets hide and which helper parts their
 //! proxies replace, for helper extraction.
 
-use crate::derived::{AssetWeightsKey, Derivations, Id};
+use crate::derived::{Cache, Id, Key};
 use crate::error::ConvertError;
 use crate::extras::{AssetProvenance, BoneExtras, MpfbBone};
 use crate::inputs::LoadedWearable;
@@ -41,6 +41,28 @@ const SUBRIG_PARENT: &str = "head";
 /// Base-mesh units (decimetres) to metres.
 const UNIT: f64 = ObjFrame::MAKEHUMAN.scale;
 
+/// What wearing derives from shared skins and assets alone.
+#[derive(Default)]
+pub struct Derived {
+    /// What a worn asset's skin takes from the body's weights, by skin, asset and bones.
+    weights: Cache<AssetWeightsKey, Arc<AssetWeights>>,
+}
+
+/// What a worn asset's main-rig weights read: the body's skin, the asset, and the names of
+/// the skeleton's bones (custom weights name bones).
+#[derive(PartialEq)]
+struct AssetWeightsKey {
+    skin: Option<Id<Skin>>,
+    asset: Id<LoadedWearable>,
+    bones: Vec<String>,
+}
+
+impl Key for AssetWeightsKey {
+    fn alive(&self) -> bool {
+        self.skin.as_ref().is_none_or(Key::alive) && self.asset.alive()
+    }
+}
+
 /// Dresses `character` in `worn`: one attachment per asset, their extras, sub-rig bones, and
 /// what they hide. `materials` gives each its `.mhmat`'s colour and drawing hints.
 ///
@@ -52,7 +74,7 @@ pub fn wear(
     worn: &[std::sync::Arc<LoadedWearable>],
     materials: bool,
     warnings: &mut Vec<String>,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Result<(Character, Hidden), ConvertError> {
     let mut hidden = Hidden::default();
     if worn.is_empty() {
@@ -180,7 +202,7 @@ fn replace_body(
     (asset, positions): (&Arc<LoadedWearable>, Vec<DVec3>),
     (body, body_weights): (&[DVec3], &BodyWeights),
     warnings: &mut Vec<String>,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Result<Character, ConvertError> {
     let (skin, _, _) = skin_of(
         &mut character,
@@ -308,7 +330,7 @@ fn skin_of(
     positions: &[DVec3],
     body_weights: &BodyWeights,
     warnings: &mut Vec<String>,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Result<(Arc<Skin>, &'static str, Vec<String>), ConvertError> {
     let key = AssetWeightsKey {
         skin: character.skin.as_ref().map(Id::of),
@@ -320,7 +342,7 @@ fn skin_of(
             .map(|b| b.name.clone())
             .collect(),
     };
-    let weights = derived.asset_weights.try_get_or(key, || {
+    let weights = derived.weights.try_get_or(key, || {
         asset_weights(character, asset, positions.len(), body_weights).map(Arc::new)
     })?;
     warnings.extend(weights.warnings.iter().cloned());

@@ -4,7 +4,7 @@
 
 use super::assemble::MpfbExtras;
 use crate::atomic::{write_atomic, write_atomic_parts};
-use crate::derived::{Both, Derivations, Id, SurfaceLayout, SurfacesKey};
+use crate::derived::{Both, Cache, Id, Key, Of, SHAPES};
 use crate::error::ConvertError;
 use crate::extras::{
     AssetNodeExtras, AssetNodeMpfb, MaterialExtras, MeshExtras, RenderExtras, UnskinnedWeights,
@@ -14,6 +14,7 @@ use crate::options::{ConvertOptions, OutputFormat, TextureMode};
 use crate::stages::dress;
 use crate::stages::transforms::FACE_PARTS;
 use character::Character;
+use character::ShapeOffsets as Offsets;
 use g4mf_writer::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec,
     Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth, Influence, Influences,
@@ -295,6 +296,53 @@ fn relative_uri(folder: &Path, target: &Path) -> String {
         .join("/")
 }
 
+/// What writing derives from shared values alone: what the writer takes, made once for every
+/// body sharing it.
+#[derive(Default)]
+pub struct Derived {
+    /// Each bone's extras as JSON, by the bone extras they are made from.
+    bone_values: Cache<Of<Vec<crate::extras::BoneExtras>>, Arc<Vec<Extras>>>,
+    /// The surfaces a mesh is written as, with their texture coordinates.
+    surfaces: Cache<SurfacesKey, Arc<WrittenSurfaces>>,
+    /// A skin's influences as the writer takes them.
+    influences: Cache<Of<character::Skin>, Influences>,
+    /// A shape's offsets as the writer takes them.
+    offsets: Cache<Of<Offsets>, g4mf_writer::Offsets, SHAPES>,
+    /// The authored pairs a skin does not carry for a mesh, by weights and numbering.
+    uncarried: Cache<Both<character::AuthoredWeights, character::Numbering>, Arc<Uncarried>>,
+}
+
+/// A node's `extras` as the writer takes them.
+type Extras = Option<Arc<serde_json::Value>>;
+
+/// What a mesh's surfaces are made from: its polygons and texture coordinates, its materials'
+/// names, whether surfaces are named, and whose they are.
+#[derive(PartialEq)]
+struct SurfacesKey {
+    mesh: Both<character::Polygons, Vec<[f64; 2]>>,
+    materials: Vec<String>,
+    named: bool,
+    layout: SurfaceLayout,
+}
+
+impl Key for SurfacesKey {
+    fn alive(&self) -> bool {
+        self.mesh.alive()
+    }
+}
+
+/// How a mesh's polygons are grouped into surfaces.
+#[derive(PartialEq)]
+enum SurfaceLayout {
+    /// The body's: by material, each face helper its own.
+    Body,
+    /// An attachment's (the asset named): by material.
+    Attachment(String),
+}
+
+/// Surfaces as the writer takes them, and the texture coordinates they index.
+type WrittenSurfaces = (g4mf_writer::Surfaces, Arc<Vec<[f64; 2]>>);
+
 /// The attachments as the writer takes them (their arrays moved out of the character): one
 /// surface per material, named after the asset (with `named`), blend shapes named
 /// `{asset}_{shape}` so names stay file-unique and end with the body shape's name.
@@ -303,7 +351,7 @@ fn attachment_specs(
     extras: &MpfbExtras,
     named: bool,
     textures: &mut TextureTable,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Vec<AttachmentSpec> {
     std::mem::take(&mut character.attachments)
         .into_iter()
@@ -411,7 +459,7 @@ fn attachment_surfaces(
 
 /// A skin's influences as the writer takes them, made once per skin (the writer then checks
 /// and orders them once for every mesh sharing them).
-fn influences_of(skin: &Arc<character::Skin>, derived: &Derivations) -> Influences {
+fn influences_of(skin: &Arc<character::Skin>, derived: &Derived) -> Influences {
     derived.influences.get_or((Id::of(skin), ()), || {
         skin.influences
             .iter()
@@ -463,12 +511,9 @@ impl Uncarried {
 
 /// A shape's offsets as the writer takes them, made once per set of offsets (the writer then
 /// encodes them once for every mesh sharing them).
-fn written_offsets(
-    offsets: &Arc<Vec<(u32, glam::DVec3)>>,
-    derived: &Derivations,
-) -> g4mf_writer::Offsets {
+fn written_offsets(offsets: &Arc<Offsets>, derived: &Derived) -> g4mf_writer::Offsets {
     derived
-        .written_offsets
+        .offsets
         .get_or((Id::of(offsets), ()), || offsets.to_vec().into())
 }
 
@@ -505,7 +550,7 @@ pub fn write(
     mut extras: MpfbExtras,
     options: &ConvertOptions,
     format: OutputFormat,
-    derived: &Derivations,
+    derived: &Derived,
 ) -> Result<Written, ConvertError> {
     // The thumbnail draws the character before its arrays move into the spec.
     let thumbnail = options
