@@ -29,6 +29,43 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     write_atomic_with(path, parts, &mut |_| Ok(()), Step::TextWritten, &[])
 }
 
+/// A file made whole in memory but not yet written: [`PendingFile::commit`] writes it as
+/// [`write_atomic_parts`] does, later and on any thread (a batch hands its outputs to writer
+/// threads so the next body is made while this one is synced).
+#[derive(Debug)]
+pub struct PendingFile {
+    path: PathBuf,
+    parts: Vec<std::borrow::Cow<'static, [u8]>>,
+}
+
+impl PendingFile {
+    /// The file at `path` made of `parts`, in order.
+    pub fn new(path: PathBuf, parts: Vec<std::borrow::Cow<'static, [u8]>>) -> Self {
+        Self { path, parts }
+    }
+
+    /// Where it goes.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its size in bytes.
+    pub fn len(&self) -> u64 {
+        self.parts.iter().map(|p| p.len() as u64).sum()
+    }
+
+    /// True for a file of no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes it atomically (see [`write_atomic`]).
+    pub fn commit(self) -> std::io::Result<()> {
+        let parts: Vec<&[u8]> = self.parts.iter().map(|p| p.as_ref()).collect();
+        write_atomic_parts(&self.path, &parts)
+    }
+}
+
 fn folder_of(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

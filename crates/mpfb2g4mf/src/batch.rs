@@ -5,6 +5,7 @@
 //! the manifest. Jobs are expanded in a fixed order, so `--shard K/N` (job `i` belongs to shard
 //! `i mod N`) splits them into disjoint, complete shares the same way on every machine.
 
+use crate::atomic::PendingFile;
 use crate::error::ConvertError;
 use crate::inputs::Loader;
 use crate::job::{Job, JobRequest, Resolver, RigChoice};
@@ -861,9 +862,10 @@ pub struct JobRecord {
 /// Batch settings.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BatchOptions {
-    /// Worker threads (0: all cores).
+    /// Worker threads (0: all cores), and as many writer threads.
     pub jobs: usize,
-    /// Stop starting jobs after the first failure.
+    /// Stop starting jobs after the first failure (see [`run`]: a job a worker was already
+    /// making when a write failed still finishes).
     pub fail_fast: bool,
     /// Skip jobs whose output exists.
     pub skip_existing: bool,
@@ -889,7 +891,14 @@ pub enum JobError {
 }
 
 /// Runs `jobs`; `progress` is called after each job with the finished record (written,
-/// failed, skipped or cancelled), on the thread that ran it.
+/// failed, skipped or cancelled), on the thread that finished it (a worker, or the writer of
+/// its output).
+///
+/// Workers make the bodies and writer threads write them: a durable write (write, `fsync`,
+/// rename) mostly waits on the disk, and the worker makes the next body meanwhile. A worker
+/// hands its `.g4b` to an idle writer, waiting when every writer is busy, so at most one
+/// output a worker and one a writer are held in memory. A job is done (reported, counted)
+/// only once its file is in place.
 pub fn run(
     jobs: &[Job],
     options: BatchOptions,
@@ -902,88 +911,174 @@ pub fn run(
     // What the batch's bodies share is derived once, by the first that needs it.
     let derived = crate::convert::Derivations::default();
     let stop = AtomicBool::new(false);
-    let run_one = |job: &Job| -> JobRecord {
-        let started = Instant::now();
-        let mut record = JobRecord {
-            index: job.index,
-            rig: job.files.rig.clone(),
-            weights: job.files.weights.clone(),
-            mesh: job.files.mesh.clone(),
-            output: job.options.output.clone(),
-            data: job.data.clone(),
-            phenotype: job.phenotype.clone(),
-            status: Status::Ok,
-            error: None,
-            warnings: Vec::new(),
-            bytes: 0,
-            millis: 0.0,
-        };
-        if stop.load(Ordering::Acquire) {
-            record.status = Status::Cancelled;
-            loader.release(job);
-            progress(&record);
-            return record;
+    let records: Vec<std::sync::OnceLock<JobRecord>> =
+        jobs.iter().map(|_| std::sync::OnceLock::new()).collect();
+    let finish = |slot: usize, mut record: JobRecord, started: Instant| {
+        record.millis = started.elapsed().as_secs_f64() * 1e3;
+        progress(&record);
+        // Each slot is finished once: by its worker, or by the writer of its output.
+        let _ = records[slot].set(record);
+    };
+    let fail = |record: &mut JobRecord, error: JobError| {
+        record.status = Status::Failed;
+        record.error = Some(error.to_string());
+        if options.fail_fast {
+            stop.store(true, Ordering::Release);
         }
-        if options.skip_existing && job.options.output.is_file() {
-            record.status = Status::Skipped;
-            loader.release(job);
-            progress(&record);
-            return record;
-        }
-        let result = (|| -> Result<Summary, JobError> {
-            let loaded = loader.load(job)?;
-            if let Some(parent) = job
-                .options
-                .output
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-            {
-                std::fs::create_dir_all(parent).map_err(|source| JobError::OutputFolder {
-                    folder: parent.to_path_buf(),
-                    source,
-                })?;
-            }
-            Ok(crate::convert::convert_loaded(
-                &loaded,
-                &job.options,
-                job.data.clone(),
-                &derived,
-            )?)
-        })();
-        loader.release(job);
-        match result {
-            Ok(summary) => {
+    };
+    let commit = |handoff: Handoff| {
+        let Handoff {
+            slot,
+            mut record,
+            summary,
+            file,
+            started,
+        } = handoff;
+        let path = file.path().to_path_buf();
+        match file.commit() {
+            Ok(()) => {
                 record.warnings = summary.warnings;
                 record.bytes = summary.bytes;
             }
-            Err(e) => {
-                record.status = Status::Failed;
-                record.error = Some(e.to_string());
-                if options.fail_fast {
-                    stop.store(true, Ordering::Release);
-                }
-            }
+            Err(source) => fail(
+                &mut record,
+                JobError::Convert(ConvertError::Output { path, source }),
+            ),
         }
-        record.millis = started.elapsed().as_secs_f64() * 1e3;
-        progress(&record);
-        record
+        finish(slot, record, started);
     };
     let threads = if options.jobs == 0 {
         cores()
     } else {
         options.jobs.min(max_workers())
     };
-    // The calling thread is one of the workers: it would only wait otherwise, and its
-    // allocations come from the main heap, which glibc grows and trims by its thresholds
-    // (a worker thread's heap is unmapped and faulted in again whenever it empties).
-    match rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .use_current_thread()
-        .build()
-    {
-        Ok(pool) => pool.install(|| jobs.par_iter().with_max_len(1).map(run_one).collect()),
-        Err(_) => jobs.iter().map(run_one).collect(),
-    }
+    let (send, receive) = std::sync::mpsc::sync_channel::<Handoff>(0);
+    let receive = std::sync::Mutex::new(receive);
+    std::thread::scope(|scope| {
+        let writers = (0..threads)
+            .filter_map(|i| {
+                std::thread::Builder::new()
+                    .name(format!("writer {i}"))
+                    .spawn_scoped(scope, || {
+                        loop {
+                            let next = receive
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .recv();
+                            // Closed: every worker is done.
+                            let Ok(handoff) = next else { break };
+                            commit(handoff);
+                        }
+                    })
+                    .ok()
+            })
+            .count();
+        // Without a writer thread (the system refused one), workers write their own outputs.
+        let send = (writers > 0).then_some(send);
+        let hand_over = |handoff: Handoff| match &send {
+            Some(send) => {
+                if let Err(std::sync::mpsc::SendError(handoff)) = send.send(handoff) {
+                    commit(handoff);
+                }
+            }
+            None => commit(handoff),
+        };
+        let run_one = |(slot, job): (usize, &Job)| {
+            let started = Instant::now();
+            let mut record = JobRecord {
+                index: job.index,
+                rig: job.files.rig.clone(),
+                weights: job.files.weights.clone(),
+                mesh: job.files.mesh.clone(),
+                output: job.options.output.clone(),
+                data: job.data.clone(),
+                phenotype: job.phenotype.clone(),
+                status: Status::Ok,
+                error: None,
+                warnings: Vec::new(),
+                bytes: 0,
+                millis: 0.0,
+            };
+            if stop.load(Ordering::Acquire) {
+                record.status = Status::Cancelled;
+                loader.release(job);
+                return finish(slot, record, started);
+            }
+            if options.skip_existing && job.options.output.is_file() {
+                record.status = Status::Skipped;
+                loader.release(job);
+                return finish(slot, record, started);
+            }
+            let result = (|| -> Result<(Summary, Option<PendingFile>), JobError> {
+                let loaded = loader.load(job)?;
+                if let Some(parent) = job
+                    .options
+                    .output
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                {
+                    std::fs::create_dir_all(parent).map_err(|source| JobError::OutputFolder {
+                        folder: parent.to_path_buf(),
+                        source,
+                    })?;
+                }
+                Ok(crate::convert::convert_loaded_later(
+                    &loaded,
+                    &job.options,
+                    job.data.clone(),
+                    &derived,
+                )?)
+            })();
+            loader.release(job);
+            match result {
+                Ok((summary, Some(file))) => hand_over(Handoff {
+                    slot,
+                    record,
+                    summary,
+                    file,
+                    started,
+                }),
+                Ok((summary, None)) => {
+                    record.warnings = summary.warnings;
+                    record.bytes = summary.bytes;
+                    finish(slot, record, started);
+                }
+                Err(e) => {
+                    fail(&mut record, e);
+                    finish(slot, record, started);
+                }
+            }
+        };
+        // The calling thread is one of the workers: it would only wait otherwise, and its
+        // allocations come from the main heap, which glibc grows and trims by its thresholds
+        // (a worker thread's heap is unmapped and faulted in again whenever it empties).
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .use_current_thread()
+            .build()
+        {
+            Ok(pool) => pool.install(|| {
+                jobs.par_iter()
+                    .enumerate()
+                    .with_max_len(1)
+                    .for_each(run_one)
+            }),
+            Err(_) => jobs.iter().enumerate().for_each(run_one),
+        }
+        // Writers finish what they hold, then find the channel closed.
+        drop(send);
+    });
+    records.into_iter().filter_map(|r| r.into_inner()).collect()
+}
+
+/// A job whose output is made and checked, on its way to a writer thread.
+struct Handoff {
+    /// Its place in the batch.
+    slot: usize,
+    record: JobRecord,
+    summary: Summary,
+    file: PendingFile,
+    started: Instant,
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! library loaded itself. Only the entry points (the CLI and batches) call it; options,
 //! errors and the summary live in their own modules so the stages never import the driver.
 
+use crate::atomic::PendingFile;
 use crate::error::ConvertError;
 use crate::inputs::{
     LoadedAssets, LoadedBody, LoadedJob, LoadedMesh, LoadedRig, LoadedWeights, Loader,
@@ -14,6 +15,7 @@ use crate::stages::{
     assemble::{Assembled, assemble, file_name},
     body::Body,
     transforms,
+    write::Commit,
 };
 use crate::summary::{DataUsed, InfluenceChanges, Summary, Warning, WarningKind, WornSummary};
 use glam::DVec3;
@@ -63,6 +65,27 @@ pub fn convert_loaded(
     data: Option<DataUsed>,
     derived: &Derivations,
 ) -> Result<Summary, ConvertError> {
+    convert_loaded_with(loaded, options, data, derived, Commit::Now).map(|(summary, _)| summary)
+}
+
+/// [`convert_loaded`] with a `.g4b` output made and checked but not written: the caller
+/// commits the returned file (a `.g4tf` is written, and the file is `None`).
+pub fn convert_loaded_later(
+    loaded: &LoadedJob,
+    options: &ConvertOptions,
+    data: Option<DataUsed>,
+    derived: &Derivations,
+) -> Result<(Summary, Option<PendingFile>), ConvertError> {
+    convert_loaded_with(loaded, options, data, derived, Commit::Later)
+}
+
+fn convert_loaded_with(
+    loaded: &LoadedJob,
+    options: &ConvertOptions,
+    data: Option<DataUsed>,
+    derived: &Derivations,
+    commit: Commit,
+) -> Result<(Summary, Option<PendingFile>), ConvertError> {
     convert_parts(
         &loaded.rig,
         &loaded.mesh,
@@ -74,6 +97,7 @@ pub fn convert_loaded(
         options,
         data,
         derived,
+        commit,
     )
 }
 
@@ -101,7 +125,9 @@ pub fn convert(
         options,
         None,
         derived,
+        Commit::Now,
     )
+    .map(|(summary, _)| summary)
 }
 
 /// The stages in order: the mesh morphed into the `described` body when one is given, the rig
@@ -121,7 +147,8 @@ fn convert_parts(
     options: &ConvertOptions,
     data: Option<DataUsed>,
     derived: &Derivations,
-) -> Result<Summary, ConvertError> {
+    commit: Commit,
+) -> Result<(Summary, Option<PendingFile>), ConvertError> {
     let started = Instant::now();
     let format = options.format()?;
     let mesh_name = file_name(&mesh.path);
@@ -365,7 +392,7 @@ fn convert_parts(
         .collect();
     let blend_shapes = character.blend_shapes.len();
     let ground_offset = character.skeleton.position.y;
-    let written = stages::write::write(character, extras, options, format, &derived.write)?;
+    let written = stages::write::write(character, extras, options, format, commit, &derived.write)?;
     crate::timings::lap("write");
     if let Some(w) = height_warning {
         warnings.push(Warning::new(WarningKind::Scale, w.to_string()));
@@ -416,7 +443,7 @@ fn convert_parts(
         RigLayout::V100 => "version 100",
         RigLayout::V110 => "version 110",
     };
-    Ok(Summary {
+    let summary = Summary {
         output: options.output.clone(),
         external: written.external,
         format,
@@ -454,5 +481,6 @@ fn convert_parts(
         },
         data,
         millis: started.elapsed().as_secs_f64() * 1e3,
-    })
+    };
+    Ok((summary, written.pending))
 }

@@ -351,10 +351,12 @@ struct ToMpfbArgs {
 struct BatchArgs {
     /// The manifest (.json, or .toml).
     manifest: PathBuf,
-    /// Worker threads (default: all cores).
+    /// Worker threads making bodies (default: all cores); as many writer threads write
+    /// their outputs meanwhile.
     #[arg(long, default_value_t = 0)]
     jobs: usize,
-    /// Start no new job after the first failure.
+    /// Start no new job after the first failure (a job a worker was already making when a
+    /// write failed still finishes).
     #[arg(long)]
     fail_fast: bool,
     /// Skip jobs whose output already exists (resume an interrupted batch).

@@ -1084,6 +1084,90 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
     }
 }
 
+/// Outputs are written by writer threads while the next body is made: a write that fails
+/// there is its job's failure (located, counted), the other jobs are written, and nothing
+/// temporary is left. With --fail-fast, at most the job a worker was already making follows.
+#[test]
+fn a_write_that_fails_behind_the_workers_fails_its_job_alone() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_write_that_fails_behind") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // A folder where job 1's file goes: the rename over it fails, after the file was made.
+    std::fs::create_dir_all(out.join("b.g4b")).unwrap();
+    let jobs: Vec<serde_json::Value> = ["a", "b", "c", "d", "e"]
+        .map(|name| serde_json::json!({ "rig_name": "default", "output": format!("out/{name}.g4b") }))
+        .into();
+    let manifest = serde_json::json!({ "defaults": { "mpfb_data": data }, "jobs": jobs });
+    let manifest_path = dir.path().join("batch.json");
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    let report = dir.path().join("report.json");
+    let statuses = |report: &Path| -> Vec<String> {
+        let records: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
+        records
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["status"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for jobs in ["1", "2"] {
+        let result = run(&[
+            "batch",
+            manifest_path.to_str().unwrap(),
+            "--jobs",
+            jobs,
+            "--report",
+            report.to_str().unwrap(),
+        ]);
+        let message = stderr(&result);
+        assert_eq!(result.status.code(), Some(1), "{message}");
+        assert!(
+            message.contains("4 written, 0 skipped, 1 failed")
+                && message.contains("failed job 1")
+                && message.contains("b.g4b: Is a directory"),
+            "{message}"
+        );
+        assert_eq!(statuses(&report), ["ok", "failed", "ok", "ok", "ok"]);
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.g4b", "b.g4b", "c.g4b", "d.g4b", "e.g4b"]);
+        assert!(out.join("b.g4b").is_dir());
+        for name in ["a.g4b", "c.g4b", "e.g4b"] {
+            let report = g4mf_validator::validate_path(
+                &out.join(name),
+                &g4mf_validator::ValidateOptions::default(),
+            );
+            assert!(report.is_valid(), "{name}: {:?}", report.codes());
+        }
+    }
+    // --fail-fast: the job the worker was making when the write failed may finish; none
+    // after it starts.
+    let result = run(&[
+        "batch",
+        manifest_path.to_str().unwrap(),
+        "--jobs",
+        "1",
+        "--fail-fast",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    let statuses = statuses(&report);
+    assert_eq!(statuses[..2], ["ok", "failed"], "{statuses:?}");
+    assert!(
+        matches!(statuses[2].as_str(), "ok" | "cancelled"),
+        "{statuses:?}"
+    );
+    assert_eq!(statuses[3..], ["cancelled", "cancelled"], "{statuses:?}");
+}
+
 #[test]
 fn a_batch_population_writes_valid_bodies_and_reports_their_phenotypes() {
     let Some(data) = test_support::mpfb_data_or_skip("a_batch_population_writes_valid_bodies")

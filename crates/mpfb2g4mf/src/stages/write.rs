@@ -3,7 +3,7 @@
 //! written atomically.
 
 use super::assemble::MpfbExtras;
-use crate::atomic::{write_atomic, write_atomic_parts};
+use crate::atomic::write_atomic;
 use crate::derived::{Both, Cache, Id, Key, Of, SHAPES};
 use crate::error::ConvertError;
 use crate::extras::{
@@ -19,7 +19,7 @@ use g4mf_writer::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec,
     Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth, Influence, Influences,
     MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec, build_character,
-    embed_thumbnail, g4b_parts, write_g4tf,
+    embed_thumbnail, g4b_parts_owned, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,9 +28,22 @@ use std::sync::Arc;
 /// The generator string written into every file.
 pub const GENERATOR: &str = concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION"));
 
+/// When a `.g4b` output is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Commit {
+    /// By the write stage, before it returns.
+    #[default]
+    Now,
+    /// By the caller: the file, made and checked, is handed back in [`Written::pending`] (a
+    /// `.g4tf` and copied images are always written now).
+    Later,
+}
+
 /// What writing produced.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Written {
+    /// The `.g4b` made but not yet written (with [`Commit::Later`]).
+    pub pending: Option<crate::atomic::PendingFile>,
     /// Extra files written (the external `.bin`).
     pub external: Vec<PathBuf>,
     /// Bytes written (all files).
@@ -550,6 +563,7 @@ pub fn write(
     mut extras: MpfbExtras,
     options: &ConvertOptions,
     format: OutputFormat,
+    commit: Commit,
     derived: &Derived,
 ) -> Result<Written, ConvertError> {
     // The thumbnail draws the character before its arrays move into the spec.
@@ -791,17 +805,21 @@ pub fn write(
         move |source| ConvertError::Output { path, source }
     };
     let mut external = Vec::new();
+    let mut pending = None;
     let mut bytes = 0u64;
     match format {
         OutputFormat::Binary => {
-            let file = g4b_parts(&mut built.document, &blobs, container)?;
+            let file = g4b_parts_owned(&mut built.document, Vec::from(blobs), container)?;
             crate::timings::lap("write: encode");
             bytes += file.len() as u64;
             if options.validate {
                 check_valid(&file.to_vec(), &options.output)?;
             }
-            let parts: Vec<&[u8]> = file.parts().collect();
-            write_atomic_parts(&options.output, &parts).map_err(output_error(&options.output))?;
+            let file = crate::atomic::PendingFile::new(options.output.clone(), file.into_parts());
+            match commit {
+                Commit::Now => file.commit().map_err(output_error(&options.output))?,
+                Commit::Later => pending = Some(file),
+            }
             crate::timings::lap("write: file");
         }
         OutputFormat::TextEmbedded | OutputFormat::TextExternal => {
@@ -856,6 +874,7 @@ pub fn write(
         }
     }
     Ok(Written {
+        pending,
         external,
         bytes,
         joints,
