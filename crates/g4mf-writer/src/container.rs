@@ -60,6 +60,9 @@ pub fn to_json(doc: &Document, pretty: bool) -> Result<Vec<u8>, WriteError> {
     Ok(out)
 }
 
+/// A chunk to write: type, encoding indicator, data.
+type ChunkOut<'a> = ([u8; 4], [u8; 4], std::borrow::Cow<'a, [u8]>);
+
 /// The data as stored: borrowed when plain (no copy of a large buffer), compressed otherwise.
 fn encode(data: &[u8], compression: Compression) -> Result<std::borrow::Cow<'_, [u8]>, WriteError> {
     match compression {
@@ -103,7 +106,7 @@ pub struct G4bParts<'a> {
     parts: Vec<std::borrow::Cow<'a, [u8]>>,
 }
 
-impl<'a> G4bParts<'a> {
+impl G4bParts<'_> {
     /// The pieces, in file order.
     pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
         self.parts.iter().map(|p| p.as_ref())
@@ -119,11 +122,6 @@ impl<'a> G4bParts<'a> {
         self.len() == 0
     }
 
-    /// The pieces themselves, in file order.
-    pub fn into_parts(self) -> Vec<std::borrow::Cow<'a, [u8]>> {
-        self.parts
-    }
-
     /// The whole file.
     pub fn to_vec(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len());
@@ -134,55 +132,12 @@ impl<'a> G4bParts<'a> {
     }
 }
 
-/// [`write_g4b`] as its pieces ([`G4bParts`]), the plain blobs borrowed.
+/// [`write_g4b`] as its pieces ([`G4bParts`]).
 pub fn g4b_parts<'a>(
     doc: &mut Document,
     blobs: &'a [Vec<u8>],
     options: ContainerOptions,
 ) -> Result<G4bParts<'a>, WriteError> {
-    let pieces = g4b_pieces(doc, blobs, options)?;
-    let parts = pieces
-        .into_iter()
-        .map(|piece| match piece {
-            Piece::Made(bytes) => std::borrow::Cow::Owned(bytes),
-            Piece::Blob(i) => std::borrow::Cow::Borrowed(blobs[i].as_slice()),
-        })
-        .collect();
-    Ok(G4bParts { parts })
-}
-
-/// [`g4b_parts`] owning every piece, the plain blobs moved in (not copied): a file that can
-/// be written later, on another thread.
-pub fn g4b_parts_owned(
-    doc: &mut Document,
-    mut blobs: Vec<Vec<u8>>,
-    options: ContainerOptions,
-) -> Result<G4bParts<'static>, WriteError> {
-    let pieces = g4b_pieces(doc, &blobs, options)?;
-    let parts = pieces
-        .into_iter()
-        .map(|piece| match piece {
-            Piece::Made(bytes) => bytes,
-            Piece::Blob(i) => std::mem::take(&mut blobs[i]),
-        })
-        .map(std::borrow::Cow::Owned)
-        .collect();
-    Ok(G4bParts { parts })
-}
-
-/// A piece of a `.g4b`: bytes made for it (headers, the JSON, padding, a compressed blob), or
-/// a blob stored as it is (its index).
-enum Piece {
-    Made(Vec<u8>),
-    Blob(usize),
-}
-
-/// The pieces of [`write_g4b`]'s file, in order.
-fn g4b_pieces(
-    doc: &mut Document,
-    blobs: &[Vec<u8>],
-    options: ContainerOptions,
-) -> Result<Vec<Piece>, WriteError> {
     declare_chunk_buffers(doc, blobs, options.compression);
     let json = to_json(doc, options.pretty)?;
     let (json, json_encoding) = match (options.compress_json, options.compression) {
@@ -192,25 +147,18 @@ fn g4b_pieces(
         ),
         _ => (json, ENCODING_PLAIN),
     };
-    let mut chunks: Vec<(_, _, Piece)> = vec![(CHUNK_JSON, json_encoding, Piece::Made(json))];
-    for (i, blob) in blobs.iter().enumerate() {
+    let mut chunks: Vec<ChunkOut<'a>> =
+        vec![(CHUNK_JSON, json_encoding, std::borrow::Cow::Owned(json))];
+    for blob in blobs {
         let encoding = match options.compression {
             Compression::None => ENCODING_PLAIN,
             Compression::Zstd(_) => ENCODING_ZSTD,
         };
-        let piece = match encode(blob, options.compression)? {
-            std::borrow::Cow::Borrowed(_) => Piece::Blob(i),
-            std::borrow::Cow::Owned(bytes) => Piece::Made(bytes),
-        };
-        chunks.push((CHUNK_BLOB, encoding, piece));
+        chunks.push((CHUNK_BLOB, encoding, encode(blob, options.compression)?));
     }
-    let len = |piece: &Piece| match piece {
-        Piece::Made(bytes) => bytes.len(),
-        Piece::Blob(i) => blobs[*i].len(),
-    };
     // Pieces: the header and each chunk's header with everything small (the JSON, padding)
-    // gathered into made pieces; each blob stays a piece of its own.
-    let mut parts: Vec<Piece> = Vec::new();
+    // gathered into owned pieces; each blob stays a piece of its own.
+    let mut parts: Vec<std::borrow::Cow<'a, [u8]>> = Vec::new();
     let mut head = Vec::new();
     head.extend_from_slice(&MAGIC);
     head.extend_from_slice(&VERSION.to_le_bytes());
@@ -218,19 +166,17 @@ fn g4b_pieces(
     let mut written = 0usize;
     let last = chunks.len() - 1;
     for (i, (kind, encoding, data)) in chunks.into_iter().enumerate() {
-        let data_len = len(&data);
         head.extend_from_slice(&kind);
         head.extend_from_slice(&encoding);
-        head.extend_from_slice(&(data_len as u64).to_le_bytes());
-        let end = written + head.len() + data_len;
-        match data {
-            Piece::Made(json) if kind == CHUNK_JSON => head.extend_from_slice(&json),
-            data => {
-                written += head.len();
-                parts.push(Piece::Made(std::mem::take(&mut head)));
-                written += data_len;
-                parts.push(data);
-            }
+        head.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        let end = written + head.len() + data.len();
+        if kind == CHUNK_JSON {
+            head.extend_from_slice(&data);
+        } else {
+            written += head.len();
+            parts.push(std::borrow::Cow::Owned(std::mem::take(&mut head)));
+            written += data.len();
+            parts.push(data);
         }
         if i != last {
             // Spaces after plain JSON keep it valid text; zeros elsewhere.
@@ -244,16 +190,16 @@ fn g4b_pieces(
         }
     }
     if !head.is_empty() {
-        parts.push(Piece::Made(head));
+        parts.push(std::borrow::Cow::Owned(head));
     }
-    let total = parts.iter().map(len).sum::<usize>() as u64;
+    let total = parts.iter().map(|p| p.len()).sum::<usize>() as u64;
     if total >> 63 != 0 {
         return Err(WriteError::TooLarge("the file size".into()));
     }
-    if let Some(Piece::Made(first)) = parts.first_mut() {
-        first[8..16].copy_from_slice(&total.to_le_bytes());
+    if let Some(first) = parts.first_mut() {
+        first.to_mut()[8..16].copy_from_slice(&total.to_le_bytes());
     }
-    Ok(parts)
+    Ok(G4bParts { parts })
 }
 
 /// Where a `.g4tf` keeps its buffer.
@@ -368,17 +314,6 @@ mod tests {
                 );
                 let mut again = Document::default();
                 assert_eq!(write_g4b(&mut again, &blobs, options).unwrap(), whole);
-                // Owned, the plain blobs are moved in: the same bytes, the same allocations.
-                let moved = blobs.clone();
-                let addresses: Vec<*const u8> = moved.iter().map(|b| b.as_ptr()).collect();
-                let mut third = Document::default();
-                let owned = g4b_parts_owned(&mut third, moved, options).unwrap();
-                let kept = owned
-                    .parts()
-                    .filter(|p| addresses.contains(&p.as_ptr()))
-                    .count();
-                assert_eq!(kept, borrowed);
-                assert_eq!(owned.to_vec(), whole);
             }
         }
     }

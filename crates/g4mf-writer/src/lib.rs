@@ -17,8 +17,8 @@ pub use character::{
     TextureSpec, WrittenSkin, build_character, order_skin,
 };
 pub use container::{
-    Compression, ContainerOptions, G4bParts, TextBufferStorage, TextFile, g4b_parts,
-    g4b_parts_owned, to_json, write_g4b, write_g4tf,
+    Compression, ContainerOptions, G4bParts, TextBufferStorage, TextFile, g4b_parts, to_json,
+    write_g4b, write_g4tf,
 };
 pub use error::WriteError;
 pub use g4mf_model as model;

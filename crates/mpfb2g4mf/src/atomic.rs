@@ -29,19 +29,28 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     write_atomic_with(path, parts, &mut |_| Ok(()), Step::TextWritten, &[])
 }
 
-/// A file made whole in memory but not yet written: [`PendingFile::commit`] writes it as
-/// [`write_atomic_parts`] does, later and on any thread (a batch hands its outputs to writer
-/// threads so the next body is made while this one is synced).
+/// A file written to its temporary file but not yet synced or in place:
+/// [`PendingFile::commit`] finishes [`write_atomic_parts`]'s work (`fsync`, rename), later and
+/// on any thread. A batch's worker writes its output's bytes (and frees them) and hands the
+/// rest, which mostly waits on the disk, to a writer thread while it makes the next body.
+/// Dropped uncommitted, the temporary file is removed.
 #[derive(Debug)]
 pub struct PendingFile {
     path: PathBuf,
-    parts: Vec<std::borrow::Cow<'static, [u8]>>,
+    temp: Option<tempfile::NamedTempFile>,
 }
 
 impl PendingFile {
-    /// The file at `path` made of `parts`, in order.
-    pub fn new(path: PathBuf, parts: Vec<std::borrow::Cow<'static, [u8]>>) -> Self {
-        Self { path, parts }
+    /// Writes `parts`, one after the other, to a new temporary file beside `path`.
+    pub fn write(path: &Path, parts: &[&[u8]]) -> std::io::Result<Self> {
+        let mut temp = create_temp_beside(path)?;
+        let written = parts.iter().try_for_each(|part| temp.write_all(part));
+        let pending = Self {
+            path: path.to_path_buf(),
+            temp: Some(temp),
+        };
+        // On error, dropping `pending` removes the temporary file.
+        written.map(|()| pending)
     }
 
     /// Where it goes.
@@ -49,20 +58,22 @@ impl PendingFile {
         &self.path
     }
 
-    /// Its size in bytes.
-    pub fn len(&self) -> u64 {
-        self.parts.iter().map(|p| p.len() as u64).sum()
+    /// Syncs the file and renames it over its destination.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let Some(temp) = self.temp.take() else {
+            return Ok(());
+        };
+        finish_temp(temp, &self.path, &mut |_| Ok(()), Step::TextWritten, &[])
     }
+}
 
-    /// True for a file of no bytes.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Writes it atomically (see [`write_atomic`]).
-    pub fn commit(self) -> std::io::Result<()> {
-        let parts: Vec<&[u8]> = self.parts.iter().map(|p| p.as_ref()).collect();
-        write_atomic_parts(&self.path, &parts)
+impl Drop for PendingFile {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let path = temp.path().to_path_buf();
+            drop(temp);
+            crate::interrupt::unregister(&path);
+        }
     }
 }
 
@@ -82,6 +93,18 @@ fn write_atomic_with(
     before_rename: Step,
     makes_useful: &[PathBuf],
 ) -> std::io::Result<()> {
+    let mut file = create_temp_beside(path)?;
+    if let Err(e) = parts.iter().try_for_each(|part| file.write_all(part)) {
+        let temp = file.path().to_path_buf();
+        drop(file);
+        crate::interrupt::unregister(&temp);
+        return Err(e);
+    }
+    finish_temp(file, path, fail, before_rename, makes_useful)
+}
+
+/// A new temporary file in `path`'s folder, registered for removal on a signal.
+fn create_temp_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let mut builder = tempfile::Builder::new();
     builder
         .prefix(crate::interrupt::TEMP_PREFIX)
@@ -92,15 +115,20 @@ fn write_atomic_with(
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut file = crate::interrupt::create_temp(&builder, folder_of(path))?;
-    let result = (|| {
-        for part in parts {
-            file.write_all(part)?;
-        }
-        file.as_file().sync_all()?;
-        fail(before_rename)?;
-        Ok(())
-    })();
+    crate::interrupt::create_temp(&builder, folder_of(path))
+}
+
+/// Syncs the written temporary `file`, calls `fail(before_rename)`, and renames it to `path`
+/// (the files `makes_useful` stop being removed on a signal once the rename is done); on
+/// failure the temporary file is removed.
+fn finish_temp(
+    file: tempfile::NamedTempFile,
+    path: &Path,
+    fail: &mut dyn FnMut(Step) -> std::io::Result<()>,
+    before_rename: Step,
+    makes_useful: &[PathBuf],
+) -> std::io::Result<()> {
+    let result = file.as_file().sync_all().and_then(|()| fail(before_rename));
     match result {
         Ok(()) => crate::interrupt::persist(file, path, makes_useful),
         Err(e) => {
@@ -242,6 +270,41 @@ pub fn replace_text_with_buffers(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pending file is invisible until committed; dropped uncommitted it leaves the old
+    /// file as it was and no temporary file.
+    #[test]
+    fn pending_files_appear_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.g4b");
+        std::fs::write(&path, b"old").unwrap();
+        let names = || -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let dropped = PendingFile::write(&path, &[b"new ", b"bytes"]).unwrap();
+        assert_eq!(names().len(), 2, "the temporary file exists while pending");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        drop(dropped);
+        assert_eq!(names(), ["out.g4b"]);
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        let pending = PendingFile::write(&path, &[b"new ", b"bytes"]).unwrap();
+        assert_eq!(pending.path(), path);
+        pending.commit().unwrap();
+        assert_eq!(names(), ["out.g4b"]);
+        assert_eq!(std::fs::read(&path).unwrap(), b"new bytes");
+        // A destination that cannot be replaced: the commit fails, the temporary file goes.
+        let folder = dir.path().join("folder.g4b");
+        std::fs::create_dir(&folder).unwrap();
+        let pending = PendingFile::write(&folder, &[b"x"]).unwrap();
+        assert!(pending.commit().is_err());
+        assert_eq!(names(), ["folder.g4b", "out.g4b"]);
+    }
 
     #[test]
     fn writes_replace_and_leave_no_temporary_files() {

@@ -68,8 +68,9 @@ pub fn convert_loaded(
     convert_loaded_with(loaded, options, data, derived, Commit::Now).map(|(summary, _)| summary)
 }
 
-/// [`convert_loaded`] with a `.g4b` output made and checked but not written: the caller
-/// commits the returned file (a `.g4tf` is written, and the file is `None`).
+/// [`convert_loaded`] with a `.g4b` output written to its temporary file but not synced or
+/// in place: the caller commits the returned file (a `.g4tf` is written whole, and the file
+/// is `None`).
 pub fn convert_loaded_later(
     loaded: &LoadedJob,
     options: &ConvertOptions,

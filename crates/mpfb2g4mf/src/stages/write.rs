@@ -19,7 +19,7 @@ use g4mf_writer::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec,
     Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth, Influence, Influences,
     MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec, build_character,
-    embed_thumbnail, g4b_parts_owned, write_g4tf,
+    embed_thumbnail, g4b_parts, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,8 +34,9 @@ pub enum Commit {
     /// By the write stage, before it returns.
     #[default]
     Now,
-    /// By the caller: the file, made and checked, is handed back in [`Written::pending`] (a
-    /// `.g4tf` and copied images are always written now).
+    /// By the caller: the file, made, checked and written to its temporary file, is handed
+    /// back in [`Written::pending`] to be synced and renamed (a `.g4tf` and copied images are
+    /// always written now).
     Later,
 }
 
@@ -809,16 +810,18 @@ pub fn write(
     let mut bytes = 0u64;
     match format {
         OutputFormat::Binary => {
-            let file = g4b_parts_owned(&mut built.document, Vec::from(blobs), container)?;
+            let file = g4b_parts(&mut built.document, &blobs, container)?;
             crate::timings::lap("write: encode");
             bytes += file.len() as u64;
             if options.validate {
                 check_valid(&file.to_vec(), &options.output)?;
             }
-            let file = crate::atomic::PendingFile::new(options.output.clone(), file.into_parts());
+            let parts: Vec<&[u8]> = file.parts().collect();
+            let written = crate::atomic::PendingFile::write(&options.output, &parts)
+                .map_err(output_error(&options.output))?;
             match commit {
-                Commit::Now => file.commit().map_err(output_error(&options.output))?,
-                Commit::Later => pending = Some(file),
+                Commit::Now => written.commit().map_err(output_error(&options.output))?,
+                Commit::Later => pending = Some(written),
             }
             crate::timings::lap("write: file");
         }
