@@ -242,10 +242,116 @@ pub fn run(bin: &Path, data: &Path, work: &Path, options: &Options) -> Result<()
             );
         }
     }
+    stage_table(bin, &all)?;
     if let Some(naked) = all.iter().find(|p| p.name == "naked") {
         contact_sheet_memory(bin, naked, work)?;
     }
     Ok(())
+}
+
+/// Bodies whose stage times are left out of [`stage_table`]: the first ones load the targets
+/// and derive what the population shares.
+const WARM_BODIES: usize = BODIES / 2;
+
+/// Where a body's time goes once the population is warm: each stage's mean wall time
+/// (`MPFB2G4MF_TIMINGS=1`) over the last half of a `--jobs 1` batch, one column a population.
+fn stage_table(bin: &Path, all: &[Population]) -> Result<(), String> {
+    let mut columns = Vec::new();
+    for population in all {
+        let output = Command::new(bin)
+            .arg("batch")
+            .arg(&population.manifest)
+            .args(["--quiet", "--jobs", "1"])
+            .env("MPFB2G4MF_TIMINGS", "1")
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(format!("{}: the timed batch failed", population.name));
+        }
+        columns.push(stage_means(&String::from_utf8_lossy(&output.stderr)));
+    }
+    println!(
+        "
+A warm body's stages (`MPFB2G4MF_TIMINGS=1`, mean of bodies {}-{BODIES} of one `--jobs 1` batch; `write: file` is the worker's write to the temporary file, the sync and rename are the writer thread's):
+",
+        WARM_BODIES + 1
+    );
+    println!(
+        "| stage | {} |",
+        all.iter().map(|p| p.name).collect::<Vec<_>>().join(" | ")
+    );
+    println!("| --- |{}", " ---: |".repeat(all.len()));
+    let mut names: Vec<&str> = Vec::new();
+    for column in &columns {
+        for (name, _) in column {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+    }
+    let mut totals = vec![0.0; columns.len()];
+    for name in names {
+        let cells: Vec<String> = columns
+            .iter()
+            .zip(&mut totals)
+            .map(|(column, total)| {
+                let mean = column
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or(0.0, |(_, m)| *m);
+                *total += mean;
+                format!("{mean:.2} ms")
+            })
+            .collect();
+        println!("| {name} | {} |", cells.join(" | "));
+    }
+    let totals: Vec<String> = totals.iter().map(|t| format!("{t:.2} ms")).collect();
+    println!("| all stages | {} |", totals.join(" | "));
+    Ok(())
+}
+
+/// Each stage's mean over the bodies after [`WARM_BODIES`], in first-seen order, from the
+/// timings lines (`timings: NAME   1.23 ms`; parts of a stage, indented with `-`, are left
+/// out, and so are lines seen once, which are the process's own).
+fn stage_means(stderr: &str) -> Vec<(String, f64)> {
+    let mut seen: Vec<(String, usize, f64, usize)> = Vec::new();
+    for line in stderr.lines() {
+        let Some(rest) = line.strip_prefix("timings: ") else {
+            continue;
+        };
+        if rest.trim_start().starts_with('-') {
+            continue;
+        }
+        let Some(ms) = rest
+            .strip_suffix(" ms")
+            .and_then(|r| r.rsplit(' ').next())
+            .and_then(|n| n.parse::<f64>().ok())
+        else {
+            continue;
+        };
+        let name = rest
+            .strip_suffix(" ms")
+            .and_then(|r| r.rsplit_once(' '))
+            .map_or("", |(n, _)| n.trim())
+            .to_owned();
+        let at = match seen.iter().position(|(n, ..)| *n == name) {
+            Some(at) => at,
+            None => {
+                seen.push((name, 0, 0.0, 0));
+                seen.len() - 1
+            }
+        };
+        let entry = &mut seen[at];
+        entry.1 += 1;
+        if entry.1 > WARM_BODIES {
+            entry.2 += ms;
+            entry.3 += 1;
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, _, _, counted)| *counted > 0)
+        .map(|(name, _, sum, counted)| (name, sum / counted as f64))
+        .collect()
 }
 
 /// Peak memory (GNU time's maximum resident set) of `batch --contact-sheet` over the naked
@@ -286,4 +392,28 @@ fn contact_sheet_memory(bin: &Path, naked: &Population, work: &Path) -> Result<(
         figures.join(", ")
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stage_means_leave_out_warm_up_parts_and_the_process_lines() {
+        let mut text = String::from("timings: start (malloc: tuned)\n");
+        for body in 0..BODIES {
+            let load = if body < WARM_BODIES { 9.0 } else { 1.0 };
+            text.push_str(&format!(
+                "timings:   - rig                      0.50 ms\ntimings: load inputs      {load:.2} ms\ntimings: write: file   2.00 ms\n"
+            ));
+        }
+        text.push_str("timings: after the command   3.00 ms\n");
+        assert_eq!(
+            stage_means(&text),
+            [
+                ("load inputs".to_owned(), 1.0),
+                ("write: file".to_owned(), 2.0)
+            ]
+        );
+    }
 }
