@@ -1,46 +1,22 @@
 //! Errors of reading a G4MF file.
 
 pub use location::Location;
-use std::path::PathBuf;
 
-/// A G4MF file could not be read.
-#[derive(Debug, thiserror::Error)]
-#[error("{location}: {kind}")]
-pub struct ReadError {
-    /// Where: a byte offset in a container, a JSON pointer, or line:column of the JSON text.
-    /// Boxed so `Result<_, ReadError>` stays small on the success path.
-    pub location: Box<Location>,
-    /// What.
-    pub kind: ReadErrorKind,
-}
-
-impl ReadError {
-    pub(crate) fn new(location: Location, kind: ReadErrorKind) -> Self {
-        Self {
-            location: Box::new(location),
-            kind,
-        }
-    }
-
-    /// Attaches the file.
-    pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.location.file = Some(file.into());
-        self
-    }
-}
+/// A G4MF file could not be read: where (a byte offset in a container, a JSON pointer, or
+/// line:column of the JSON text) and what ([`ReadErrorKind`]).
+pub type ReadError = location::Located<ReadErrorKind>;
 
 /// What went wrong, grouped by cause: I/O, container structure, JSON, references, limits.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReadErrorKind {
     /// A file could not be read.
-    #[error("cannot read {what}: {source}")]
+    #[error("cannot read {what}: {error}")]
     Io {
         /// Which file.
         what: String,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
+        /// The I/O error; quoted in the message, so not also a `source`.
+        error: std::io::Error,
     },
     /// The `.g4b` container is malformed.
     #[error("{0}")]

@@ -73,12 +73,12 @@ pub struct G4mfFile {
 
 /// Reads a file, choosing the container by its first bytes (`G4MF` magic means binary).
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<G4mfFile, ReadError> {
-    let bytes = std::fs::read(path).map_err(|source| {
+    let bytes = std::fs::read(path).map_err(|error| {
         ReadError::new(
             Location::default(),
             ReadErrorKind::Io {
                 what: path.display().to_string(),
-                source,
+                error,
             },
         )
         .with_file(path)

@@ -2,6 +2,7 @@
 //! Python's `json`) silently keep the last of repeated keys; for hand-edited rigs and tool
 //! output that hides real mistakes, so our readers refuse them.
 
+use location::pointer_token;
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -20,7 +21,7 @@ pub struct DuplicateKey {
 impl DuplicateKey {
     /// The pointer of the repeated member itself.
     pub fn pointer(&self) -> String {
-        format!("{}/{}", self.object, escape(&self.key))
+        format!("{}/{}", self.object, pointer_token(&self.key))
     }
 }
 
@@ -41,14 +42,6 @@ pub fn duplicate_keys(text: &str) -> Vec<DuplicateKey> {
 /// The first repeated key in `text`, if any.
 pub fn first_duplicate_key(text: &str) -> Option<DuplicateKey> {
     duplicate_keys(text).into_iter().next()
-}
-
-fn escape(token: &str) -> Cow<'_, str> {
-    if token.contains(['~', '/']) {
-        Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
-    } else {
-        Cow::Borrowed(token)
-    }
 }
 
 /// One walk over the document. `path` is the pointer of the value being visited, one buffer
@@ -106,7 +99,7 @@ impl<'de> Visitor<'de> for Scan<'_> {
                 });
             }
             self.path.push('/');
-            self.path.push_str(&escape(&key));
+            self.path.push_str(&pointer_token(&key));
             seen.insert(key);
             let scanned = map.next_value_seed(Scan {
                 path: self.path,

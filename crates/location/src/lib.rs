@@ -3,15 +3,20 @@
 //! 1-based line and column, an RFC 6901 JSON pointer, or a byte offset.
 //!
 //! Displayed as `file:line:column: /pointer` (each part only when known), `file: byte N`
-//! for binary containers, and `<input>` when nothing is known.
+//! for binary containers, and `<input>` when nothing is known. [`Located`] pairs a location
+//! with what went wrong there; each library's located error (`RigError`, `ReadError`, ...)
+//! is one.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub mod input;
+mod located;
 pub mod text;
 
 pub use input::{ReadError, read_bounded, read_text_bounded};
+pub use located::Located;
 
 /// A place in an input file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -116,15 +121,21 @@ pub fn json_pointer<'a>(tokens: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = String::new();
     for token in tokens {
         out.push('/');
-        for ch in token.chars() {
-            match ch {
-                '~' => out.push_str("~0"),
-                '/' => out.push_str("~1"),
-                other => out.push(other),
-            }
-        }
+        out.push_str(&pointer_token(token));
     }
     out
+}
+
+/// One reference token of an RFC 6901 JSON pointer: `~` written `~0` and `/` written `~1`,
+/// borrowed when there is nothing to escape (most keys). Every pointer the workspace builds
+/// escapes its tokens here.
+pub fn pointer_token(token: &str) -> Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        // `~` first, so the `~` of each `~1` is not escaped again.
+        Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
+    } else {
+        Cow::Borrowed(token)
+    }
 }
 
 /// The 1-based line and column of byte `offset` in `text`.
@@ -150,6 +161,8 @@ mod tests {
             "/bones/a~1b~0c/head"
         );
         assert_eq!(json_pointer([]), "");
+        assert_eq!(pointer_token("~1/"), "~01~1");
+        assert!(matches!(pointer_token("head"), Cow::Borrowed("head")));
     }
 
     #[test]

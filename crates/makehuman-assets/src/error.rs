@@ -1,17 +1,8 @@
 //! The one error type of this crate: what is wrong with an asset file, and where.
 
-use location::Location;
-use std::path::PathBuf;
-
-/// An asset file cannot be read or used.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{location}: {kind}")]
-pub struct AssetError {
-    /// Where (file, line:column), as precisely as known.
-    pub location: Box<Location>,
-    /// What.
-    pub kind: AssetErrorKind,
-}
+/// An asset file cannot be read or used: where (file, line:column, as precisely as known) and
+/// what ([`AssetErrorKind`]).
+pub type AssetError = location::Located<AssetErrorKind>;
 
 /// What is wrong with an asset file. Every message is one line; values from the file are
 /// quoted shortened ([`location::text::excerpt`]).
@@ -44,27 +35,6 @@ pub enum AssetErrorKind {
     Unsupported(String),
 }
 
-impl AssetError {
-    /// An error of `kind` at `location`.
-    pub fn new(location: Location, kind: AssetErrorKind) -> Self {
-        Self {
-            location: Box::new(location),
-            kind,
-        }
-    }
-
-    /// Attaches the file.
-    pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.location.file = Some(file.into());
-        self
-    }
-}
-
-/// An error at 1-based `line` and `column`.
-pub(crate) fn at(line: usize, column: usize, kind: AssetErrorKind) -> AssetError {
-    AssetError::new(Location::line_column(line, column), kind)
-}
-
 /// The 1-based byte column of `word` in `line` (`word` is a slice of `line`).
 pub(crate) fn column_of(line: &str, word: &str) -> usize {
     (word.as_ptr() as usize)
@@ -76,10 +46,11 @@ pub(crate) fn column_of(line: &str, word: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use location::Location;
 
     #[test]
     fn display_is_location_then_message() {
-        let e = at(
+        let e = AssetError::at(
             3,
             7,
             AssetErrorKind::Repeated {

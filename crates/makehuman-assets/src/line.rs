@@ -1,7 +1,7 @@
 //! One line of a `key value...` asset file, as both readers see it: errors at a word's column
 //! (or the whole line), finite numbers, and keys that take exactly one value.
 
-use crate::error::{AssetError, AssetErrorKind, at, column_of};
+use crate::error::{AssetError, AssetErrorKind, column_of};
 use location::text::excerpt;
 
 /// A line (1-based number `n`) whose words are slices of `line`.
@@ -15,12 +15,12 @@ pub(crate) struct Line<'a> {
 impl<'a> Line<'a> {
     /// An error at `word`'s column.
     pub(crate) fn err(&self, word: &str, kind: AssetErrorKind) -> AssetError {
-        at(self.n, column_of(self.line, word), kind)
+        AssetError::at(self.n, column_of(self.line, word), kind)
     }
 
     /// An error about the whole line (column 1).
     pub(crate) fn whole(&self, kind: AssetErrorKind) -> AssetError {
-        at(self.n, 1, kind)
+        AssetError::at(self.n, 1, kind)
     }
 
     /// A finite number.

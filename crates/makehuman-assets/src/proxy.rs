@@ -2,7 +2,7 @@
 //! reference per asset vertex and the body vertices it hides, read as MakeHuman's
 //! `shared/proxy.py` (`loadTextProxy`) reads them, but strictly.
 
-use crate::error::{AssetError, AssetErrorKind, at};
+use crate::error::{AssetError, AssetErrorKind};
 use crate::line::Line;
 use location::Location;
 use location::text::excerpt;
@@ -281,7 +281,7 @@ impl Parser {
         let n = w.n;
         if let Some(&single) = SINGLE_KEYS.iter().find(|k| **k == key) {
             if let Some(&first) = self.seen.get(single) {
-                return Err(at(
+                return Err(AssetError::at(
                     n,
                     1,
                     AssetErrorKind::Repeated {
@@ -339,7 +339,7 @@ impl Parser {
                     _ => 2,
                 };
                 let [v1, v2, d] = args else {
-                    return Err(at(
+                    return Err(AssetError::at(
                         n,
                         1,
                         AssetErrorKind::Malformed(format!("expected `{key} V1 V2 DISTANCE`")),
@@ -371,7 +371,7 @@ impl Parser {
             }
             "verts" => {
                 if !matches!(args, [] | ["0"]) {
-                    return Err(at(
+                    return Err(AssetError::at(
                         n,
                         1,
                         AssetErrorKind::Malformed("expected `verts 0`".into()),
@@ -382,7 +382,7 @@ impl Parser {
             }
             "delete_verts" => {
                 if !args.is_empty() {
-                    return Err(at(
+                    return Err(AssetError::at(
                         n,
                         1,
                         AssetErrorKind::Malformed(
@@ -400,7 +400,7 @@ impl Parser {
                 self.section = Section::Weights;
             }
             _ if SHEAR_KEYS.contains(&key) => {
-                return Err(at(
+                return Err(AssetError::at(
                     n,
                     1,
                     AssetErrorKind::Unsupported(format!(
@@ -416,7 +416,7 @@ impl Parser {
 
     fn reference_line(&mut self, w: &Line<'_>, words: &[&str]) -> Result<(), AssetError> {
         if self.file.references.len() >= MAX_REFERENCES {
-            return Err(at(
+            return Err(AssetError::at(
                 w.n,
                 1,
                 AssetErrorKind::TooLarge(format!("more than {MAX_REFERENCES} reference lines")),
@@ -442,7 +442,7 @@ impl Parser {
                 }
             }
             _ => {
-                return Err(at(
+                return Err(AssetError::at(
                     w.n,
                     1,
                     AssetErrorKind::Malformed(format!(
@@ -505,7 +505,7 @@ impl Parser {
 
     fn weights_line(&mut self, w: &Line<'_>, words: &[&str]) -> Result<(), AssetError> {
         let [v, weight] = words else {
-            return Err(at(
+            return Err(AssetError::at(
                 w.n,
                 1,
                 AssetErrorKind::Malformed("a line after `weights` is `VERTEX WEIGHT`".into()),
@@ -585,7 +585,7 @@ pub fn parse_proxy(text: &str) -> Result<ProxyFile, AssetError> {
         if starts_like_key {
             parser.key_lines += 1;
             if parser.key_lines > MAX_KEY_LINES {
-                return Err(at(
+                return Err(AssetError::at(
                     n,
                     1,
                     AssetErrorKind::TooLarge(format!("more than {MAX_KEY_LINES} key lines")),
@@ -602,7 +602,7 @@ pub fn parse_proxy(text: &str) -> Result<ProxyFile, AssetError> {
             Section::DeleteVerts => parser.delete_line(&w, &words)?,
             Section::Weights => parser.weights_line(&w, &words)?,
             Section::None => {
-                return Err(at(
+                return Err(AssetError::at(
                     n,
                     1,
                     AssetErrorKind::Malformed(

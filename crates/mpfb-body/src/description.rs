@@ -92,15 +92,9 @@ pub struct AssetMaterialChoice {
     pub location: Location,
 }
 
-/// A description cannot be read or resolved.
-#[derive(Debug, thiserror::Error)]
-#[error("{location}: {kind}")]
-pub struct DescriptionError {
-    /// Where (file, line:column or pointer).
-    pub location: Box<Location>,
-    /// What.
-    pub kind: DescriptionErrorKind,
-}
+/// A description cannot be read or resolved: where (file, line:column or pointer) and what
+/// ([`DescriptionErrorKind`]).
+pub type DescriptionError = location::Located<DescriptionErrorKind>;
 
 /// What is wrong with a description.
 #[derive(Debug, thiserror::Error)]
@@ -144,25 +138,10 @@ pub enum DescriptionErrorKind {
     /// The file is neither a `.mhm` nor a preset.
     #[error("{0}")]
     Kind(String),
-    /// The file cannot be read.
+    /// The file cannot be read (the I/O error is quoted in the message, so not also a
+    /// `source`).
     #[error("cannot read the description: {0}")]
-    Io(#[source] std::io::Error),
-}
-
-impl DescriptionError {
-    /// An error of `kind` at `location`.
-    pub fn new(location: Location, kind: DescriptionErrorKind) -> Self {
-        Self {
-            location: Box::new(location),
-            kind,
-        }
-    }
-
-    /// Attaches the file.
-    pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.location.file = Some(file.into());
-        self
-    }
+    Io(std::io::Error),
 }
 
 /// `.mhm` macro modifiers and the phenotype variable each sets.

@@ -4,7 +4,7 @@
 
 use location::Location;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The largest target accepted, as a file and decompressed (MakeHuman's largest is about
@@ -71,38 +71,18 @@ impl Target {
     }
 }
 
-/// A target file could not be read.
-#[derive(Debug, thiserror::Error)]
-#[error("{location}: {kind}")]
-pub struct TargetError {
-    /// Where (file, line:column).
-    pub location: Box<Location>,
-    /// What.
-    pub kind: TargetErrorKind,
-}
-
-impl TargetError {
-    fn at(line: usize, column: usize, kind: TargetErrorKind) -> Self {
-        Self {
-            location: Box::new(Location::line_column(line, column)),
-            kind,
-        }
-    }
-
-    /// Attaches the file.
-    pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.location.file = Some(file.into());
-        self
-    }
-}
+/// A target file could not be read: where (file, line:column) and what
+/// ([`TargetErrorKind`]).
+pub type TargetError = location::Located<TargetErrorKind>;
 
 /// What is wrong with a target file.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TargetErrorKind {
-    /// The file cannot be read or decompressed.
+    /// The file cannot be read or decompressed (the I/O error is quoted in the message, so
+    /// not also a `source`).
     #[error("cannot read the target: {0}")]
-    Io(#[source] std::io::Error),
+    Io(std::io::Error),
     /// The file, or its text once decompressed, is larger than [`MAX_TARGET_BYTES`].
     #[error("the target is larger than {MAX_TARGET_BYTES} bytes")]
     TooLarge,
@@ -233,12 +213,12 @@ pub fn read_target_file(path: &Path) -> Result<Target, TargetError> {
 
 /// A target file's bytes as stored (gzipped or not), at most [`MAX_TARGET_BYTES`].
 pub fn read_target_bytes(path: &Path) -> Result<Vec<u8>, TargetError> {
-    location::read_bounded(path, MAX_TARGET_BYTES).map_err(|e| TargetError {
-        location: Box::new(Location::file(path)),
-        kind: match e {
+    location::read_bounded(path, MAX_TARGET_BYTES).map_err(|e| {
+        let kind = match e {
             location::ReadError::Io(e) => TargetErrorKind::Io(e),
             location::ReadError::TooLarge { .. } => TargetErrorKind::TooLarge,
-        },
+        };
+        TargetError::new(Location::file(path), kind)
     })
 }
 
@@ -248,14 +228,8 @@ pub fn decode_target(bytes: &[u8]) -> Result<Target, TargetError> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return parse_target(bytes);
     }
-    let whole = || TargetError {
-        location: Box::new(Location::default()),
-        kind: TargetErrorKind::TooLarge,
-    };
-    let io = |e| TargetError {
-        location: Box::new(Location::default()),
-        kind: TargetErrorKind::Io(e),
-    };
+    let whole = || TargetError::new(Location::default(), TargetErrorKind::TooLarge);
+    let io = |e| TargetError::new(Location::default(), TargetErrorKind::Io(e));
     // Member after member, as `gzip -d` reads them; zero bytes after the last member (tape
     // padding) end the stream, as they do for gzip and Python's gzip module.
     let mut text = Vec::new();

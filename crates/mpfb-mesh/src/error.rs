@@ -1,41 +1,19 @@
 //! Errors of reading an OBJ mesh or a vertex-group file.
 
 pub use location::Location;
-use std::path::PathBuf;
 
-/// A mesh or vertex-group file could not be read.
-#[derive(Debug, thiserror::Error)]
-#[error("{location}: {kind}")]
-pub struct MeshError {
-    /// Where: `line:column` (1-based) for OBJ text, a JSON pointer for vertex-group files.
-    /// Boxed so `Result<_, MeshError>` stays small on the success path.
-    pub location: Box<Location>,
-    /// What is wrong.
-    pub kind: MeshErrorKind,
-}
-
-impl MeshError {
-    pub(crate) fn at(line: usize, column: usize, kind: MeshErrorKind) -> Self {
-        Self {
-            location: Box::new(Location::line_column(line, column)),
-            kind,
-        }
-    }
-
-    /// Attaches the file the input came from.
-    pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.location.file = Some(file.into());
-        self
-    }
-}
+/// A mesh or vertex-group file could not be read: where (`line:column`, 1-based, for OBJ text,
+/// a JSON pointer for vertex-group files) and what ([`MeshErrorKind`]).
+pub type MeshError = location::Located<MeshErrorKind>;
 
 /// What is wrong with a mesh input.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MeshErrorKind {
-    /// The file could not be read.
+    /// The file could not be read (the I/O error is quoted in the message, so not also a
+    /// `source`).
     #[error("cannot read the file: {0}")]
-    Io(#[source] std::io::Error),
+    Io(std::io::Error),
     /// A line is not valid UTF-8.
     #[error("the line is not valid UTF-8")]
     NotUtf8,

@@ -74,11 +74,8 @@ pub const MAX_VERTEX_GROUP_BYTES: u64 = 64 << 20;
 
 /// Reads `basemesh_vertex_groups.json`.
 pub fn read_vertex_group_file(path: &Path) -> Result<VertexGroups, MeshError> {
-    let text =
-        location::read_text_bounded(path, MAX_VERTEX_GROUP_BYTES).map_err(|e| MeshError {
-            location: Box::new(Location::file(path)),
-            kind: MeshErrorKind::Io(e),
-        })?;
+    let text = location::read_text_bounded(path, MAX_VERTEX_GROUP_BYTES)
+        .map_err(|e| MeshError::new(Location::file(path), MeshErrorKind::Io(e)))?;
     parse_vertex_groups(&text).map_err(|e| e.with_file(path))
 }
 
@@ -86,33 +83,27 @@ pub fn read_vertex_group_file(path: &Path) -> Result<VertexGroups, MeshError> {
 pub fn parse_vertex_groups(text: &str) -> Result<VertexGroups, MeshError> {
     // serde keeps the last of repeated keys: a group given twice is refused instead.
     if let Some(dup) = json_strict::first_duplicate_key(text) {
-        return Err(MeshError {
-            location: Box::new(Location::pointer(dup.pointer())),
-            kind: MeshErrorKind::Groups(format!(
+        return Err(MeshError::new(
+            Location::pointer(dup.pointer()),
+            MeshErrorKind::Groups(format!(
                 "repeated key `{}`",
                 location::text::excerpt(&dup.key, 40)
             )),
-        });
+        ));
     }
-    let raw: IndexMap<String, Vec<[u32; 2]>> =
-        serde_json::from_str(text).map_err(|e| MeshError {
-            location: Box::new(Location::line_column(e.line(), e.column())),
-            kind: MeshErrorKind::Groups(e.to_string()),
-        })?;
+    let raw: IndexMap<String, Vec<[u32; 2]>> = serde_json::from_str(text)
+        .map_err(|e| MeshError::at(e.line(), e.column(), MeshErrorKind::Groups(e.to_string())))?;
     let mut groups = VertexGroups::with_capacity(raw.len());
     for (name, ranges) in raw {
         let mut members = Vec::new();
         for (i, [first, last]) in ranges.into_iter().enumerate() {
             if first > last {
-                return Err(MeshError {
-                    location: Box::new(Location::pointer(location::json_pointer([
-                        name.as_str(),
-                        &i.to_string(),
-                    ]))),
-                    kind: MeshErrorKind::Groups(format!(
+                return Err(MeshError::new(
+                    Location::pointer(location::json_pointer([name.as_str(), &i.to_string()])),
+                    MeshErrorKind::Groups(format!(
                         "range [{first}, {last}] of group `{name}` is reversed"
                     )),
-                });
+                ));
             }
             members.extend(first..=last);
         }

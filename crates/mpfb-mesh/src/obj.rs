@@ -110,10 +110,7 @@ pub fn read_obj_file(path: &Path) -> Result<ObjMesh, MeshError> {
 
 /// Reads an OBJ file with explicit limits.
 pub fn read_obj_file_with_limits(path: &Path, limits: ObjLimits) -> Result<ObjMesh, MeshError> {
-    let io_error = |e| MeshError {
-        location: Box::new(Location::file(path)),
-        kind: MeshErrorKind::Io(e),
-    };
+    let io_error = |e| MeshError::new(Location::file(path), MeshErrorKind::Io(e));
     let bytes = match location::read_bounded(path, limits.max_bytes as u64) {
         Ok(bytes) => bytes,
         Err(location::ReadError::TooLarge { .. }) => {

@@ -1,53 +1,8 @@
 //! The errors of reading, checking and fitting a rig.
 
-use crate::location::Location;
-use std::fmt;
-
-/// A rig could not be read, checked or fitted. Carries where ([`Location`]) and what ([`RigErrorKind`]).
-#[derive(Debug)]
-pub struct RigError {
-    // Boxed so `Result<_, RigError>` stays one pointer wide on the success path.
-    inner: Box<(Location, RigErrorKind)>,
-}
-
-impl RigError {
-    pub(crate) fn new(location: Location, kind: RigErrorKind) -> Self {
-        Self {
-            inner: Box::new((location, kind)),
-        }
-    }
-
-    /// Where in the input the problem is.
-    pub fn location(&self) -> &Location {
-        &self.inner.0
-    }
-
-    /// What is wrong.
-    pub fn kind(&self) -> &RigErrorKind {
-        &self.inner.1
-    }
-
-    /// Attaches the file the input came from.
-    pub fn with_file(mut self, file: impl Into<std::path::PathBuf>) -> Self {
-        self.inner.0.file = Some(file.into());
-        self
-    }
-}
-
-impl fmt::Display for RigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.location(), self.kind())
-    }
-}
-
-impl std::error::Error for RigError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self.kind() {
-            RigErrorKind::Io(err) => Some(err),
-            _ => None,
-        }
-    }
-}
+/// A rig could not be read, checked or fitted: where ([`crate::location::Location`]) and what
+/// ([`RigErrorKind`]).
+pub type RigError = location::Located<RigErrorKind>;
 
 /// What is wrong with a rig, grouped by cause: unreadable input, input that is not a rig we
 /// support, a rig whose structure is broken, and a rig that cannot be fitted to the given mesh.

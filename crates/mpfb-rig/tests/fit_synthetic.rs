@@ -151,7 +151,7 @@ fn explicit_default_is_not_a_fallback_and_missing_default_is_an_error() {
     let err = fit(&parse_rig(&src).unwrap(), &mesh()).unwrap_err();
     assert!(
         matches!(
-            err.kind(),
+            &err.kind,
             RigErrorKind::NoPosition {
                 end: BoneEnd::Tail,
                 ..
@@ -159,7 +159,7 @@ fn explicit_default_is_not_a_fallback_and_missing_default_is_an_error() {
         ),
         "{err}"
     );
-    assert_eq!(err.location().pointer.as_deref(), Some("/bones/b/tail"));
+    assert_eq!(err.location.pointer.as_deref(), Some("/bones/b/tail"));
 }
 
 #[test]
@@ -171,10 +171,10 @@ fn zero_length_bone_is_named() {
     );
     let err = fit(&parse_rig(&src).unwrap(), &mesh()).unwrap_err();
     assert!(
-        matches!(err.kind(), RigErrorKind::ZeroLengthBone { bone, .. } if bone == "b"),
+        matches!(&err.kind, RigErrorKind::ZeroLengthBone { bone, .. } if bone == "b"),
         "{err}"
     );
-    assert_eq!(err.location().pointer.as_deref(), Some("/bones/b"));
+    assert_eq!(err.location.pointer.as_deref(), Some("/bones/b"));
 }
 
 fn fitted_basis(head: &str, tail: &str, extra: &str) -> DMat3 {

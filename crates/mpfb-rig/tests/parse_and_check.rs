@@ -178,14 +178,11 @@ fn unknown_strategy_names_the_bone_and_points_at_it() {
     );
     let err = error_of(&src);
     assert!(
-        matches!(err.kind(), RigErrorKind::UnknownStrategy { bone, strategy } if bone == "root" && strategy == "CUBBE"),
+        matches!(&err.kind, RigErrorKind::UnknownStrategy { bone, strategy } if bone == "root" && strategy == "CUBBE"),
         "{err}"
     );
-    assert_eq!(
-        err.location().pointer.as_deref(),
-        Some("/root/head/strategy")
-    );
-    assert_eq!(err.location().line_column, Some((2, 9)), "{err}");
+    assert_eq!(err.location.pointer.as_deref(), Some("/root/head/strategy"));
+    assert_eq!(err.location.line_column, Some((2, 9)), "{err}");
 }
 
 #[test]
@@ -200,13 +197,13 @@ fn xyz_needs_exactly_three_indices() {
     let err = error_of(&src);
     assert!(
         matches!(
-            err.kind(),
+            &err.kind,
             RigErrorKind::XyzNeedsThreeIndices { found: 2, .. }
         ),
         "{err}"
     );
     assert_eq!(
-        err.location().pointer.as_deref(),
+        err.location.pointer.as_deref(),
         Some("/bones/heel/head/vertex_indices")
     );
 }
@@ -216,9 +213,9 @@ fn missing_parent_and_cycles_are_named() {
     let src = format!(r#"{{"a": {}}}"#, bone("ghost", CUBE));
     let err = error_of(&src);
     assert!(
-        matches!(err.kind(), RigErrorKind::UnknownParent { bone, parent } if bone == "a" && parent == "ghost")
+        matches!(&err.kind, RigErrorKind::UnknownParent { bone, parent } if bone == "a" && parent == "ghost")
     );
-    assert_eq!(err.location().pointer.as_deref(), Some("/a/parent"));
+    assert_eq!(err.location.pointer.as_deref(), Some("/a/parent"));
 
     let src = format!(
         r#"{{"a": {}, "b": {}, "c": {}}}"#,
@@ -227,7 +224,7 @@ fn missing_parent_and_cycles_are_named() {
         bone("b", CUBE)
     );
     let err = error_of(&src);
-    let RigErrorKind::ParentCycle { cycle } = err.kind() else {
+    let RigErrorKind::ParentCycle { cycle } = &err.kind else {
         panic!("{err}")
     };
     assert_eq!(cycle, &["a", "c", "b", "a"]);
@@ -235,7 +232,7 @@ fn missing_parent_and_cycles_are_named() {
 
     let src = format!(r#"{{"self": {}}}"#, bone("self", CUBE));
     assert!(matches!(
-        error_of(&src).kind(),
+        &error_of(&src).kind,
         RigErrorKind::ParentCycle { .. }
     ));
 }
@@ -245,10 +242,10 @@ fn duplicate_bone_names_are_rejected_at_the_second_one() {
     let src = format!("{{\"a\": {},\n\"a\": {}}}", bone("", CUBE), bone("", CUBE));
     let err = error_of(&src);
     assert!(
-        matches!(err.kind(), RigErrorKind::DuplicateKey { key } if key == "a"),
+        matches!(&err.kind, RigErrorKind::DuplicateKey { key } if key == "a"),
         "{err}"
     );
-    assert_eq!(err.location().line_column, Some((4, 6)), "{err}");
+    assert_eq!(err.location.line_column, Some((4, 6)), "{err}");
 }
 
 #[test]
@@ -268,14 +265,14 @@ fn repeated_keys_anywhere_are_rejected() {
         let err = error_of(&format!(r#"{{"a": {}}}"#, with(extra)));
         assert!(
             matches!(
-                err.kind(),
+                &err.kind,
                 RigErrorKind::DuplicateKey { .. } | RigErrorKind::Json(_)
             ),
             "{extra}: {err}"
         );
         assert!(err.to_string().contains("duplicate"), "{extra}: {err}");
         assert_eq!(
-            err.location().pointer.as_deref(),
+            err.location.pointer.as_deref(),
             Some(pointer),
             "{extra}: {err}"
         );
@@ -286,20 +283,20 @@ fn repeated_keys_anywhere_are_rejected() {
 fn versions_mhskel_and_wrong_types_are_clear_errors() {
     let err = error_of(r#"{"version": 111, "bones": {}}"#);
     assert!(matches!(
-        err.kind(),
+        &err.kind,
         RigErrorKind::UnsupportedVersion { version: 111 }
     ));
-    assert_eq!(err.location().pointer.as_deref(), Some("/version"));
+    assert_eq!(err.location.pointer.as_deref(), Some("/version"));
 
     let err = error_of(r#"{"bones": {}, "joints": {}, "version": 110}"#);
-    assert!(matches!(err.kind(), RigErrorKind::MhskelNotSupported));
+    assert!(matches!(&err.kind, RigErrorKind::MhskelNotSupported));
 
     let err = error_of(r#"{"bones": {}}"#);
-    assert!(matches!(err.kind(), RigErrorKind::MissingVersion));
+    assert!(matches!(&err.kind, RigErrorKind::MissingVersion));
 
     let err = error_of("[1, 2]");
     assert!(matches!(
-        err.kind(),
+        &err.kind,
         RigErrorKind::NotAnObject { found: "an array" }
     ));
 
@@ -309,9 +306,9 @@ fn versions_mhskel_and_wrong_types_are_clear_errors() {
         bone("", CUBE).replace("\"roll\": 0.5", "\"roll\": \"0.5\"")
     );
     let err = error_of(&src);
-    assert!(matches!(err.kind(), RigErrorKind::Json(_)), "{err}");
-    assert_eq!(err.location().line_column.map(|(l, _)| l), Some(3), "{err}");
-    assert_eq!(err.location().pointer.as_deref(), Some("/a"));
+    assert!(matches!(&err.kind, RigErrorKind::Json(_)), "{err}");
+    assert_eq!(err.location.line_column.map(|(l, _)| l), Some(3), "{err}");
+    assert_eq!(err.location.pointer.as_deref(), Some("/a"));
     assert!(
         err.to_string()
             .contains("invalid type: string \"0.5\", expected f64"),
@@ -320,8 +317,8 @@ fn versions_mhskel_and_wrong_types_are_clear_errors() {
 
     // Truncated JSON.
     let err = error_of("{\"a\": {\"head\": ");
-    assert!(matches!(err.kind(), RigErrorKind::Json(_)));
-    assert_eq!(err.location().line_column, Some((1, 15)), "{err}");
+    assert!(matches!(&err.kind, RigErrorKind::Json(_)));
+    assert_eq!(err.location.line_column, Some((1, 15)), "{err}");
 
     // A missing mandatory field.
     let src = format!(
@@ -345,7 +342,7 @@ fn constraints_need_type_and_name() {
     let err = error_of(&format!(r#"{{"a": {b}}}"#));
     assert!(
         matches!(
-            err.kind(),
+            &err.kind,
             RigErrorKind::ConstraintField {
                 index: 0,
                 field: "type",
@@ -355,7 +352,7 @@ fn constraints_need_type_and_name() {
         "{err}"
     );
     assert_eq!(
-        err.location().pointer.as_deref(),
+        err.location.pointer.as_deref(),
         Some("/a/constraints/0/type")
     );
 }
@@ -369,7 +366,7 @@ fn unknown_roll_strategy_is_an_error() {
     );
     let err = error_of(&format!(r#"{{"a": {b}}}"#));
     assert!(
-        matches!(err.kind(), RigErrorKind::UnknownRollStrategy { .. }),
+        matches!(&err.kind, RigErrorKind::UnknownRollStrategy { .. }),
         "{err}"
     );
 }

@@ -1,41 +1,20 @@
 //! Errors and warnings of reading and resolving weights.
 
 pub use location::Location;
-use std::path::PathBuf;
 
-/// A weights file (or bone map) could not be read or resolved.
-#[derive(Debug, thiserror::Error)]
-#[error("{location}: {kind}")]
-pub struct WeightsError {
-    /// Where: `line:column` for syntax-level problems, a JSON pointer for resolution problems.
-    /// Boxed so `Result<_, WeightsError>` stays small on the success path.
-    pub location: Box<Location>,
-    /// What is wrong.
-    pub kind: WeightsErrorKind,
-}
-
-impl WeightsError {
-    pub(crate) fn new(location: Location, kind: WeightsErrorKind) -> Self {
-        Self {
-            location: Box::new(location),
-            kind,
-        }
-    }
-
-    /// Attaches the file the input came from.
-    pub fn with_file(mut self, file: impl Into<PathBuf>) -> Self {
-        self.location.file = Some(file.into());
-        self
-    }
-}
+/// A weights file (or bone map) could not be read or resolved: where (`line:column` for
+/// syntax-level problems, a JSON pointer for resolution problems) and what
+/// ([`WeightsErrorKind`]).
+pub type WeightsError = location::Located<WeightsErrorKind>;
 
 /// What is wrong with weights input, grouped by cause.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum WeightsErrorKind {
-    /// The file could not be read.
+    /// The file could not be read (the I/O error is quoted in the message, so not also a
+    /// `source`).
     #[error("cannot read the file: {0}")]
-    Io(#[source] std::io::Error),
+    Io(std::io::Error),
     /// Not JSON, or the wrong JSON shape (a pair that is not `[integer, number]`, ...).
     #[error("{0}")]
     Json(String),

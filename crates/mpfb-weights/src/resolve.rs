@@ -125,10 +125,7 @@ pub struct RigBones<'a> {
 }
 
 fn pointer(group: &str, index: usize) -> String {
-    format!(
-        "/weights/{}/{index}",
-        group.replace('~', "~0").replace('/', "~1")
-    )
+    format!("/weights/{}/{index}", location::pointer_token(group))
 }
 
 /// Matches a group name to a bone index, or says why not.

@@ -20,6 +20,7 @@ mod textures;
 
 use crate::report::{Code, Findings};
 use g4mf_model::{DefinedComponentType, rules};
+use location::pointer_token;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -263,10 +264,6 @@ impl<'a> Checker<'a> {
     }
 }
 
-pub(crate) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 /// Calls `visit` with every item (every JSON object outside `extras`) and its pointer.
 pub(crate) fn for_each_item(
     value: &Value,
@@ -278,7 +275,7 @@ pub(crate) fn for_each_item(
             visit(pointer, map);
             for (k, v) in map {
                 if k != "extras" {
-                    for_each_item(v, &format!("{pointer}/{}", escape(k)), visit);
+                    for_each_item(v, &format!("{pointer}/{}", pointer_token(k)), visit);
                 }
             }
         }
@@ -305,7 +302,10 @@ pub(crate) fn find_extensions(value: &Value, found: &mut dyn FnMut(String, &str)
     for_each_item(value, "", &mut |pointer, item| {
         if let Some(extensions) = item.get("extensions").and_then(Value::as_object) {
             for name in extensions.keys() {
-                found(format!("{pointer}/extensions/{}", escape(name)), name);
+                found(
+                    format!("{pointer}/extensions/{}", pointer_token(name)),
+                    name,
+                );
             }
         }
     });
