@@ -1,7 +1,7 @@
 //! `cargo xtask blender-pose-check`: Blender poses MPFB's rigs with their T-pose files through
 //! its armature modifier (`blender/pose_check.py`, rigs built as MPFB does); the deformed
 //! vertices (every 10th) and posed bone heads are saved, in G4MF space, as
-//! `fixtures/blender/t-pose-<rig>.json`, the expectations `tests/cli.rs` holds our
+//! `fixtures/blender/t-pose-<rig>.json`, the expectations `tests/cli/rest_pose.rs` holds our
 //! `--rest-pose t-pose` bake to (within 0.5 mm). Needs Blender (installed with apt when
 //! missing); not part of the required tests.
 

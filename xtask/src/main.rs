@@ -8,6 +8,7 @@ mod blender_pose_check;
 mod fresh_clone;
 mod fuzz;
 mod hostile;
+mod long_functions;
 mod pictures;
 mod populations;
 mod roundtrip;
@@ -37,6 +38,8 @@ commands:
   hostile                         time and peak memory of each hostile input (issue 25) with the
                                   release build, as docs/benchmarks.md's table (target: < 5 s,
                                   < 512 MiB each)
+  long-functions                  list the product functions longer than a screen (60 lines)
+                                  and check ARCHITECTURE.md lists each with its reason
   pictures                        render the README's pictures into docs/ (convert, preview,
                                   batch --contact-sheet on the real data)
   roundtrip                       the round-trip conformance suite over every shipped rig, as a table
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("hostile") => hostile::run(&args[1..]),
         Some("fresh-clone") => fresh_clone::run(&args[1..]),
+        Some("long-functions") => long_functions::run(&args[1..]),
         Some("pictures") => pictures::run_all(&args[1..]),
         Some("-h" | "--help") | None => {
             print!("{USAGE}");

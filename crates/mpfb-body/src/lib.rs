@@ -7,7 +7,7 @@
 //! - [`macros`]: the phenotype (gender, age, muscle, weight, height, proportions, cup size,
 //!   firmness, race mix) and the macro targets it weights, by MPFB's rule (the default) or by
 //!   MakeHuman 1.x's.
-//! - [`morph`]: `v = base + sum w_i * delta_i`, accumulated in f64, deterministic.
+//! - [`morph()`]: `v = base + sum w_i * delta_i`, accumulated in f64, deterministic.
 //! - [`description`]: `.mhm` files and MPFB presets read into one [`Description`], and the
 //!   target files it applies.
 //!

@@ -6,18 +6,21 @@
 use crate::atomic::PendingFile;
 use crate::error::ConvertError;
 use crate::inputs::{
-    LoadedAssets, LoadedBody, LoadedJob, LoadedMesh, LoadedRig, LoadedWeights, Loader,
+    LoadedAssets, LoadedBody, LoadedJob, LoadedMaterial, LoadedMesh, LoadedPose, LoadedRig,
+    LoadedShape, LoadedWearable, LoadedWeights, Loader,
 };
 use crate::job::Job;
-use crate::options::ConvertOptions;
+use crate::options::{ConvertOptions, Helpers, TextureMode};
 use crate::stages::{
     self,
-    assemble::{Assembled, assemble, file_name},
+    assemble::{Assembled, MpfbExtras, assemble, file_name},
     body::Body,
-    transforms,
+    humanoid::Names,
+    transforms::{self, Hidden},
     write::Commit,
 };
 use crate::summary::{DataUsed, InfluenceChanges, Summary, Warning, WarningKind, WornSummary};
+use character::Character;
 use glam::DVec3;
 use mpfb_rig::RigLayout;
 use std::sync::Arc;
@@ -87,19 +90,16 @@ fn convert_loaded_with(
     derived: &Derivations,
     commit: Commit,
 ) -> Result<(Summary, Option<PendingFile>), ConvertError> {
-    convert_parts(
-        &loaded.rig,
-        &loaded.mesh,
-        loaded.weights.as_ref(),
-        loaded.body.as_ref(),
-        &loaded.assets,
-        &loaded.worn,
-        loaded.skin.as_deref(),
-        options,
-        data,
-        derived,
-        commit,
-    )
+    let parts = Parts {
+        rig: &loaded.rig,
+        mesh: &loaded.mesh,
+        weights: loaded.weights.as_ref(),
+        described: loaded.body.as_ref(),
+        assets: &loaded.assets,
+        worn: &loaded.worn,
+        skin: loaded.skin.as_deref(),
+    };
+    convert_parts(parts, options, data, derived, commit)
 }
 
 /// Converts inputs loaded by the caller into a G4MF file at `options.output` (written
@@ -115,36 +115,64 @@ pub fn convert(
     derived: &Derivations,
 ) -> Result<Summary, ConvertError> {
     let assets = LoadedAssets::without_files(options, &rig.path)?;
-    convert_parts(
+    let parts = Parts {
         rig,
         mesh,
         weights,
-        None,
-        &assets,
-        &[],
-        None,
-        options,
-        None,
-        derived,
-        Commit::Now,
-    )
-    .map(|(summary, _)| summary)
+        described: None,
+        assets: &assets,
+        worn: &[],
+        skin: None,
+    };
+    convert_parts(parts, options, None, derived, Commit::Now).map(|(summary, _)| summary)
 }
 
-/// The stages in order: the mesh morphed into the `described` body when one is given, the rig
-/// fitted, the character assembled, and the `assets` stage 1 read (blend shapes, with the
-/// description's kept detail targets; a rest pose; a humanoid table; a bone map) applied.
-/// No stage here reads a file.
-// One argument per loaded input: grouping them would hide which stage needs what.
-#[allow(clippy::too_many_arguments)]
+/// A job's loaded inputs, as the stages take them.
+#[derive(Clone, Copy)]
+struct Parts<'a> {
+    rig: &'a Arc<LoadedRig>,
+    mesh: &'a Arc<LoadedMesh>,
+    weights: Option<&'a Arc<LoadedWeights>>,
+    /// The body description, when the mesh is morphed into one.
+    described: Option<&'a LoadedBody>,
+    assets: &'a LoadedAssets,
+    worn: &'a [Arc<LoadedWearable>],
+    skin: Option<&'a LoadedMaterial>,
+}
+
+/// What the stages said, in the order they noticed it.
+#[derive(Default)]
+struct Said {
+    warnings: Vec<Warning>,
+    notes: Vec<String>,
+}
+
+impl Said {
+    fn warn(&mut self, kind: WarningKind, message: impl Into<String>) {
+        self.warnings.push(Warning::new(kind, message));
+    }
+
+    fn warn_all(&mut self, kind: WarningKind, messages: impl IntoIterator<Item = String>) {
+        self.warnings
+            .extend(messages.into_iter().map(|m| Warning::new(kind, m)));
+    }
+}
+
+/// What the summary reports of the character as it goes to the write stage (which takes it).
+struct Facts {
+    height_warning: Option<String>,
+    kept_vertices: usize,
+    worn: Vec<WornSummary>,
+    blend_shapes: usize,
+    ground_offset: f64,
+}
+
+/// The stages in order: the mesh morphed into the described body when there is one, the rig
+/// fitted, the character assembled, shaped, dressed in its assets, posed and named, its
+/// helpers extracted, finished (ground, normals, influences, materials) and written. No stage
+/// here reads a file.
 fn convert_parts(
-    rig: &Arc<LoadedRig>,
-    mesh: &Arc<LoadedMesh>,
-    weights: Option<&Arc<LoadedWeights>>,
-    described: Option<&LoadedBody>,
-    assets: &LoadedAssets,
-    worn: &[Arc<crate::inputs::LoadedWearable>],
-    skin: Option<&crate::inputs::LoadedMaterial>,
+    parts: Parts<'_>,
     options: &ConvertOptions,
     data: Option<DataUsed>,
     derived: &Derivations,
@@ -152,8 +180,107 @@ fn convert_parts(
 ) -> Result<(Summary, Option<PendingFile>), ConvertError> {
     let started = Instant::now();
     let format = options.format()?;
-    let mesh_name = file_name(&mesh.path);
+    check_mesh(parts.mesh, options)?;
+    let body = match parts.described {
+        None => Body::from_mesh(parts.mesh, options.frame),
+        Some(described) => Body::morphed(parts.mesh, options.frame, described)?,
+    };
+    crate::timings::lap("body");
+    let fit = stages::fit::fit(parts.rig, parts.mesh, &body, options.allow_fallback)?;
+    crate::timings::lap("fit");
+    let assembled = assemble(
+        parts.rig,
+        parts.mesh,
+        parts.weights,
+        &body,
+        &fit,
+        parts.described,
+        &parts.assets.bone_map,
+        options,
+        &derived.assemble,
+    )?;
+    crate::timings::lap("assemble");
+    let Assembled {
+        character,
+        mut extras,
+        warnings: assembly_warnings,
+    } = assembled;
+    let mut said = Said::default();
+    said.warn_all(WarningKind::Fit, fit.warnings.iter().cloned());
+    say_not_converted(parts, &mut said);
+    let character = attach_shapes(character, parts, options, derived)?;
+    crate::timings::lap("blend shapes");
+    let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
+    crate::timings::lap("wear");
+    let (character, humanoid) =
+        pose_and_name(character, parts, options, &hidden, derived, &mut said)?;
+    let character = extract_helpers(character, parts, options, &hidden, derived, &mut said);
+    let character = transforms::stand(character, options.origin, body.ground_height());
+    crate::timings::lap("pose, names, helpers");
+    let character = if options.flat {
+        character
+    } else {
+        transforms::smooth_normals(character)
+    };
+    crate::timings::lap("normals");
+    let (character, influence_changes) =
+        transforms::limit_influences(character, options.max_influences, options.normalize);
+    let character = dress(character, parts, options, derived);
+    crate::timings::lap("influences, materials");
+    let facts = facts_of(&character, &extras, &body, parts.mesh);
+    let written = stages::write::write(character, extras, options, format, commit, &derived.write)?;
+    crate::timings::lap("write");
+    say_after_writing(&mut said, parts, &facts, assembly_warnings, &written);
+    let summary = Summary {
+        output: options.output.clone(),
+        external: written.external,
+        format,
+        bytes: written.bytes,
+        rig: format!(
+            "{} ({})",
+            file_name(&parts.rig.path),
+            layout_name(parts.rig.rig.source_layout)
+        ),
+        bones: parts.rig.rig.bones.len(),
+        joints: written.joints,
+        mesh_vertices: parts.mesh.obj.positions.len(),
+        kept_vertices: facts.kept_vertices,
+        faces: written.faces,
+        weights: parts.weights.map(|w| file_name(&w.path)),
+        weight_pairs: written.weight_pairs,
+        max_influences: written.max_influences,
+        unweighted_vertices: written.unweighted_vertices,
+        fallbacks: fit.fallbacks,
+        notes: said.notes,
+        warnings: said.warnings,
+        ground_offset: facts.ground_offset,
+        humanoid: humanoid.map(|n| crate::summary::HumanoidSummary {
+            source: n.source,
+            table: n.table,
+            not_placed: n.not_placed,
+        }),
+        influence_changes: influence_changes.map(|c| InfluenceChanges {
+            vertices_changed: c.vertices_changed,
+            influences_dropped: c.influences_dropped,
+            largest_dropped: c.largest_dropped,
+        }),
+        blend_shapes: facts.blend_shapes,
+        worn: facts.worn,
+        hidden_body_vertices: if options.keep_hidden_body {
+            0
+        } else {
+            hidden.vertices.iter().filter(|&&h| h).count()
+        },
+        data,
+        millis: started.elapsed().as_secs_f64() * 1e3,
+    };
+    Ok((summary, written.pending))
+}
 
+/// Refuses a mesh that is not MakeHuman's base mesh (unless any topology is allowed) and one
+/// whose coordinates the scale carries past f32's range: G4MF stores f32, so this is said
+/// here, naming the mesh, not found later as an infinite accessor value.
+fn check_mesh(mesh: &LoadedMesh, options: &ConvertOptions) -> Result<(), ConvertError> {
     if !options.any_topology && mesh.obj.positions.len() != mpfb_body::BASE_MESH_VERTICES {
         return Err(ConvertError::Topology {
             mesh: mesh.path.clone(),
@@ -161,8 +288,6 @@ fn convert_parts(
             expected: mpfb_body::BASE_MESH_VERTICES,
         });
     }
-    // G4MF stores f32: a coordinate the scale carries past f32's range is refused here, naming
-    // the mesh, not found later as an infinite accessor value.
     let largest = mesh
         .obj
         .positions
@@ -176,38 +301,15 @@ fn convert_parts(
             scale: options.frame.scale,
         });
     }
-    let body = match described {
-        None => Body::from_mesh(mesh, options.frame),
-        Some(described) => Body::morphed(mesh, options.frame, described)?,
-    };
-    crate::timings::lap("body");
-    let fit = stages::fit::fit(rig, mesh, &body, options.allow_fallback)?;
-    crate::timings::lap("fit");
-    let Assembled {
-        character,
-        mut extras,
-        warnings: assembly_warnings,
-    } = assemble(
-        rig,
-        mesh,
-        weights,
-        &body,
-        &fit,
-        described,
-        &assets.bone_map,
-        options,
-        &derived.assemble,
-    )?;
-    crate::timings::lap("assemble");
-    let mut warnings: Vec<Warning> = fit
-        .warnings
-        .iter()
-        .map(|w| Warning::new(WarningKind::Fit, w.clone()))
-        .collect();
-    let mut notes = Vec::new();
-    if let Some(described) = described {
+    Ok(())
+}
+
+/// What a description asked for that is not converted: its lines we do not read, and assets
+/// without an assets folder to find them in.
+fn say_not_converted(parts: Parts<'_>, said: &mut Said) {
+    if let Some(described) = parts.described {
         if !described.description.not_converted.is_empty() {
-            warnings.push(Warning::new(
+            said.warn(
                 WarningKind::Description,
                 format!(
                     "not converted from {}: {}",
@@ -217,53 +319,82 @@ fn convert_parts(
                         .map_or_else(|| "the description".to_owned(), file_name),
                     described.description.not_converted.join(", ")
                 ),
-            ));
+            );
         }
     }
-    let kept_shapes = described.map_or(&[][..], |d| d.shapes.as_slice());
-    let all_shapes: Vec<crate::inputs::LoadedShape> =
-        assets.shapes.iter().chain(kept_shapes).cloned().collect();
-    let character = stages::shapes::attach(character, &all_shapes, options.frame, &derived.shapes)?;
-    crate::timings::lap("blend shapes");
-    if !assets.not_worn.is_empty() {
-        warnings.push(Warning::new(
+    if !parts.assets.not_worn.is_empty() {
+        said.warn(
             WarningKind::Description,
             format!(
                 "not converted (no MakeHuman assets folder: give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`): {}",
-                assets.not_worn.join(", ")
+                parts.assets.not_worn.join(", ")
             ),
-        ));
+        );
     }
-    let mut wear_warnings = Vec::new();
-    let (character, hidden) = stages::wear::wear(
+}
+
+/// The blend shapes stage 1 read, with the description's kept detail targets.
+fn attach_shapes(
+    character: Character,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    derived: &Derivations,
+) -> Result<Character, ConvertError> {
+    let kept_shapes = parts.described.map_or(&[][..], |d| d.shapes.as_slice());
+    let all_shapes: Vec<LoadedShape> = parts
+        .assets
+        .shapes
+        .iter()
+        .chain(kept_shapes)
+        .cloned()
+        .collect();
+    stages::shapes::attach(character, &all_shapes, options.frame, &derived.shapes)
+}
+
+/// The worn assets, fitted and skinned; what they hide of the body.
+fn wear(
+    character: Character,
+    extras: &mut MpfbExtras,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    derived: &Derivations,
+    said: &mut Said,
+) -> Result<(Character, Hidden), ConvertError> {
+    let mut warnings = Vec::new();
+    let worn = stages::wear::wear(
         character,
-        &mut extras,
-        worn,
+        extras,
+        parts.worn,
         options.materials,
-        &mut wear_warnings,
+        &mut warnings,
         &derived.wear,
     )?;
-    warnings.extend(
-        wear_warnings
-            .into_iter()
-            .map(|w| Warning::new(WarningKind::Assets, w)),
-    );
-    crate::timings::lap("wear");
-    // Humanoid names: to rename with, to find the limbs of a computed T-pose, and the bones
-    // unweighted face helpers belong to.
-    let computed_t_pose = matches!(
-        assets.rest_pose,
-        Some(crate::inputs::LoadedPose::ComputedTPose)
-    );
+    said.warn_all(WarningKind::Assets, warnings);
+    Ok(worn)
+}
+
+/// Humanoid names found (to rename with, to find the limbs of a computed T-pose, and the
+/// bones unweighted face helpers belong to), unweighted face helpers bound, the rest pose
+/// baked and the bones renamed; the names when the character was renamed.
+fn pose_and_name(
+    character: Character,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    hidden: &Hidden,
+    derived: &Derivations,
+    said: &mut Said,
+) -> Result<(Character, Option<Names>), ConvertError> {
+    let assets = parts.assets;
+    let computed_t_pose = matches!(assets.rest_pose, Some(LoadedPose::ComputedTPose));
     let find_names =
-        |c: &character::Character| stages::humanoid::names(c, assets.humanoid.as_ref(), &rig.path);
+        |c: &Character| stages::humanoid::names(c, assets.humanoid.as_ref(), &parts.rig.path);
     let names = if assets.humanoid.is_some() || computed_t_pose {
         Some(find_names(&character)?)
     } else {
         None
     };
     let face_parts: Vec<&str> = match options.helpers {
-        crate::options::Helpers::None => Vec::new(),
+        Helpers::None => Vec::new(),
         _ => transforms::FACE_PARTS
             .iter()
             .copied()
@@ -279,41 +410,42 @@ fn convert_parts(
         &mut bind_warnings,
         &derived.bind,
     )?;
-    warnings.extend(
-        bind_warnings
-            .into_iter()
-            .map(|w| Warning::new(WarningKind::Skin, w)),
-    );
+    said.warn_all(WarningKind::Skin, bind_warnings);
     let character = match &assets.rest_pose {
         None => character,
         Some(pose) => {
             let (posed, source) =
-                stages::rest_pose::posed_frames(&character, pose, &rig.path, names.as_ref())?;
-            notes.push(format!("rest pose baked from {source}"));
+                stages::rest_pose::posed_frames(&character, pose, &parts.rig.path, names.as_ref())?;
+            said.notes.push(format!("rest pose baked from {source}"));
             stages::rest_pose::bake(character, &posed)?
         }
     };
-    let (character, humanoid) = match names.filter(|_| assets.humanoid.is_some()) {
-        None => (character, None),
-        Some(names) => {
-            let (character, humanoid_warnings) =
-                stages::humanoid::rename(character, &names.table, &names.source)?;
-            warnings.extend(
-                humanoid_warnings
-                    .into_iter()
-                    .map(|w| Warning::new(WarningKind::Humanoid, w)),
-            );
-            if !names.not_placed.is_empty() {
-                notes.push(format!(
-                    "humanoid {} ({} bones); not placed: {}",
-                    names.source,
-                    names.table.len(),
-                    names.not_placed.join(", ")
-                ));
-            }
-            (character, Some(names))
-        }
+    let Some(names) = names.filter(|_| assets.humanoid.is_some()) else {
+        return Ok((character, None));
     };
+    let (character, warnings) = stages::humanoid::rename(character, &names.table, &names.source)?;
+    said.warn_all(WarningKind::Humanoid, warnings);
+    if !names.not_placed.is_empty() {
+        said.notes.push(format!(
+            "humanoid {} ({} bones); not placed: {}",
+            names.source,
+            names.table.len(),
+            names.not_placed.join(", ")
+        ));
+    }
+    Ok((character, Some(names)))
+}
+
+/// Helper geometry kept or dropped as asked (and the body under worn assets masked), then the
+/// blend shapes extraction emptied pruned.
+fn extract_helpers(
+    character: Character,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    hidden: &Hidden,
+    derived: &Derivations,
+    said: &mut Said,
+) -> Character {
     let moved: Vec<bool> = character
         .blend_shapes
         .iter()
@@ -323,165 +455,130 @@ fn convert_parts(
     let character = transforms::extract_helpers(
         character,
         options.helpers,
-        &hidden,
+        hidden,
         options.keep_hidden_body,
-        &mesh_name,
+        &file_name(&parts.mesh.path),
         &mut helper_warnings,
         &derived.transforms,
     );
     let mut shape_warnings = Vec::new();
     let character = stages::shapes::prune(character, &moved, &mut shape_warnings);
-    warnings.extend(
-        helper_warnings
-            .into_iter()
-            .map(|w| Warning::new(WarningKind::Helpers, w)),
-    );
-    warnings.extend(
-        shape_warnings
-            .into_iter()
-            .map(|w| Warning::new(WarningKind::Shapes, w)),
-    );
-    let character = transforms::stand(character, options.origin, body.ground_height());
-    crate::timings::lap("pose, names, helpers");
-    let character = if options.flat {
-        character
-    } else {
-        transforms::smooth_normals(character)
-    };
-    crate::timings::lap("normals");
-    let (character, influence_changes) =
-        transforms::limit_influences(character, options.max_influences, options.normalize);
-    let character = if options.materials {
-        let race = described.map_or_else(
-            || mpfb_body::Phenotype::default().race,
-            |d| d.description.phenotype.race,
-        );
-        // Helper eyes get their painted iris unless no images are wanted (then their flat
-        // sclera colour stays, as factors are all `--textures none` keeps).
-        let helper_iris = (options.textures != crate::options::TextureMode::None)
-            .then(|| mesh.helper_iris())
-            .flatten();
-        stages::dress::dress(
-            character,
-            race,
-            stages::dress::Wardrobe { skin, helper_iris },
-            &derived.dress,
-        )
-    } else {
-        character
-    };
-    crate::timings::lap("influences, materials");
-    // What happened, in the order the stages noticed it.
-    let height_warning = body.frame.check_height(
-        character
-            .mesh
-            .numbering
-            .source
-            .iter()
-            .map(|&v| DVec3::from_array(mesh.obj.positions[v as usize])),
-    );
-    let kept_vertices = character.mesh.positions.len();
-    let worn_summary: Vec<WornSummary> = extras
-        .attachments
-        .iter()
-        .chain(&extras.mesh.topology)
-        .map(|a| WornSummary {
-            kind: a.kind.clone(),
-            name: a.name.clone(),
-            weights: a.weights.clone(),
-        })
-        .collect();
-    let blend_shapes = character.blend_shapes.len();
-    let ground_offset = character.skeleton.position.y;
-    let written = stages::write::write(character, extras, options, format, commit, &derived.write)?;
-    crate::timings::lap("write");
-    if let Some(w) = height_warning {
-        warnings.push(Warning::new(WarningKind::Scale, w.to_string()));
+    said.warn_all(WarningKind::Helpers, helper_warnings);
+    said.warn_all(WarningKind::Shapes, shape_warnings);
+    character
+}
+
+/// A material for every polygon, when materials are written.
+fn dress(
+    character: Character,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    derived: &Derivations,
+) -> Character {
+    if !options.materials {
+        return character;
     }
-    warnings.extend(
-        assembly_warnings
-            .into_iter()
-            .map(|w| Warning::new(WarningKind::Skin, w)),
+    let race = parts.described.map_or_else(
+        || mpfb_body::Phenotype::default().race,
+        |d| d.description.phenotype.race,
     );
-    warnings.extend(
-        written
-            .texture_warnings
+    // Helper eyes get their painted iris unless no images are wanted (then their flat sclera
+    // colour stays, as factors are all `--textures none` keeps).
+    let helper_iris = (options.textures != TextureMode::None)
+        .then(|| parts.mesh.helper_iris())
+        .flatten();
+    let wardrobe = stages::dress::Wardrobe {
+        skin: parts.skin,
+        helper_iris,
+    };
+    stages::dress::dress(character, race, wardrobe, &derived.dress)
+}
+
+/// What the summary needs of the finished character before the write stage takes it.
+fn facts_of(character: &Character, extras: &MpfbExtras, body: &Body, mesh: &LoadedMesh) -> Facts {
+    let height_warning = body
+        .frame
+        .check_height(
+            character
+                .mesh
+                .numbering
+                .source
+                .iter()
+                .map(|&v| DVec3::from_array(mesh.obj.positions[v as usize])),
+        )
+        .map(|w| w.to_string());
+    Facts {
+        height_warning,
+        kept_vertices: character.mesh.positions.len(),
+        worn: extras
+            .attachments
             .iter()
-            .map(|w| Warning::new(WarningKind::Textures, w.clone())),
+            .chain(&extras.mesh.topology)
+            .map(|a| WornSummary {
+                kind: a.kind.clone(),
+                name: a.name.clone(),
+                weights: a.weights.clone(),
+            })
+            .collect(),
+        blend_shapes: character.blend_shapes.len(),
+        ground_offset: character.skeleton.position.y,
+    }
+}
+
+/// The warnings known once the file is written: the body's scale, the skin's, the images',
+/// vertices no bone moves, and a mesh without weights.
+fn say_after_writing(
+    said: &mut Said,
+    parts: Parts<'_>,
+    facts: &Facts,
+    assembly_warnings: Vec<String>,
+    written: &stages::write::Written,
+) {
+    if let Some(w) = &facts.height_warning {
+        said.warn(WarningKind::Scale, w.clone());
+    }
+    said.warn_all(WarningKind::Skin, assembly_warnings);
+    said.warn_all(
+        WarningKind::Textures,
+        written.texture_warnings.iter().cloned(),
     );
-    for (asset, unweighted) in worn_summary.iter().zip(&written.attachment_unweighted) {
+    for (asset, unweighted) in facts.worn.iter().zip(&written.attachment_unweighted) {
         if *unweighted > 0 {
-            warnings.push(Warning::new(
+            said.warn(
                 WarningKind::Assets,
                 format!(
                     "{unweighted} vertices of {} are moved by no bone",
                     asset.name
                 ),
-            ));
+            );
         }
     }
     if written.unweighted_vertices > 0 {
-        warnings.push(Warning::new(
+        said.warn(
             WarningKind::Skin,
             format!(
                 "{} kept vertices are moved by no bone",
                 written.unweighted_vertices
             ),
-        ));
+        );
     }
     // A skeleton beside a mesh no bone moves is rarely what a user wanted: say it.
-    if weights.is_none() {
-        warnings.push(Warning::new(
+    if parts.weights.is_none() {
+        said.warn(
             WarningKind::Skin,
             format!(
                 "no weights for {}: the mesh is unskinned and no bone moves it (give --weights)",
-                file_name(&rig.path)
+                file_name(&parts.rig.path)
             ),
-        ));
+        );
     }
-    let layout = match rig.rig.source_layout {
+}
+
+/// The rig file's layout, as the summary names it.
+fn layout_name(layout: RigLayout) -> &'static str {
+    match layout {
         RigLayout::Bare => "bare",
         RigLayout::V100 => "version 100",
         RigLayout::V110 => "version 110",
-    };
-    let summary = Summary {
-        output: options.output.clone(),
-        external: written.external,
-        format,
-        bytes: written.bytes,
-        rig: format!("{} ({layout})", file_name(&rig.path)),
-        bones: rig.rig.bones.len(),
-        joints: written.joints,
-        mesh_vertices: mesh.obj.positions.len(),
-        kept_vertices,
-        faces: written.faces,
-        weights: weights.map(|w| file_name(&w.path)),
-        weight_pairs: written.weight_pairs,
-        max_influences: written.max_influences,
-        unweighted_vertices: written.unweighted_vertices,
-        fallbacks: fit.fallbacks,
-        notes,
-        warnings,
-        ground_offset,
-        humanoid: humanoid.map(|n| crate::summary::HumanoidSummary {
-            source: n.source,
-            table: n.table,
-            not_placed: n.not_placed,
-        }),
-        influence_changes: influence_changes.map(|c| InfluenceChanges {
-            vertices_changed: c.vertices_changed,
-            influences_dropped: c.influences_dropped,
-            largest_dropped: c.largest_dropped,
-        }),
-        blend_shapes,
-        worn: worn_summary,
-        hidden_body_vertices: if options.keep_hidden_body {
-            0
-        } else {
-            hidden.vertices.iter().filter(|&&h| h).count()
-        },
-        data,
-        millis: started.elapsed().as_secs_f64() * 1e3,
-    };
-    Ok((summary, written.pending))
+    }
 }

@@ -4,8 +4,9 @@
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mpfb_rig::{ObjFrame, UpAxis};
+use mpfb2g4mf::batch;
 use mpfb2g4mf::inputs::LoadedMesh;
-use mpfb2g4mf::job::{JobRequest, Resolver, RigChoice};
+use mpfb2g4mf::job::{Job, JobRequest, Resolver, RigChoice};
 use mpfb2g4mf::options::Settings;
 use mpfb2g4mf::summary::Summary;
 use std::path::{Path, PathBuf};
@@ -670,11 +671,7 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         ..Default::default()
     };
     let file = g4mf_reader::read_path(&args.input, &read)?;
-    let has_extras = file
-        .document
-        .nodes
-        .iter()
-        .any(|n| n.bone.is_some() && mpfb2g4mf::extras::bone_extras(n).is_some());
+    let has_extras = !mpfb2g4mf::to_mpfb::needs_mesh(&file);
     // The base mesh matters only for skeletons without MPFB extras; then a data folder that
     // was named but is not one is an error, and none at all means default positions.
     let mut data_used = None;
@@ -709,52 +706,11 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
     };
     let files = mpfb2g4mf::to_mpfb::to_mpfb(&file, mesh.as_ref().map(|m| (m, frame)))
         .with_context(|| args.input.display().to_string())?;
-    let name = args.name.clone().unwrap_or_else(|| {
-        file.document
-            .nodes
-            .iter()
-            .find_map(|n| {
-                Some(
-                    mpfb2g4mf::extras::skeleton_extras(n)
-                        .ok()??
-                        .mpfb2g4mf?
-                        .rig_file,
-                )
-            })
-            .and_then(|f| {
-                f.strip_prefix("rig.")
-                    .and_then(|f| f.strip_suffix(".json"))
-                    .map(str::to_owned)
-            })
-            .unwrap_or_else(|| {
-                args.input
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "converted".into())
-            })
-    });
-    std::fs::create_dir_all(&args.out_dir)
-        .with_context(|| format!("cannot create {}", args.out_dir.display()))?;
-    let rig_path = args.out_dir.join(format!("rig.{name}.json"));
-    mpfb2g4mf::atomic::write_atomic(&rig_path, &mpfb2g4mf::to_mpfb::mpfb_json_text(&files.rig))
-        .with_context(|| format!("cannot write {}", rig_path.display()))?;
-    let mut written = vec![rig_path];
-    if let Some(weights) = &files.weights {
-        let path = args.out_dir.join(format!("weights.{name}.json"));
-        mpfb2g4mf::atomic::write_atomic(&path, &mpfb2g4mf::to_mpfb::mpfb_json_text(weights))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        written.push(path);
-    }
-    for (relative, text) in &files.targets {
-        let path = args.out_dir.join(relative);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create {}", parent.display()))?;
-        }
-        mpfb2g4mf::atomic::write_atomic(&path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        written.push(path);
-    }
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| mpfb2g4mf::to_mpfb::output_name(&file, &args.input));
+    let written = files.write(&args.out_dir, &name)?;
     if !args.quiet {
         let how = if files.derived {
             match &mesh_path {
@@ -798,8 +754,6 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
 }
 
 fn run_batch(args: BatchArgs) -> Result<()> {
-    use mpfb2g4mf::batch::{self, BatchOptions, JobRecord, Status};
-    use std::io::IsTerminal;
     let started = std::time::Instant::now();
     if args.jobs > batch::max_workers() {
         // Capped, not refused: a script written for a larger machine still runs here.
@@ -810,6 +764,49 @@ fn run_batch(args: BatchArgs) -> Result<()> {
             batch::MAX_WORKERS_PER_CORE
         );
     }
+    let (jobs, total) = plan_batch(&args)?;
+    for folder in batch::output_folders(&jobs) {
+        report_stale(&folder);
+    }
+    let options = batch::BatchOptions {
+        jobs: args.jobs,
+        fail_fast: args.fail_fast,
+        skip_existing: args.skip_existing,
+        max_input_bytes: args.max_input_mib.saturating_mul(1 << 20),
+    };
+    let progress = BatchProgress::new(&args, jobs.len());
+    let records = batch::run(&jobs, options, &|r| progress.record(r));
+    if let Some(path) = &args.report {
+        let json = serde_json::to_vec_pretty(&records)?;
+        mpfb2g4mf::atomic::write_atomic(path, &json)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    progress.finish(&args)?;
+    let failed = records
+        .iter()
+        .filter(|r| r.status == batch::Status::Failed)
+        .count();
+    if !args.quiet {
+        print_batch_totals(&args, &records, total, started);
+    }
+    for r in records.iter().filter(|r| r.status == batch::Status::Failed) {
+        eprintln!(
+            "  failed job {} ({}): {}",
+            r.index,
+            r.output.display(),
+            r.error.as_deref().unwrap_or("")
+        );
+    }
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(anyhow!("{failed} of {} jobs failed", records.len()))
+    }
+}
+
+/// The manifest's jobs (this shard's), resolved and checked before any runs; the manifest's
+/// job count.
+fn plan_batch(args: &BatchArgs) -> Result<(Vec<Job>, usize)> {
     let manifest = batch::read_manifest(&args.manifest)?;
     let base = args
         .manifest
@@ -824,16 +821,16 @@ fn run_batch(args: BatchArgs) -> Result<()> {
     .into_iter()
     .filter_map(|(what, path)| Some((what, path?)))
     .collect();
+    let in_manifest = |e: &dyn std::fmt::Display| anyhow!("{}: {e}", args.manifest.display());
     let expanded = batch::expand_selected_with(
         &manifest,
         &base,
         &|i| shard.is_none_or(|s| i % s.count == s.index),
         &written,
     )
-    .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
-    let total = expanded.total;
-    let jobs = batch::resolve(&expanded.requests, &Resolver::from_env())
-        .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
+    .map_err(|e| in_manifest(&e))?;
+    let jobs =
+        batch::resolve(&expanded.requests, &Resolver::from_env()).map_err(|e| in_manifest(&e))?;
     batch::check_files(
         &jobs,
         &args.manifest,
@@ -842,85 +839,83 @@ fn run_batch(args: BatchArgs) -> Result<()> {
             ("--contact-sheet", args.contact_sheet.as_deref()),
         ],
     )
-    .map_err(|e| anyhow!("{}: {e}", args.manifest.display()))?;
-    for folder in batch::output_folders(&jobs) {
-        report_stale(&folder);
-    }
-    let options = BatchOptions {
-        jobs: args.jobs,
-        fail_fast: args.fail_fast,
-        skip_existing: args.skip_existing,
-        max_input_bytes: args.max_input_mib.saturating_mul(1 << 20),
-    };
-    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(jobs.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} jobs, {elapsed} elapsed, ETA {eta} {msg}",
+    .map_err(|e| in_manifest(&e))?;
+    Ok((jobs, expanded.total))
+}
+
+/// What a batch shows as its jobs end: a progress bar on a terminal, a line a job otherwise
+/// (nothing with `--quiet`), and the contact sheet's tiles, drawn as each output is written
+/// (or found, when skipped), so the sheet holds pictures, never every output.
+struct BatchProgress {
+    bar: Option<indicatif::ProgressBar>,
+    quiet: bool,
+    contact_sheet: Option<mpfb2g4mf::picture::ContactSheet>,
+}
+
+impl BatchProgress {
+    fn new(args: &BatchArgs, jobs: usize) -> Self {
+        use std::io::IsTerminal;
+        let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(jobs as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} jobs, {elapsed} elapsed, ETA {eta} {msg}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        let contact_sheet = args.contact_sheet.as_ref().map(|_| {
+            mpfb2g4mf::picture::ContactSheet::new(
+                args.tile_size,
+                g4mf_reader::ReadOptions::default(),
             )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let quiet = args.quiet;
-    // Tiles are drawn as each output is written (or found, when skipped), so the sheet holds
-    // pictures, never every output.
-    let contact_sheet = args.contact_sheet.as_ref().map(|_| {
-        mpfb2g4mf::picture::ContactSheet::new(args.tile_size, g4mf_reader::ReadOptions::default())
-    });
-    let progress = |r: &JobRecord| {
-        if let Some(sheet) = &contact_sheet {
+        });
+        Self {
+            bar,
+            quiet: args.quiet,
+            contact_sheet,
+        }
+    }
+
+    fn record(&self, r: &batch::JobRecord) {
+        use batch::Status;
+        if let Some(sheet) = &self.contact_sheet {
             if matches!(r.status, Status::Ok | Status::Skipped) {
                 sheet.draw(r.index, &r.output);
             }
         }
-        match (&bar, quiet) {
-            (Some(bar), _) => {
-                if r.status == Status::Failed {
-                    bar.println(format!(
-                        "failed: job {} ({}): {}",
-                        r.index,
-                        r.output.display(),
-                        r.error.as_deref().unwrap_or("")
-                    ));
-                }
-                bar.inc(1);
+        let output = r.output.display();
+        let error = r.error.as_deref().unwrap_or("");
+        if let Some(bar) = &self.bar {
+            if r.status == Status::Failed {
+                bar.println(format!("failed: job {} ({output}): {error}", r.index));
             }
-            (None, false) => match (r.status, &r.error) {
-                (Status::Ok, _) => eprintln!(
-                    "job {}: wrote {} ({:.0} ms)",
-                    r.index,
-                    r.output.display(),
-                    r.millis
-                ),
-                (Status::Skipped, _) => {
-                    eprintln!("job {}: skipped {} (exists)", r.index, r.output.display())
-                }
-                (Status::Cancelled, _) => eprintln!(
-                    "job {}: cancelled {} (an earlier job failed)",
-                    r.index,
-                    r.output.display()
-                ),
-                (Status::Failed, error) => eprintln!(
-                    "job {}: FAILED {}: {}",
-                    r.index,
-                    r.output.display(),
-                    error.as_deref().unwrap_or("")
-                ),
-            },
-            (None, true) => {}
+            bar.inc(1);
+            return;
         }
-    };
-    let records = batch::run(&jobs, options, &progress);
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
+        if self.quiet {
+            return;
+        }
+        match r.status {
+            Status::Ok => eprintln!("job {}: wrote {output} ({:.0} ms)", r.index, r.millis),
+            Status::Skipped => eprintln!("job {}: skipped {output} (exists)", r.index),
+            Status::Cancelled => eprintln!(
+                "job {}: cancelled {output} (an earlier job failed)",
+                r.index
+            ),
+            Status::Failed => eprintln!("job {}: FAILED {output}: {error}", r.index),
+        }
     }
-    if let Some(path) = &args.report {
-        let json = serde_json::to_vec_pretty(&records)?;
-        mpfb2g4mf::atomic::write_atomic(path, &json)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let (Some(path), Some(sheet)) = (&args.contact_sheet, contact_sheet) {
+
+    /// Clears the bar and writes the contact sheet, saying which outputs are not on it.
+    fn finish(self, args: &BatchArgs) -> Result<()> {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+        let (Some(path), Some(sheet)) = (&args.contact_sheet, self.contact_sheet) else {
+            return Ok(());
+        };
         let (sheet, unpictured) = sheet.finish();
         for u in &unpictured {
             eprintln!(
@@ -930,51 +925,41 @@ fn run_batch(args: BatchArgs) -> Result<()> {
             );
         }
         mpfb2g4mf::atomic::write_atomic(path, &g4mf_preview::png_bytes(&sheet))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+            .with_context(|| format!("cannot write {}", path.display()))
     }
-    let count = |s: Status| records.iter().filter(|r| r.status == s).count();
-    let failed: Vec<&JobRecord> = records
-        .iter()
-        .filter(|r| r.status == Status::Failed)
-        .collect();
-    if !args.quiet {
-        eprintln!(
-            "mpfb2g4mf batch: {} jobs{}: {} written, {} skipped, {} failed, {} cancelled in {:.1} s",
-            records.len(),
-            args.shard
-                .map(|s| format!(" (shard {}/{} of {total})", s.index, s.count))
-                .unwrap_or_default(),
-            count(Status::Ok),
-            count(Status::Skipped),
-            failed.len(),
-            count(Status::Cancelled),
-            started.elapsed().as_secs_f64()
-        );
-        let mut folders: Vec<String> = Vec::new();
-        for record in &records {
-            let text = record
-                .data
-                .as_ref()
-                .map_or_else(|| "none".to_owned(), ToString::to_string);
-            if !folders.contains(&text) {
-                folders.push(text);
-            }
+}
+
+/// The batch's closing lines: counts by status and time, then the data folders used.
+fn print_batch_totals(
+    args: &BatchArgs,
+    records: &[batch::JobRecord],
+    total: usize,
+    started: std::time::Instant,
+) {
+    let count = |s: batch::Status| records.iter().filter(|r| r.status == s).count();
+    eprintln!(
+        "mpfb2g4mf batch: {} jobs{}: {} written, {} skipped, {} failed, {} cancelled in {:.1} s",
+        records.len(),
+        args.shard
+            .map(|s| format!(" (shard {}/{} of {total})", s.index, s.count))
+            .unwrap_or_default(),
+        count(batch::Status::Ok),
+        count(batch::Status::Skipped),
+        count(batch::Status::Failed),
+        count(batch::Status::Cancelled),
+        started.elapsed().as_secs_f64()
+    );
+    let mut folders: Vec<String> = Vec::new();
+    for record in records {
+        let text = record
+            .data
+            .as_ref()
+            .map_or_else(|| "none".to_owned(), ToString::to_string);
+        if !folders.contains(&text) {
+            folders.push(text);
         }
-        eprintln!("  data      {}", folders.join("; "));
     }
-    for r in &failed {
-        eprintln!(
-            "  failed job {} ({}): {}",
-            r.index,
-            r.output.display(),
-            r.error.as_deref().unwrap_or("")
-        );
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(anyhow!("{} of {} jobs failed", failed.len(), records.len()))
-    }
+    eprintln!("  data      {}", folders.join("; "));
 }
 
 fn run_demo(args: DemoArgs) -> Result<()> {

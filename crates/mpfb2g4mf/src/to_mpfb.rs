@@ -50,6 +50,15 @@ pub enum ToMpfbError {
     /// The rebuilt rig does not parse as an MPFB rig.
     #[error("the rebuilt rig is not a valid MPFB rig: {0}")]
     Rig(#[from] mpfb_rig::RigError),
+    /// An output file or its folder could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The MPFB files made from a G4MF file.
@@ -146,6 +155,76 @@ fn skeleton_view(doc: &Document) -> Result<SkeletonView, ToMpfbError> {
         world,
         parent,
     })
+}
+
+/// Whether the rig's bone ends must be derived by matching strategies on a mesh: only when no
+/// bone carries our MPFB extras.
+pub fn needs_mesh(file: &G4mfFile) -> bool {
+    !file
+        .document
+        .nodes
+        .iter()
+        .any(|n| n.bone.is_some() && crate::extras::bone_extras(n).is_some())
+}
+
+/// The name the MPFB files take (`rig.{name}.json`): the rig file named in the skeleton's
+/// extras (`rig.NAME.json`), else the input file's stem, else `converted`.
+pub fn output_name(file: &G4mfFile, input: &std::path::Path) -> String {
+    file.document
+        .nodes
+        .iter()
+        .find_map(|n| Some(crate::extras::skeleton_extras(n).ok()??.mpfb2g4mf?.rig_file))
+        .and_then(|f| {
+            f.strip_prefix("rig.")
+                .and_then(|f| f.strip_suffix(".json"))
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| {
+            input
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "converted".into())
+        })
+}
+
+impl MpfbFiles {
+    /// Writes the files into `out_dir` (created if missing) as `rig.{name}.json`,
+    /// `weights.{name}.json` and the targets at their relative paths, each atomically; the
+    /// paths written, in that order.
+    pub fn write(
+        &self,
+        out_dir: &std::path::Path,
+        name: &str,
+    ) -> Result<Vec<std::path::PathBuf>, ToMpfbError> {
+        let create = |folder: &std::path::Path| {
+            std::fs::create_dir_all(folder).map_err(|source| ToMpfbError::Write {
+                path: folder.to_path_buf(),
+                source,
+            })
+        };
+        let write = |path: std::path::PathBuf, bytes: &[u8]| {
+            crate::atomic::write_atomic(&path, bytes)
+                .map(|()| path.clone())
+                .map_err(|source| ToMpfbError::Write { path, source })
+        };
+        create(out_dir)?;
+        let mut written = vec![write(
+            out_dir.join(format!("rig.{name}.json")),
+            &mpfb_json_text(&self.rig),
+        )?];
+        if let Some(weights) = &self.weights {
+            let path = out_dir.join(format!("weights.{name}.json"));
+            written.push(write(path, &mpfb_json_text(weights))?);
+        }
+        for (relative, text) in &self.targets {
+            let path = out_dir.join(relative);
+            if let Some(parent) = path.parent() {
+                create(parent)?;
+            }
+            written.push(write(path, text.as_bytes())?);
+        }
+        Ok(written)
+    }
 }
 
 /// Converts a G4MF file to MPFB rig (and weights) JSON. `base` is the base mesh used to derive

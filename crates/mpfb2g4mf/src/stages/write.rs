@@ -16,10 +16,10 @@ use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use character::ShapeOffsets as Offsets;
 use g4mf_writer::{
-    AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, CharacterOptions, CharacterSpec,
-    Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth, Influence, Influences,
-    MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec, build_character,
-    embed_thumbnail, g4b_parts, write_g4tf,
+    AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, BuiltCharacter, CharacterOptions,
+    CharacterSpec, Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth,
+    Influence, Influences, MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec,
+    build_character, embed_thumbnail, g4b_parts, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -571,7 +571,98 @@ pub fn write(
     let thumbnail = options
         .thumbnail
         .then(|| crate::picture::thumbnail(&character));
-    // The bones' extras as JSON, once for every body on the same rig.
+    let vertex_count = character.mesh.positions.len();
+    let mut textures = TextureTable::new(options.textures, &options.output);
+    let (spec, uncarried) = spec_of(
+        &mut character,
+        &extras,
+        options,
+        thumbnail.as_ref().map_or(0, |(png, _)| png.len()),
+        &mut textures,
+        derived,
+    );
+    crate::timings::lap("write: spec");
+    let mut built = build_character(&spec)?;
+    crate::timings::lap("write: build");
+    let images = copy_images(&textures)?;
+    let numbering = &character.mesh.numbering;
+    extras.mesh.source_vertex_count = Some(numbering.source_count);
+    extras.mesh.source_vertices = Some(ranges(&numbering.source));
+    append_extras(&mut built, extras.mesh, uncarried.as_deref(), thumbnail)?;
+    crate::timings::lap("write: extras");
+    let statistics = Statistics::of(&built, &spec, vertex_count);
+    crate::timings::lap("write: stats");
+    let output = output(&mut built, options, format, commit)?;
+    Ok(Written {
+        pending: output.pending,
+        external: output.external,
+        bytes: output.bytes,
+        joints: built.joint_bones.len(),
+        weight_pairs: built.skin.len(),
+        max_influences: statistics.max_influences,
+        unweighted_vertices: statistics.unweighted_vertices,
+        faces: character.mesh.polygons.len(),
+        attachment_unweighted: statistics.attachment_unweighted,
+        images,
+        texture_warnings: texture_warnings(&textures),
+    })
+}
+
+/// The writer's spec of `character` (its arrays moved out: count them before),
+/// and the authored pairs its skin cannot carry, which the extras hold.
+fn spec_of(
+    character: &mut Character,
+    extras: &MpfbExtras,
+    options: &ConvertOptions,
+    thumbnail_bytes: usize,
+    textures: &mut TextureTable,
+    derived: &Derived,
+) -> (CharacterSpec, Option<Arc<Uncarried>>) {
+    let bones = bone_specs(character, extras, derived);
+    // The pairs the skin cannot carry (helper vertices carry ~17k pairs in MakeHuman's
+    // weights: too many for JSON text), once per authored weights and numbering.
+    let uncarried = character.skin.as_ref().map(|skin| {
+        let numbering = &character.mesh.numbering;
+        derived
+            .uncarried
+            .get_or(Both(Id::of(&skin.authored), Id::of(numbering)), || {
+                Arc::new(Uncarried::of(&skin.authored, numbering))
+            })
+    });
+    let influences = character
+        .skin
+        .as_ref()
+        .map(|skin| influences_of(skin, derived));
+    let mesh = body_mesh_spec(character, options.materials, textures, derived);
+    let attachments = attachment_specs(character, extras, options.materials, textures, derived);
+    crate::timings::lap("write: surfaces, bones");
+    let spec = CharacterSpec {
+        name: character.name.clone(),
+        skeleton_position: character.skeleton.position,
+        skeleton_extras: to_value(&extras.skeleton).map(Arc::new),
+        bones,
+        mesh: Some(mesh),
+        influences,
+        attachments,
+        textures: std::mem::take(&mut textures.specs),
+        options: CharacterOptions {
+            all_joints: options.all_joints,
+            group_names: options.group_names,
+            index_width: IndexWidth::Smallest,
+            // The uncarried pairs and the thumbnail, appended by `append_extras`: three
+            // accessors of at most four bytes an entry, and a PNG, each view padded.
+            reserve_bytes: uncarried.as_ref().map_or(0, |u| u.groups.len() * 12)
+                + thumbnail_bytes
+                + 4 * g4mf_writer::VIEW_ALIGNMENT,
+        },
+        generator: GENERATOR.to_owned(),
+    };
+    (spec, uncarried)
+}
+
+/// The bones as the writer takes them, their extras as JSON made once for every body on the
+/// same rig.
+fn bone_specs(character: &Character, extras: &MpfbExtras, derived: &Derived) -> Vec<BoneSpec> {
     let bone_values = derived.bone_values.get_or((Id::of(&extras.bones), ()), || {
         Arc::new(
             extras
@@ -581,32 +672,7 @@ pub fn write(
                 .collect(),
         )
     });
-    // The surfaces and the skin as the writer takes them, once for every body sharing the
-    // polygons, materials and skin.
-    let mesh = &character.mesh;
-    let material_names: Vec<String> = character.materials.iter().map(|m| m.name.clone()).collect();
-    let surfaces = derived.surfaces.get_or(
-        SurfacesKey {
-            mesh: Both(Id::of(&mesh.polygons), Id::of(&mesh.texcoords)),
-            materials: material_names.clone(),
-            named: options.materials,
-            layout: SurfaceLayout::Body,
-        },
-        || {
-            let (surfaces, texcoords) = surfaces_of(
-                &mesh.polygons,
-                &mesh.texcoords,
-                &material_names,
-                options.materials,
-            );
-            Arc::new((surfaces.into(), Arc::new(texcoords)))
-        },
-    );
-    let influences = character
-        .skin
-        .as_ref()
-        .map(|skin| influences_of(skin, derived));
-    let bones: Vec<BoneSpec> = character
+    character
         .skeleton
         .bones
         .iter()
@@ -619,74 +685,59 @@ pub fn write(
             length: bone.length,
             extras: bone_extras.clone(),
         })
-        .collect();
-    crate::timings::lap("write: surfaces, bones");
-    // The pairs the skin cannot carry (helper vertices carry ~17k pairs in MakeHuman's
-    // weights: too many for JSON text), once per authored weights and numbering.
-    let uncarried = character.skin.as_ref().map(|skin| {
-        let numbering = &character.mesh.numbering;
-        derived
-            .uncarried
-            .get_or(Both(Id::of(&skin.authored), Id::of(numbering)), || {
-                Arc::new(Uncarried::of(&skin.authored, numbering))
-            })
-    });
-    let faces = character.mesh.polygons.len();
-    let vertex_count = character.mesh.positions.len();
-    let normals = std::mem::take(&mut character.mesh.normals);
-    let mut textures = TextureTable::new(options.textures, &options.output);
-    let mut spec = CharacterSpec {
-        name: character.name.clone(),
-        skeleton_position: character.skeleton.position,
-        skeleton_extras: to_value(&extras.skeleton).map(Arc::new),
-        bones,
-        mesh: Some(MeshSpec {
-            positions: std::mem::take(&mut character.mesh.positions),
-            texcoords: surfaces.1.clone(),
-            surfaces: surfaces.0.clone(),
-            normals: (!normals.is_empty()).then_some(normals),
-            materials: character
-                .materials
-                .iter()
-                .map(|m| material_spec(m, &mut textures))
-                .collect(),
-            blend_shapes: std::mem::take(&mut character.blend_shapes)
-                .into_iter()
-                .map(|b| BlendShapeSpec {
-                    name: b.name,
-                    amount: b.amount,
-                    offsets: written_offsets(&b.offsets, derived),
-                    normal_offsets: b.normal_offsets,
-                })
-                .collect(),
-        }),
-        influences,
-        attachments: attachment_specs(
-            &mut character,
-            &extras,
-            options.materials,
-            &mut textures,
-            derived,
-        ),
-        textures: Vec::new(),
-        options: CharacterOptions {
-            all_joints: options.all_joints,
-            group_names: options.group_names,
-            index_width: IndexWidth::Smallest,
-            // The uncarried pairs and the thumbnail, appended below: three accessors of at
-            // most four bytes an entry, and a PNG, each view padded.
-            reserve_bytes: uncarried.as_ref().map_or(0, |u| u.groups.len() * 12)
-                + thumbnail.as_ref().map_or(0, |(png, _)| png.len())
-                + 4 * g4mf_writer::VIEW_ALIGNMENT,
+        .collect()
+}
+
+/// The body's mesh as the writer takes it (positions, normals and blend shapes moved out of
+/// the character); its surfaces made once for every body sharing the polygons and materials.
+fn body_mesh_spec(
+    character: &mut Character,
+    named: bool,
+    textures: &mut TextureTable,
+    derived: &Derived,
+) -> MeshSpec {
+    let mesh = &mut character.mesh;
+    let material_names: Vec<String> = character.materials.iter().map(|m| m.name.clone()).collect();
+    let surfaces = derived.surfaces.get_or(
+        SurfacesKey {
+            mesh: Both(Id::of(&mesh.polygons), Id::of(&mesh.texcoords)),
+            materials: material_names.clone(),
+            named,
+            layout: SurfaceLayout::Body,
         },
-        generator: GENERATOR.to_owned(),
-    };
-    spec.textures = std::mem::take(&mut textures.specs);
-    crate::timings::lap("write: spec");
-    let mut built = build_character(&spec)?;
-    crate::timings::lap("write: build");
-    // Copied images go beside the output first, so the file never names one that is not
-    // there; a name is its content's hash, so an existing file is the same image.
+        || {
+            let (surfaces, texcoords) =
+                surfaces_of(&mesh.polygons, &mesh.texcoords, &material_names, named);
+            Arc::new((surfaces.into(), Arc::new(texcoords)))
+        },
+    );
+    let normals = std::mem::take(&mut mesh.normals);
+    MeshSpec {
+        positions: std::mem::take(&mut mesh.positions),
+        texcoords: surfaces.1.clone(),
+        surfaces: surfaces.0.clone(),
+        normals: (!normals.is_empty()).then_some(normals),
+        materials: character
+            .materials
+            .iter()
+            .map(|m| material_spec(m, textures))
+            .collect(),
+        blend_shapes: std::mem::take(&mut character.blend_shapes)
+            .into_iter()
+            .map(|b| BlendShapeSpec {
+                name: b.name,
+                amount: b.amount,
+                offsets: written_offsets(&b.offsets, derived),
+                normal_offsets: b.normal_offsets,
+            })
+            .collect(),
+    }
+}
+
+/// Copies the images `--textures copy` puts beside the output, before the output is written,
+/// so the file never names one that is not there; a name is its content's hash, so an
+/// existing file is the same image.
+fn copy_images(textures: &TextureTable) -> Result<Vec<PathBuf>, ConvertError> {
     let mut images = Vec::new();
     for (name, bytes) in &textures.copies {
         let path = textures.folder.join(name);
@@ -698,9 +749,14 @@ pub fn write(
         }
         images.push(path);
     }
-    let mut texture_warnings = Vec::new();
+    Ok(images)
+}
+
+/// What became of images worth a word: missing ones (placeholders written), profiles kept.
+fn texture_warnings(textures: &TextureTable) -> Vec<String> {
+    let mut warnings = Vec::new();
     if !textures.missing.is_empty() {
-        texture_warnings.push(format!(
+        warnings.push(format!(
             "{} missing (placeholder colours stand in): {}",
             match textures.missing.len() {
                 1 => "an image is".to_owned(),
@@ -710,31 +766,35 @@ pub fn write(
         ));
     }
     if !textures.with_profile.is_empty() {
-        texture_warnings.push(format!(
+        warnings.push(format!(
             "{} image(s) embed a colour profile, which G4MF advises against (kept as they are): {}",
             textures.with_profile.len(),
             shorten_list(&textures.with_profile)
         ));
     }
+    warnings
+}
 
-    // The source numbering, and the pairs the skin cannot carry as binary accessors.
-    let numbering = &character.mesh.numbering;
-    extras.mesh.source_vertex_count = Some(numbering.source_count);
-    extras.mesh.source_vertices = Some(ranges(&numbering.source));
-    // What follows is appended to the character's buffer.
+/// Appends to the built character's buffer what is not part of its layout: the pairs the skin
+/// cannot carry (as binary accessors the mesh extras name) and the thumbnail; then writes the
+/// mesh extras.
+fn append_extras(
+    built: &mut BuiltCharacter,
+    mut mesh_extras: crate::extras::MpfbMesh,
+    uncarried: Option<&Uncarried>,
+    thumbnail: Option<(Vec<u8>, [f64; 3])>,
+) -> Result<(), ConvertError> {
     let mut buffer = BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
-    if let Some(uncarried) = &uncarried {
-        if !uncarried.groups.is_empty() {
-            let groups = buffer.add_uint(&mut built.document, &uncarried.groups, 1)?;
-            let vertices = buffer.add_uint(&mut built.document, &uncarried.vertices, 1)?;
-            let weights = buffer.add_f32(&mut built.document, &uncarried.weights, 1)?;
-            extras.mesh.unskinned_weights = Some(UnskinnedWeights {
-                names: uncarried.names.clone(),
-                groups,
-                vertices,
-                weights,
-            });
-        }
+    if let Some(uncarried) = uncarried.filter(|u| !u.groups.is_empty()) {
+        let groups = buffer.add_uint(&mut built.document, &uncarried.groups, 1)?;
+        let vertices = buffer.add_uint(&mut built.document, &uncarried.vertices, 1)?;
+        let weights = buffer.add_f32(&mut built.document, &uncarried.weights, 1)?;
+        mesh_extras.unskinned_weights = Some(UnskinnedWeights {
+            names: uncarried.names.clone(),
+            groups,
+            vertices,
+            weights,
+        });
     }
     if let Some((png, placeholder)) = thumbnail {
         let side = crate::picture::THUMBNAIL_SIDE;
@@ -748,147 +808,174 @@ pub fn write(
     }
     built.buffer = buffer.into_bytes();
     if let Some(mesh) = built.document.meshes.first_mut() {
-        if let Some(value) = to_value(&MeshExtras { mpfb: extras.mesh }) {
+        if let Some(value) = to_value(&MeshExtras { mpfb: mesh_extras }) {
             mesh.other.insert("extras".into(), value);
         }
     }
+    Ok(())
+}
 
-    crate::timings::lap("write: extras");
-    // Statistics of what was written.
-    let mut max_influences = 0;
-    let mut run = 0;
-    for (i, entry) in built.skin.iter().enumerate() {
-        run = if i > 0 && built.skin[i - 1].0 == entry.0 {
-            run + 1
-        } else {
-            1
-        };
-        max_influences = max_influences.max(run);
-    }
-    let unweighted_vertices = if spec.influences.is_some() {
-        let mut moved = vec![false; vertex_count];
-        for e in built.skin.iter() {
-            moved[e.0 as usize] = true;
+/// What the summary reports of the written skins.
+struct Statistics {
+    max_influences: usize,
+    unweighted_vertices: usize,
+    attachment_unweighted: Vec<usize>,
+}
+
+impl Statistics {
+    fn of(built: &BuiltCharacter, spec: &CharacterSpec, vertex_count: usize) -> Self {
+        let mut max_influences = 0;
+        let mut run = 0;
+        for (i, entry) in built.skin.iter().enumerate() {
+            run = if i > 0 && built.skin[i - 1].0 == entry.0 {
+                run + 1
+            } else {
+                1
+            };
+            max_influences = max_influences.max(run);
         }
-        moved.iter().filter(|m| !**m).count()
-    } else {
-        0
-    };
-    let attachment_unweighted: Vec<usize> = built
-        .attachment_skins
-        .iter()
-        .zip(&spec.attachments)
-        .map(|(skin, attachment)| {
-            if attachment.influences.is_none() {
-                return 0;
-            }
-            let mut moved = vec![false; attachment.mesh.positions.len()];
-            for e in skin.iter() {
-                moved[e.0 as usize] = true;
-            }
-            moved.iter().filter(|m| !**m).count()
-        })
-        .collect();
-    let weight_pairs = built.skin.len();
-    let joints = built.joint_bones.len();
+        let unweighted_vertices = if spec.influences.is_some() {
+            unmoved(&built.skin, vertex_count)
+        } else {
+            0
+        };
+        let attachment_unweighted = built
+            .attachment_skins
+            .iter()
+            .zip(&spec.attachments)
+            .map(|(skin, attachment)| match attachment.influences {
+                None => 0,
+                Some(_) => unmoved(skin, attachment.mesh.positions.len()),
+            })
+            .collect();
+        Self {
+            max_influences,
+            unweighted_vertices,
+            attachment_unweighted,
+        }
+    }
+}
 
-    crate::timings::lap("write: stats");
+/// How many of `vertex_count` vertices no entry of `skin` moves.
+fn unmoved(skin: &[(u32, u32, f32)], vertex_count: usize) -> usize {
+    let mut moved = vec![false; vertex_count];
+    for e in skin {
+        moved[e.0 as usize] = true;
+    }
+    moved.iter().filter(|m| !**m).count()
+}
 
-    // Encode and write.
+/// What writing the files left: the `.g4b` to commit later, the external buffers, the bytes.
+struct Output {
+    pending: Option<crate::atomic::PendingFile>,
+    external: Vec<PathBuf>,
+    bytes: u64,
+}
+
+/// Encodes the built character in `format` and writes it (validated first when asked), a
+/// `.g4b` now or, with [`Commit::Later`], as a pending file.
+fn output(
+    built: &mut BuiltCharacter,
+    options: &ConvertOptions,
+    format: OutputFormat,
+    commit: Commit,
+) -> Result<Output, ConvertError> {
     let container = ContainerOptions {
         compression: options.compression,
         compress_json: matches!(options.compression, Compression::Zstd(_)),
         pretty: options.pretty,
     };
     let blobs = [std::mem::take(&mut built.buffer)];
-    let output_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| ConvertError::Output { path, source }
-    };
-    let mut external = Vec::new();
-    let mut pending = None;
-    let mut bytes = 0u64;
-    match format {
-        OutputFormat::Binary => {
-            let file = g4b_parts(&mut built.document, &blobs, container)?;
-            crate::timings::lap("write: encode");
-            bytes += file.len() as u64;
-            if options.validate {
-                check_valid(&file.to_vec(), &options.output)?;
-            }
-            let parts: Vec<&[u8]> = file.parts().collect();
-            let written = crate::atomic::PendingFile::write(&options.output, &parts)
-                .map_err(output_error(&options.output))?;
-            match commit {
-                Commit::Now => written.commit().map_err(output_error(&options.output))?,
-                Commit::Later => pending = Some(written),
-            }
-            crate::timings::lap("write: file");
+    if format == OutputFormat::Binary {
+        let file = g4b_parts(&mut built.document, &blobs, container)?;
+        crate::timings::lap("write: encode");
+        if options.validate {
+            check_valid(&file.to_vec(), &options.output)?;
         }
-        OutputFormat::TextEmbedded | OutputFormat::TextExternal => {
-            let storage = if format == OutputFormat::TextExternal {
-                let stem = options
-                    .output
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                // Named by content: the old `.g4tf` keeps pointing at its own buffer until
-                // the new one replaces it (see `atomic::replace_text_with_buffers`).
-                let encoding = format!("{:?}", options.compression);
-                TextBufferStorage::External(crate::atomic::buffer_name(&stem, &blobs[0], &encoding))
-            } else {
-                TextBufferStorage::Embedded
-            };
-            let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
-            crate::timings::lap("write: encode");
-            bytes += text.json.len() as u64;
-            bytes += text
-                .external
-                .iter()
-                .map(|(_, d)| d.len() as u64)
-                .sum::<u64>();
-            if options.validate && text.external.is_empty() {
-                check_valid(&text.json, &options.output)?;
+        let parts: Vec<&[u8]> = file.parts().collect();
+        let written = crate::atomic::PendingFile::write(&options.output, &parts)
+            .map_err(output_error(&options.output))?;
+        let pending = match commit {
+            Commit::Now => {
+                written.commit().map_err(output_error(&options.output))?;
+                None
             }
-            // With external buffers the check runs once the new buffers are in place under
-            // their new names and before the `.g4tf` replaces the old one.
-            let mut invalid = None;
-            let written = crate::atomic::replace_text_with_buffers(
-                &options.output,
-                &text.json,
-                &text.external,
-                &mut |step| {
-                    if options.validate
-                        && !text.external.is_empty()
-                        && step == crate::atomic::Step::TextWritten
-                    {
-                        if let Err(e) = check_valid(&text.json, &options.output) {
-                            invalid = Some(e);
-                            return Err(std::io::Error::other("fails validation"));
-                        }
-                    }
-                    Ok(())
-                },
-            );
-            if let Some(e) = invalid {
-                return Err(e);
-            }
-            external = written.map_err(output_error(&options.output))?;
-        }
+            Commit::Later => Some(written),
+        };
+        crate::timings::lap("write: file");
+        return Ok(Output {
+            pending,
+            external: Vec::new(),
+            bytes: file.len() as u64,
+        });
     }
-    Ok(Written {
-        pending,
+    let storage = if format == OutputFormat::TextExternal {
+        let stem = options
+            .output
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // Named by content: the old `.g4tf` keeps pointing at its own buffer until the new
+        // one replaces it (see `atomic::replace_text_with_buffers`).
+        let encoding = format!("{:?}", options.compression);
+        TextBufferStorage::External(crate::atomic::buffer_name(&stem, &blobs[0], &encoding))
+    } else {
+        TextBufferStorage::Embedded
+    };
+    let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
+    crate::timings::lap("write: encode");
+    let bytes = text.json.len() as u64
+        + text
+            .external
+            .iter()
+            .map(|(_, d)| d.len() as u64)
+            .sum::<u64>();
+    let external = write_text(&text, options)?;
+    Ok(Output {
+        pending: None,
         external,
         bytes,
-        joints,
-        weight_pairs,
-        max_influences,
-        unweighted_vertices,
-        faces,
-        attachment_unweighted,
-        images,
-        texture_warnings,
     })
+}
+
+/// Writes a `.g4tf` and its external buffers (validated when asked: with external buffers,
+/// once the new buffers are in place under their new names and before the `.g4tf` replaces
+/// the old one); the buffers written.
+fn write_text(
+    text: &g4mf_writer::TextFile,
+    options: &ConvertOptions,
+) -> Result<Vec<PathBuf>, ConvertError> {
+    if options.validate && text.external.is_empty() {
+        check_valid(&text.json, &options.output)?;
+    }
+    let mut invalid = None;
+    let written = crate::atomic::replace_text_with_buffers(
+        &options.output,
+        &text.json,
+        &text.external,
+        &mut |step| {
+            if options.validate
+                && !text.external.is_empty()
+                && step == crate::atomic::Step::TextWritten
+            {
+                if let Err(e) = check_valid(&text.json, &options.output) {
+                    invalid = Some(e);
+                    return Err(std::io::Error::other("fails validation"));
+                }
+            }
+            Ok(())
+        },
+    );
+    if let Some(e) = invalid {
+        return Err(e);
+    }
+    written.map_err(output_error(&options.output))
+}
+
+/// The error of writing `path`, for `map_err`.
+fn output_error(path: &Path) -> impl FnOnce(std::io::Error) -> ConvertError {
+    let path = path.to_path_buf();
+    move |source| ConvertError::Output { path, source }
 }
 
 #[cfg(test)]

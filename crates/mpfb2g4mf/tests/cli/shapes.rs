@@ -1,0 +1,268 @@
+//! Blend shapes `convert` writes: face units and visemes equal to their target files (and
+//! valid by the official JSON schemas), detail targets kept as shapes, and a shape that moves
+//! no kept vertex left out with a warning.
+
+use crate::common::{convert_default, run, stderr, target_map};
+use g4mf_reader::{G4mfFile, ReadOptions, read_path};
+use std::collections::BTreeMap;
+
+/// Finds the official schema files by file name (they are unique): the spec's `$id`s are bare
+/// file names and its `$ref`s relative paths, so every URI is resolved by its last segment.
+struct SchemaFiles(std::collections::HashMap<String, serde_json::Value>);
+
+impl jsonschema::Retrieve for SchemaFiles {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<serde_json::Value, Box<dyn std::error::Error + Send + Sync>> {
+        let name = uri.path().as_str().rsplit('/').next().unwrap_or_default();
+        self.0
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("no schema file {name}").into())
+    }
+}
+
+/// The errors of `document` against the spec's `g4mf.schema.json` (draft 2020-12); `None`
+/// (with a SKIPPED line, or a failure when data is required) without a copy of the spec.
+fn schema_errors(test: &str, document: &serde_json::Value) -> Option<Vec<String>> {
+    let Some(root) = test_support::g4mf_schema_dir() else {
+        test_support::skip_or_fail(
+            &format!("{test} (the schema check)"),
+            "no G4MF specification (set G4MF_SPEC or place it at ../shared/spec/g4mf)",
+        );
+        return None;
+    };
+    let mut files = std::collections::HashMap::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                let value: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+                files.insert(name, value);
+            }
+        }
+    }
+    let schema = files["g4mf.schema.json"].clone();
+    let validator = jsonschema::options()
+        .with_base_uri("file:///g4mf/schema/g4mf.schema.json")
+        .with_retriever(SchemaFiles(files))
+        .build(&schema)
+        .unwrap();
+    Some(
+        validator
+            .iter_errors(document)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect(),
+    )
+}
+
+/// Kept vertex -> source vertex, from `extras.mpfb.source_vertices` (inclusive ranges).
+fn source_of_kept(file: &G4mfFile) -> Vec<u32> {
+    file.document.meshes[0].other["extras"]["mpfb"]["source_vertices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| {
+            let (a, b) = (r[0].as_u64().unwrap(), r[1].as_u64().unwrap());
+            (a as u32)..=(b as u32)
+        })
+        .collect()
+}
+
+/// A blend shape's position target as source vertex -> offset (f32, metres).
+fn shape_offsets(file: &G4mfFile, name: &str) -> Option<BTreeMap<u32, [f32; 3]>> {
+    let blend = serde_json::to_value(file.document.meshes[0].blend.as_ref().unwrap()).unwrap();
+    let shape = blend["shapes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)?;
+    let source = source_of_kept(file);
+    let mut out = BTreeMap::new();
+    if let Some(target) = shape.get("position") {
+        let index = |k: &str| g4mf_model::AccessorIndex::new(target[k].as_u64().unwrap() as u32);
+        let indices = file.read_u64(index("indices")).unwrap();
+        let offsets = file.read_f64(index("offsets")).unwrap();
+        for (i, o) in indices.iter().zip(offsets.chunks_exact(3)) {
+            out.insert(source[*i as usize], [o[0] as f32, o[1] as f32, o[2] as f32]);
+        }
+    }
+    Some(out)
+}
+
+/// `--face-units --visemes`: all 67 shapes under G4MF's names, offsets equal to the target
+/// files' displacements in metres (at float32) on exactly the kept vertices, valid by our
+/// validator and by the official JSON schemas; an empty target (`viseme_sil`) stays as an
+/// empty shape.
+#[test]
+fn face_units_and_visemes_are_blend_shapes_with_the_targets_offsets() {
+    let Some(data) = test_support::mpfb_data_or_skip("face_units_and_visemes") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let model = out.path().join("face.g4tf");
+    let result = convert_default(&data, &model, &["--face-units", "--visemes", "--validate"])
+        .output()
+        .unwrap();
+    assert!(result.status.success(), "{}", stderr(&result));
+    let file = read_path(&model, &ReadOptions::default()).unwrap();
+    let shapes = file.document.meshes[0].blend.as_ref().unwrap().shapes.len();
+    assert_eq!(shapes, 67);
+    let kept: std::collections::HashSet<u32> = source_of_kept(&file).into_iter().collect();
+    let targets = data.join("targets");
+    let pairs = mpfb2g4mf::shape_names::FACE_UNITS
+        .iter()
+        .map(|(f, n)| (format!("faceunits/{f}.target"), *n))
+        .chain(
+            mpfb2g4mf::shape_names::VISEMES
+                .iter()
+                .map(|(f, n)| (format!("visemes/{f}.target"), *n)),
+        );
+    let mut compared = 0;
+    for (file_name, name) in pairs {
+        let got = shape_offsets(&file, name).unwrap_or_else(|| panic!("no shape {name}"));
+        let expected: BTreeMap<u32, [f32; 3]> = target_map(&targets.join(&file_name))
+            .into_iter()
+            .filter(|(v, _)| kept.contains(v))
+            .map(|(v, d)| (v, d.map(|c| (f64::from(c) * 0.1) as f32)))
+            .collect();
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            expected.keys().collect::<Vec<_>>(),
+            "{name}: moved vertices"
+        );
+        assert_eq!(got, expected, "{name}: offsets");
+        compared += got.len();
+    }
+    assert!(compared > 10_000, "{compared} offsets compared");
+    assert_eq!(shape_offsets(&file, "VisemeSIL").unwrap().len(), 0);
+    // inspect lists every shape with the vertices it moves.
+    let listing = run(&["inspect", model.to_str().unwrap()]);
+    let listing = String::from_utf8(listing.stdout).unwrap();
+    assert!(listing.contains("  blend shapes: 67"), "{listing}");
+    let jaw = shape_offsets(&file, "FaceJawOpen").unwrap().len();
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.trim_start().starts_with("FaceJawOpen")
+                && l.contains(&format!(" {jaw} vertices"))),
+        "{listing}"
+    );
+    // The official schemas accept the file.
+    let json: serde_json::Value = serde_json::from_slice(&file.json).unwrap();
+    if let Some(errors) = schema_errors("face_units_and_visemes_are_blend_shapes", &json) {
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
+}
+
+/// `--keep-targets-as-shapes`: the description's detail targets become shapes at their
+/// weights, and the rest mesh plus the weighted shapes is the baked body (bodies are linear).
+#[test]
+fn kept_detail_targets_add_up_to_the_baked_body() {
+    let Some(data) = test_support::mpfb_data_or_skip("kept_detail_targets") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let human = test_support::workspace_root().join("fixtures/bodies/ada.mhm");
+    let convert = |name: &str, extra: &[&str]| -> G4mfFile {
+        let model = out.path().join(name);
+        let mut args = vec![
+            "convert",
+            "--human",
+            human.to_str().unwrap(),
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--helpers",
+            "all",
+            "--validate",
+            "--quiet",
+            "-o",
+            model.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let result = run(&args);
+        assert!(result.status.success(), "{}", stderr(&result));
+        read_path(&model, &ReadOptions::default()).unwrap()
+    };
+    let baked = convert("baked.g4b", &[]);
+    let kept = convert("kept.g4b", &["--keep-targets-as-shapes"]);
+    let blend = serde_json::to_value(kept.document.meshes[0].blend.as_ref().unwrap()).unwrap();
+    let names: Vec<&str> = blend["shapes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    // nose-hump at weight 0 is no target; the others keep their weights as amounts.
+    assert_eq!(names, ["head-age-decr", "l-upperarm-scale-depth-incr"]);
+    let amounts: Vec<f64> = blend["amounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_f64().unwrap())
+        .collect();
+    assert_eq!(amounts, [0.4, 0.6]);
+    let mut positions = kept.read_f64(kept.document.meshes[0].vertices).unwrap();
+    for (name, amount) in names.iter().zip(&amounts) {
+        for (v, o) in shape_offsets(&kept, name).unwrap() {
+            for k in 0..3 {
+                positions[v as usize * 3 + k] += amount * f64::from(o[k]);
+            }
+        }
+    }
+    let expected = baked.read_f64(baked.document.meshes[0].vertices).unwrap();
+    let worst = positions
+        .iter()
+        .zip(&expected)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-5, "largest difference {worst} m");
+}
+
+/// With the body alone, the tongue's face unit moves nothing that is kept: it is left out
+/// with a warning, and the other 66 shapes stay.
+#[test]
+fn a_shape_that_moves_no_kept_vertex_is_dropped_with_a_warning() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_shape_that_moves_no_kept_vertex") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let model = out.path().join("body.g4b");
+    let result = run(&[
+        "convert",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--face-units",
+        "--visemes",
+        "--helpers",
+        "none",
+        "--json",
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+    assert!(
+        summary["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["kind"] == "shapes"
+                && w["message"] == "blend shape FaceTongueOut moves no kept vertex: left out"),
+        "{summary}"
+    );
+    let file = read_path(&model, &ReadOptions::default()).unwrap();
+    assert!(shape_offsets(&file, "FaceTongueOut").is_none());
+    assert_eq!(
+        file.document.meshes[0].blend.as_ref().unwrap().shapes.len(),
+        66
+    );
+}
