@@ -3,8 +3,9 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 use libfuzzer_sys::fuzz_target;
+use test_support::tiny::TinyCharacter;
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -15,52 +16,27 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let bone_count = usize::from(input.bones % 8) + 1;
-    let bones = (0..bone_count)
-        .map(|i| g4mf_writer::BoneSpec {
-            name: format!("b.{i}"),
-            parent: i.checked_sub(1),
-            head: DVec3::new(0.0, i as f64, 0.0),
-            basis: DMat3::IDENTITY,
-            length: 1.0,
-            extras: None,
-        })
-        .collect();
     let positions: Vec<DVec3> = (0..16)
         .map(|i| DVec3::new(i as f64, 0.0, (i % 3) as f64))
         .collect();
-    let faces = vec![g4mf_writer::FaceSpec {
-        vertices: [0, 1, 2].as_slice().into(),
-        texcoords: None,
-    }];
-    let influences: Vec<g4mf_writer::Influence> = input
+    let influences: Vec<(u32, u32, f64)> = input
         .influences
         .iter()
-        .map(|&(v, b, w)| g4mf_writer::Influence {
-            vertex: u32::from(v % 16),
-            bone: u32::from(b) % bone_count as u32,
-            weight: f64::from(w) / 65535.0,
+        .map(|&(v, b, w)| {
+            (
+                u32::from(v % 16),
+                u32::from(b) % bone_count as u32,
+                f64::from(w) / 65535.0,
+            )
         })
         .collect();
-    let spec = g4mf_writer::CharacterSpec {
-        name: "Fuzz".into(),
-        bones,
-        mesh: Some(g4mf_writer::MeshSpec {
-            positions,
-            texcoords: vec![].into(),
-            surfaces: vec![g4mf_writer::SurfaceSpec {
-                name: None,
-                material: None,
-                faces,
-            }]
-            .into(),
-            normals: None,
-            blend_shapes: Vec::new(),
-            materials: Vec::new(),
-        }),
-        influences: Some(influences.clone().into()),
-        generator: "fuzz".into(),
-        ..Default::default()
-    };
+    // A chain of bones over one triangle of a 16-vertex mesh.
+    let spec = TinyCharacter::new("Fuzz")
+        .chain(bone_count)
+        .positions(positions)
+        .weights(&influences)
+        .generator("fuzz")
+        .spec();
     let built = g4mf_writer::build_character(&spec).expect("valid specs always build");
     let mut doc = built.document.clone();
     let compression = if input.zstd {
@@ -83,10 +59,10 @@ fuzz_target!(|input: Input| {
     let g = file.read_u64(skin.groups).expect("groups");
     let w = file.read_f64(skin.weights).expect("weights");
     let mut expected = std::collections::BTreeMap::new();
-    for i in &influences {
+    for &(vertex, bone, weight) in &influences {
         *expected
-            .entry((u64::from(i.vertex), i.bone as usize))
-            .or_insert(0.0f64) += i.weight;
+            .entry((u64::from(vertex), bone as usize))
+            .or_insert(0.0f64) += weight;
     }
     assert_eq!(v.len(), expected.len());
     for k in 0..v.len() {

@@ -7,103 +7,38 @@
 #![allow(clippy::option_map_unit_fn)]
 
 use base64::Engine;
-use g4mf_writer::{
-    BoneSpec, CharacterSpec, Compression, ContainerOptions, FaceSpec, Influence, MeshSpec,
-    SurfaceSpec, TextBufferStorage, build_character, write_g4b, write_g4tf,
-};
-use glam::{DMat3, DVec3};
+use g4mf_writer::{Compression, ContainerOptions, write_g4b};
+use glam::DVec3;
 use serde_json::{Value, json};
+use test_support::tiny::TinyCharacter;
 
 /// The valid base: Hips (node 2) -> Spine (node 3) under the skeleton (node 1), a quad with UVs
 /// on node 4, every vertex weighted. Accessors: 0 vertices, 1 UVs, 2 simplexes, 3 UV corners,
 /// 4 skin groups, 5 skin vertices, 6 weights (all uint8 or float32).
 fn base() -> (Value, Vec<u8>) {
-    let spec = CharacterSpec {
-        name: "Tiny".into(),
-        bones: vec![
-            BoneSpec {
-                name: "Hips".into(),
-                parent: None,
-                head: DVec3::new(0.0, 1.0, 0.0),
-                basis: DMat3::IDENTITY,
-                length: 0.2,
-                extras: None,
-            },
-            BoneSpec {
-                name: "Spine".into(),
-                parent: Some(0),
-                head: DVec3::new(0.0, 1.2, 0.0),
-                basis: DMat3::IDENTITY,
-                length: 0.3,
-                extras: None,
-            },
-        ],
-        mesh: Some(MeshSpec {
-            positions: vec![
-                DVec3::new(0.0, 1.0, 0.0),
-                DVec3::new(0.2, 1.0, 0.0),
-                DVec3::new(0.2, 1.4, 0.0),
-                DVec3::new(0.0, 1.4, 0.0),
-            ],
-            texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].into(),
-            surfaces: vec![SurfaceSpec {
-                name: None,
-                material: Some("Skin".into()),
-                faces: vec![FaceSpec {
-                    vertices: [0, 1, 2, 3].as_slice().into(),
-                    texcoords: Some([0, 1, 2, 3].as_slice().into()),
-                }],
-            }]
-            .into(),
-            normals: None,
-            blend_shapes: Vec::new(),
-            materials: Vec::new(),
-        }),
-        influences: Some(
-            vec![
-                Influence {
-                    vertex: 0,
-                    bone: 0,
-                    weight: 1.0,
-                },
-                Influence {
-                    vertex: 1,
-                    bone: 0,
-                    weight: 1.0,
-                },
-                Influence {
-                    vertex: 2,
-                    bone: 1,
-                    weight: 0.75,
-                },
-                Influence {
-                    vertex: 2,
-                    bone: 0,
-                    weight: 0.25,
-                },
-                Influence {
-                    vertex: 3,
-                    bone: 1,
-                    weight: 1.0,
-                },
-            ]
-            .into(),
-        ),
-        generator: "mpfb2g4mf validator fixtures".into(),
-        ..CharacterSpec::default()
-    };
-    let built = build_character(&spec).expect("the base character builds");
-    let mut doc = built.document.clone();
-    let text = write_g4tf(
-        &mut doc,
-        std::slice::from_ref(&built.buffer),
-        &TextBufferStorage::Embedded,
-        ContainerOptions::default(),
-    )
-    .expect("encodes");
+    let tiny = TinyCharacter::new("Tiny")
+        .bone("Hips", DVec3::new(0.0, 1.0, 0.0), 0.2)
+        .bone("Spine", DVec3::new(0.0, 1.2, 0.0), 0.3)
+        .positions(vec![
+            DVec3::new(0.0, 1.0, 0.0),
+            DVec3::new(0.2, 1.0, 0.0),
+            DVec3::new(0.2, 1.4, 0.0),
+            DVec3::new(0.0, 1.4, 0.0),
+        ])
+        .texcoords(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]])
+        .faces(&[&[0, 1, 2, 3]])
+        .material("Skin", None)
+        .weights(&[
+            (0, 0, 1.0),
+            (1, 0, 1.0),
+            (2, 1, 0.75),
+            (2, 0, 0.25),
+            (3, 1, 1.0),
+        ])
+        .generator("mpfb2g4mf validator fixtures");
     (
-        serde_json::from_slice(&text.json).expect("json"),
-        built.buffer,
+        serde_json::from_slice(&tiny.g4tf_text()).expect("json"),
+        tiny.build().buffer,
     )
 }
 

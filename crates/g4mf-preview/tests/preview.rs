@@ -9,69 +9,22 @@ use g4mf_preview::{
     AlphaMode, BACKGROUND, DrawStyle, Region, RenderOptions, Scene, SceneOptions, View, render,
 };
 use g4mf_reader::{G4mfFile, ReadOptions, read_bytes};
-use g4mf_writer::{
-    BlendShapeSpec, BoneSpec, CharacterSpec, ContainerOptions, FaceSpec, ImageSpec, MaterialSpec,
-    MeshSpec, SurfaceSpec, TextureSpec, build_character, write_g4b,
-};
-use glam::{DMat3, DVec3};
+use g4mf_writer::{FaceSpec, ImageSpec, MaterialSpec, MeshSpec, SurfaceSpec, TextureSpec};
+use glam::DVec3;
 use image::RgbaImage;
-
-/// A one-metre bone at the origin pointing up, the skeleton of the test files.
-fn root_bone() -> BoneSpec {
-    BoneSpec {
-        name: "root".into(),
-        parent: None,
-        head: DVec3::ZERO,
-        basis: DMat3::IDENTITY,
-        length: 1.0,
-        extras: None,
-    }
-}
+use test_support::tiny::{self, TinyCharacter};
 
 /// A right triangle (0,0,0), (1,0,0), (0,1,0) facing +Z, red, on a one-bone skeleton whose bone
 /// runs from (0,0,0) up to (0,1,0). `edit` may change the document before it is written.
 fn triangle_file(edit: impl FnOnce(&mut g4mf_model::Document)) -> G4mfFile {
-    let spec = CharacterSpec {
-        name: "Tri".into(),
-        bones: vec![root_bone()],
-        mesh: Some(MeshSpec {
-            positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
-            texcoords: vec![].into(),
-            surfaces: vec![SurfaceSpec {
-                name: Some("Face".into()),
-                material: Some("Red".into()),
-                faces: vec![FaceSpec {
-                    vertices: [0, 1, 2].as_slice().into(),
-                    texcoords: None,
-                }],
-            }]
-            .into(),
-            normals: None,
-            // Stretch moves vertex 1 one metre further along +X (amount 0: not shown).
-            blend_shapes: vec![BlendShapeSpec {
-                name: "Stretch".into(),
-                amount: 0.0,
-                offsets: vec![(1, DVec3::X)].into(),
-                normal_offsets: Vec::new(),
-            }],
-            materials: vec![MaterialSpec {
-                name: "Red".into(),
-                base_color: Some([1.0, 0.0, 0.0, 1.0]),
-                ..Default::default()
-            }],
-        }),
-        generator: "test".into(),
-        ..CharacterSpec::default()
-    };
-    let built = build_character(&spec).unwrap();
-    let mut doc = built.document;
-    edit(&mut doc);
-    let bytes = write_g4b(
-        &mut doc,
-        std::slice::from_ref(&built.buffer),
-        ContainerOptions::default(),
-    )
-    .unwrap();
+    let spec = TinyCharacter::new("Tri")
+        .bone("root", DVec3::ZERO, 1.0)
+        .surface_name("Face")
+        .material("Red", Some([1.0, 0.0, 0.0, 1.0]))
+        // Stretch moves vertex 1 one metre further along +X (amount 0: not shown).
+        .blend_shape("Stretch", 0.0, &[(1, DVec3::X)])
+        .spec();
+    let bytes = tiny::g4b_bytes_edited(&spec, edit);
     read_bytes(&bytes, None, &ReadOptions::default()).unwrap()
 }
 
@@ -336,30 +289,19 @@ fn squares_file(squares: Vec<Square>, textures: Vec<TextureSpec>) -> G4mfFile {
         });
         materials.push(square.material);
     }
-    let spec = CharacterSpec {
-        name: "Squares".into(),
-        bones: vec![root_bone()],
-        mesh: Some(MeshSpec {
-            positions,
-            texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].into(),
-            surfaces: surfaces.into(),
-            normals: None,
-            blend_shapes: Vec::new(),
-            materials,
-        }),
-        textures,
-        generator: "test".into(),
-        ..CharacterSpec::default()
-    };
-    let built = build_character(&spec).unwrap();
-    let mut doc = built.document;
-    let bytes = write_g4b(
-        &mut doc,
-        std::slice::from_ref(&built.buffer),
-        ContainerOptions::default(),
-    )
-    .unwrap();
-    read_bytes(&bytes, None, &ReadOptions::default()).unwrap()
+    let mut spec = TinyCharacter::new("Squares")
+        .bone("root", DVec3::ZERO, 1.0)
+        .spec();
+    spec.mesh = Some(MeshSpec {
+        positions,
+        texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].into(),
+        surfaces: surfaces.into(),
+        normals: None,
+        blend_shapes: Vec::new(),
+        materials,
+    });
+    spec.textures = textures;
+    read_bytes(&tiny::g4b_bytes(&spec), None, &ReadOptions::default()).unwrap()
 }
 
 /// A texture embedding `texels` (`width` wide, sRGB RGBA8) as PNG; its placeholder has four

@@ -5,59 +5,16 @@
 use g4mf_reader::{
     Format, ReadErrorKind, ReadOptions, read_bytes, read_path, resolve_relative_uri,
 };
-use g4mf_writer::{
-    BoneSpec, CharacterSpec, Compression, ContainerOptions, FaceSpec, Influence, MeshSpec,
-    SurfaceSpec, TextBufferStorage, build_character, write_g4b, write_g4tf,
-};
-use glam::{DMat3, DVec3};
+use g4mf_writer::{Compression, ContainerOptions, TextBufferStorage, write_g4b, write_g4tf};
+use glam::DVec3;
 use std::path::Path;
+use test_support::tiny::TinyCharacter;
 
-fn character() -> g4mf_writer::BuiltCharacter {
-    let spec = CharacterSpec {
-        name: "T".into(),
-        bones: vec![BoneSpec {
-            name: "root".into(),
-            parent: None,
-            head: DVec3::ZERO,
-            basis: DMat3::IDENTITY,
-            length: 1.0,
-            extras: None,
-        }],
-        mesh: Some(MeshSpec {
-            positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
-            texcoords: vec![].into(),
-            surfaces: vec![SurfaceSpec {
-                name: None,
-                material: None,
-                faces: vec![FaceSpec {
-                    vertices: [0, 1, 2].as_slice().into(),
-                    texcoords: None,
-                }],
-            }]
-            .into(),
-            normals: None,
-            blend_shapes: Vec::new(),
-            materials: Vec::new(),
-        }),
-        influences: Some(
-            vec![
-                Influence {
-                    vertex: 1,
-                    bone: 0,
-                    weight: 1.0,
-                },
-                Influence {
-                    vertex: 0,
-                    bone: 0,
-                    weight: 0.5,
-                },
-            ]
-            .into(),
-        ),
-        generator: "test".into(),
-        ..CharacterSpec::default()
-    };
-    build_character(&spec).unwrap()
+/// One root bone and a triangle: vertex 1 weighted 1, vertex 0 weighted 0.5.
+fn character() -> TinyCharacter {
+    TinyCharacter::new("T")
+        .bone("root", DVec3::ZERO, 1.0)
+        .weights(&[(1, 0, 1.0), (0, 0, 0.5)])
 }
 
 fn check_skin(file: &g4mf_reader::G4mfFile) {
@@ -73,7 +30,7 @@ fn check_skin(file: &g4mf_reader::G4mfFile) {
 
 #[test]
 fn every_container_reads_back() {
-    let built = character();
+    let built = character().build();
     let dir = tempfile::tempdir().unwrap();
     for compression in [Compression::None, Compression::Zstd(3)] {
         for compress_json in [false, true] {
@@ -120,14 +77,7 @@ fn every_container_reads_back() {
 }
 
 fn plain_g4b() -> Vec<u8> {
-    let built = character();
-    let mut doc = built.document.clone();
-    write_g4b(
-        &mut doc,
-        std::slice::from_ref(&built.buffer),
-        ContainerOptions::default(),
-    )
-    .unwrap()
+    character().g4b_bytes()
 }
 
 fn container_error(bytes: &[u8]) -> String {

@@ -5,135 +5,68 @@
 
 use g4mf_writer::model::{DefinedComponentType, Document, JointRef};
 use g4mf_writer::{
-    BlendShapeSpec, BoneSpec, CharacterOptions, CharacterSpec, Compression, ContainerOptions,
-    FaceSpec, Influence, MeshSpec, SurfaceSpec, TextBufferStorage, build_character, is_valid_name,
-    order_skin, write_g4b, write_g4tf,
+    BlendShapeSpec, BoneSpec, CharacterSpec, Compression, ContainerOptions, FaceSpec, Influence,
+    MeshSpec, SurfaceSpec, TextBufferStorage, build_character, is_valid_name, order_skin,
+    write_g4b, write_g4tf,
 };
 use glam::{DMat3, DVec3};
 use proptest::prelude::*;
 use serde_json::json;
+use test_support::tiny::TinyCharacter;
 
 /// hips (root) -> spine -> head; hips -> leg.L. Given in an order where a child comes first.
 fn tiny_spec() -> CharacterSpec {
     let up = DMat3::IDENTITY;
     let left = DMat3::from_cols(DVec3::NEG_Y, DVec3::X, DVec3::Z); // +Y along +X
-    let bones = vec![
-        BoneSpec {
-            name: "spine.001".into(),
-            parent: Some(2),
-            head: DVec3::new(0.0, 1.0, 0.0),
-            basis: up,
-            length: 0.5,
+    let bone = |name: &str, parent, head, basis, length| BoneSpec {
+        name: name.into(),
+        parent,
+        head,
+        basis,
+        length,
+        extras: None,
+    };
+    let mut spec = TinyCharacter::new("Tiny.Human")
+        .bone_spec(BoneSpec {
             extras: Some(json!({"mpfb": {"name": "spine.001"}}).into()),
-        },
-        BoneSpec {
-            name: "head".into(),
-            parent: Some(0),
-            head: DVec3::new(0.0, 1.5, 0.0),
-            basis: up,
-            length: 0.25,
-            extras: None,
-        },
-        BoneSpec {
-            name: "hips:root".into(),
-            parent: None,
-            head: DVec3::new(0.0, 0.9, 0.0),
-            basis: up,
-            length: 0.1,
-            extras: None,
-        },
-        BoneSpec {
-            name: "leg.L".into(),
-            parent: Some(2),
-            head: DVec3::new(0.1, 0.9, 0.0),
-            basis: left,
-            length: 0.4,
-            extras: None,
-        },
-    ];
-    let mesh = MeshSpec {
-        positions: vec![
+            ..bone("spine.001", Some(2), DVec3::new(0.0, 1.0, 0.0), up, 0.5)
+        })
+        .bone_spec(bone("head", Some(0), DVec3::new(0.0, 1.5, 0.0), up, 0.25))
+        .bone_spec(bone("hips:root", None, DVec3::new(0.0, 0.9, 0.0), up, 0.1))
+        .bone_spec(bone("leg.L", Some(2), DVec3::new(0.1, 0.9, 0.0), left, 0.4))
+        .positions(vec![
             DVec3::new(0.0, 0.0, 0.0),
             DVec3::new(1.0, 0.0, 0.0),
             DVec3::new(1.0, 1.0, 0.0),
             DVec3::new(0.0, 1.0, 0.0),
             DVec3::new(0.5, 2.0, 0.0),
-        ],
-        texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0], [0.5, 0.0]].into(),
-        surfaces: vec![SurfaceSpec {
-            name: None,
-            material: Some("Skin.001".into()),
-            faces: vec![
-                FaceSpec {
-                    vertices: [0, 1, 2, 3].as_slice().into(),
-                    texcoords: Some([0, 1, 2, 3].as_slice().into()),
-                },
-                // Starts at vertex 0 like the quad: must be rotated so polytopes stay apart.
-                FaceSpec {
-                    vertices: [0, 3, 4].as_slice().into(),
-                    texcoords: Some([0, 3, 4].as_slice().into()),
-                },
-            ],
-        }]
-        .into(),
-        normals: None,
-        blend_shapes: Vec::new(),
-        materials: Vec::new(),
-    };
-    let influences = vec![
-        Influence {
-            vertex: 4,
-            bone: 1,
-            weight: 1.0,
-        },
-        Influence {
-            vertex: 0,
-            bone: 3,
-            weight: 0.25,
-        },
-        Influence {
-            vertex: 0,
-            bone: 2,
-            weight: 0.75,
-        },
-        Influence {
-            vertex: 1,
-            bone: 3,
-            weight: 0.5,
-        },
-        Influence {
-            vertex: 1,
-            bone: 2,
-            weight: 0.5,
-        },
-        Influence {
-            vertex: 2,
-            bone: 2,
-            weight: 0.5,
-        },
-        Influence {
-            vertex: 2,
-            bone: 2,
-            weight: 0.5,
-        }, // repeats add up
-        Influence {
-            vertex: 3,
-            bone: 2,
-            weight: 1.0,
-        },
-    ];
-    CharacterSpec {
-        name: "Tiny.Human".into(),
-        skeleton_position: DVec3::new(0.0, 0.8, 0.0),
-        skeleton_extras: Some(json!({"mpfb": {"version": 110}}).into()),
-        bones,
-        mesh: Some(mesh),
-        influences: Some(influences.into()),
-        attachments: Vec::new(),
-        textures: Vec::new(),
-        options: CharacterOptions::default(),
-        generator: "mpfb2g4mf test".into(),
-    }
+        ])
+        .texcoords(vec![
+            [0.0, 1.0],
+            [1.0, 1.0],
+            [1.0, 0.0],
+            [0.0, 0.0],
+            [0.5, 0.0],
+        ])
+        // The triangle starts at vertex 0 like the quad: it must be rotated so polytopes stay
+        // apart.
+        .faces(&[&[0, 1, 2, 3], &[0, 3, 4]])
+        .material("Skin.001", None)
+        .weights(&[
+            (4, 1, 1.0),
+            (0, 3, 0.25),
+            (0, 2, 0.75),
+            (1, 3, 0.5),
+            (1, 2, 0.5),
+            (2, 2, 0.5),
+            (2, 2, 0.5), // repeats add up
+            (3, 2, 1.0),
+        ])
+        .generator("mpfb2g4mf test")
+        .spec();
+    spec.skeleton_position = DVec3::new(0.0, 0.8, 0.0);
+    spec.skeleton_extras = Some(json!({"mpfb": {"version": 110}}).into());
+    spec
 }
 
 fn accessor_values(

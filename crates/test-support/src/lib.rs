@@ -4,6 +4,11 @@
 //! (`mpfb_data::locate`): `$MPFB_DATA` when set, else `../shared/mpfb-data` beside the checkout
 //! (as in CI), else MPFB in Blender or the cache `mpfb2g4mf data fetch` fills. A folder counts
 //! only when it has every file of every feature, so a test never runs on half the data.
+//!
+//! [`tiny`] builds the small hand-made characters (and G4MF files) the writer, reader,
+//! preview, fuzz and fixture code test with.
+
+pub mod tiny;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
