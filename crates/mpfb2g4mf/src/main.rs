@@ -814,13 +814,15 @@ fn plan_batch(args: &BatchArgs) -> Result<(Vec<Job>, usize)> {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let shard = args.shard;
-    let written: Vec<(&str, &Path)> = [
+    // The files the batch writes besides its outputs: no job may write over them.
+    let own_files = [
         ("--report", args.report.as_deref()),
         ("--contact-sheet", args.contact_sheet.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(what, path)| Some((what, path?)))
-    .collect();
+    ];
+    let written: Vec<(&str, &Path)> = own_files
+        .iter()
+        .filter_map(|&(what, path)| Some((what, path?)))
+        .collect();
     let in_manifest = |e: &dyn std::fmt::Display| anyhow!("{}: {e}", args.manifest.display());
     let expanded = batch::expand_selected_with(
         &manifest,
@@ -831,15 +833,7 @@ fn plan_batch(args: &BatchArgs) -> Result<(Vec<Job>, usize)> {
     .map_err(|e| in_manifest(&e))?;
     let jobs =
         batch::resolve(&expanded.requests, &Resolver::from_env()).map_err(|e| in_manifest(&e))?;
-    batch::check_files(
-        &jobs,
-        &args.manifest,
-        &[
-            ("--report", args.report.as_deref()),
-            ("--contact-sheet", args.contact_sheet.as_deref()),
-        ],
-    )
-    .map_err(|e| in_manifest(&e))?;
+    batch::check_files(&jobs, &args.manifest, &own_files).map_err(|e| in_manifest(&e))?;
     Ok((jobs, expanded.total))
 }
 

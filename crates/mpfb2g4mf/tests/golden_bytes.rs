@@ -119,21 +119,9 @@ fn convert_writes_the_recorded_bytes() {
         return;
     };
     let got = hashes(&data, &[]);
-    let path = test_support::workspace_root().join("fixtures/golden-bytes.json");
-    let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let expected: BTreeMap<String, String> =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let changed: Vec<&String> = got
-        .iter()
-        .filter(|(k, v)| expected.get(*k) != Some(v))
-        .map(|(k, _)| k)
-        .collect();
-    assert!(
-        changed.is_empty() && got.len() == expected.len(),
-        "bytes changed for {changed:?} (UPDATE_GOLDEN=1 records them on purpose)"
+    assert_golden(
+        &got,
+        &test_support::workspace_root().join("fixtures/golden-bytes.json"),
     );
 }
 
@@ -359,12 +347,17 @@ fn variants_write_the_recorded_bytes() {
         );
         got.extend(runs.swap_remove(0));
     }
-    let path = root.join("fixtures/golden-bytes-variants.json");
+    assert_golden(&got, &root.join("fixtures/golden-bytes-variants.json"));
+}
+
+/// Compares `got` (output name -> hash) with the recorded file at `path` (rewritten first with
+/// `UPDATE_GOLDEN=1`): every hash the same, none missing or extra.
+fn assert_golden(got: &BTreeMap<String, String>, path: &std::path::Path) {
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+        std::fs::write(path, serde_json::to_string_pretty(got).unwrap() + "\n").unwrap();
     }
     let expected: BTreeMap<String, String> =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let changed: Vec<&String> = got
         .iter()
         .filter(|(k, v)| expected.get(*k) != Some(v))
