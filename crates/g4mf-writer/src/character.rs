@@ -9,12 +9,13 @@
 use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
 use crate::names::NameRegistry;
-use crate::prepared::OrderedSkin;
 pub use crate::prepared::{Influences, Offsets, Surfaces};
+use crate::prepared::{OrderedSkin, PreparedSurface};
 use g4mf_model::rules;
 use g4mf_model::{
-    Asset, Binding, Blend, BlendShape, BlendSurface, BlendTarget, Bone, Document, JointRef,
-    Material, Mesh, MeshInstance, Node, NodeIndex, Skeleton, Skin, Surface,
+    AccessorIndex, Asset, Binding, Blend, BlendShape, BlendSurface, BlendTarget, Bone, Document,
+    JointRef, Material, MaterialIndex, Mesh, MeshInstance, Node, NodeIndex, Skeleton, Skin,
+    Surface,
 };
 use glam::{DMat3, DVec3};
 use serde_json::Value;
@@ -414,6 +415,63 @@ pub fn order_skin(influences: impl IntoIterator<Item = (u32, u32, f64)>) -> Vec<
 /// Builds the document and buffer of a character.
 pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteError> {
     let order = bone_order(&spec.bones)?;
+    check_bones(spec)?;
+    let layout = NodeLayout::of(spec, order)?;
+    let mut building = Building::new(spec);
+    // Names are claimed in node order, so the first claim of a name keeps it unchanged.
+    let root_name = building.names.claim(&spec.name);
+    let skeleton_name = building.names.claim(&format!("{}Skeleton", spec.name));
+    let bone_names: Vec<String> = layout
+        .order
+        .iter()
+        .map(|&b| building.names.claim(&spec.bones[b].name))
+        .collect();
+    let joints = Joints::of(spec, &layout.order)?;
+    push_root_and_skeleton(
+        &mut building.doc,
+        spec,
+        &layout,
+        &joints,
+        root_name,
+        skeleton_name,
+    );
+    push_bones(&mut building.doc, spec, &layout, bone_names);
+    let group_names = spec
+        .options
+        .group_names
+        .then(|| joints.names(&building.doc, &layout));
+    let skinning = Skinning {
+        group_of_bone: &joints.group_of_bone,
+        group_names: &group_names,
+    };
+    building.texture_base = write_textures(
+        &mut building.doc,
+        &mut building.buffer,
+        &mut building.names,
+        &spec.textures,
+    )?;
+    let skin = building.push_body(spec, &skinning)?;
+    let mut attachment_skins = Vec::with_capacity(spec.attachments.len());
+    let mut attachment_meshes = Vec::with_capacity(spec.attachments.len());
+    for attachment in &spec.attachments {
+        let (skin, mesh) = building.push_attachment(attachment, &skinning)?;
+        attachment_skins.push(skin);
+        attachment_meshes.push(mesh);
+    }
+    Ok(BuiltCharacter {
+        document: building.doc,
+        buffer: building.buffer.into_bytes(),
+        bone_nodes: layout.bone_nodes,
+        joint_bones: joints.bones,
+        skin,
+        attachment_skins,
+        attachment_meshes,
+    })
+}
+
+/// Every bone's transform and length finite, no length negative, the skeleton's position
+/// finite.
+fn check_bones(spec: &CharacterSpec) -> Result<(), WriteError> {
     for (i, bone) in spec.bones.iter().enumerate() {
         let mut numbers = bone.head.to_array().to_vec();
         numbers.extend(bone.basis.to_cols_array());
@@ -433,90 +491,136 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
     finite(
         || "the skeleton position".into(),
         &spec.skeleton_position.to_array(),
-    )?;
+    )
+}
 
-    let mut names = NameRegistry::new();
-    let mut doc = Document {
-        asset: Asset {
-            dimension: 3,
-            generator: Some(spec.generator.clone()),
-            specification: Some(SPECIFICATION.to_owned()),
-            ..Asset::default()
-        },
-        ..Document::default()
-    };
-    let mut buffer = BufferBuilder::new(spec.options.index_width);
-    buffer.reserve(estimated_buffer_bytes(spec) + spec.options.reserve_bytes);
+/// Where the character's nodes go: 0 the root, 1 the skeleton, 2.. the bones in `order`, then
+/// the body's mesh node (when there is a body), then the attachments' nodes.
+struct NodeLayout {
+    /// Bones depth-first ([`bone_order`]).
+    order: Vec<usize>,
+    /// Node of each input bone.
+    bone_nodes: Vec<NodeIndex>,
+    /// Node of the body's mesh instance (unused without a body).
+    mesh_node: NodeIndex,
+    /// Node of each attachment's mesh instance.
+    attachment_nodes: Vec<NodeIndex>,
+}
 
-    // Node indices: 0 root, 1 skeleton, 2.. bones in `order`, then the mesh node.
-    let mut bone_nodes = vec![NodeIndex::new(0); spec.bones.len()];
-    for (position, &bone) in order.iter().enumerate() {
-        bone_nodes[bone] = index_of(position + 2, "nodes")?;
+impl NodeLayout {
+    fn of(spec: &CharacterSpec, order: Vec<usize>) -> Result<Self, WriteError> {
+        let mut bone_nodes = vec![NodeIndex::new(0); spec.bones.len()];
+        for (position, &bone) in order.iter().enumerate() {
+            bone_nodes[bone] = index_of(position + 2, "nodes")?;
+        }
+        let mesh_node = index_of(spec.bones.len() + 2, "nodes")?;
+        let first_attachment_node = spec.bones.len() + 2 + usize::from(spec.mesh.is_some());
+        let attachment_nodes = (0..spec.attachments.len())
+            .map(|a| index_of(first_attachment_node + a, "nodes"))
+            .collect::<Result<Vec<NodeIndex>, WriteError>>()?;
+        Ok(NodeLayout {
+            order,
+            bone_nodes,
+            mesh_node,
+            attachment_nodes,
+        })
     }
-    let mesh_node = index_of(spec.bones.len() + 2, "nodes")?;
-    let first_attachment_node = spec.bones.len() + 2 + usize::from(spec.mesh.is_some());
-    let attachment_nodes = (0..spec.attachments.len())
-        .map(|a| index_of(first_attachment_node + a, "nodes"))
-        .collect::<Result<Vec<NodeIndex>, WriteError>>()?;
+}
 
-    let root_name = names.claim(&spec.name);
-    let skeleton_name = names.claim(&format!("{}Skeleton", spec.name));
-    let bone_names: Vec<String> = order
-        .iter()
-        .map(|&b| names.claim(&spec.bones[b].name))
-        .collect();
+/// The skeleton's joints: bones with weights (or all), ascending node index; a joint's skin
+/// group is its position in `joints`. Every skinned mesh of the file uses the same joints and
+/// group names (skeleton.md).
+struct Joints {
+    /// Input bone of each joint, in `joints` order.
+    bones: Vec<usize>,
+    /// Skin group of each input bone (`None`: not a joint).
+    group_of_bone: Vec<Option<u32>>,
+}
 
-    // Joints: bones with weights (or all), ascending node index; group = position in joints.
-    // Every skinned mesh of the file uses the same joints and group names (skeleton.md).
-    let mut has_weight = vec![spec.options.all_joints; spec.bones.len()];
-    let all_influences = spec.influences.iter().chain(
-        spec.attachments
-            .iter()
-            .filter_map(|a| a.influences.as_ref()),
-    );
-    for influences in all_influences {
-        if influences
-            .checked()
-            .max_bone
-            .is_some_and(|(b, _)| b as usize >= spec.bones.len())
-        {
-            let (index, influence) = influences
-                .list()
+impl Joints {
+    fn of(spec: &CharacterSpec, order: &[usize]) -> Result<Self, WriteError> {
+        let mut has_weight = vec![spec.options.all_joints; spec.bones.len()];
+        let all_influences = spec.influences.iter().chain(
+            spec.attachments
                 .iter()
-                .enumerate()
-                .find(|(_, i)| i.bone as usize >= spec.bones.len())
-                .ok_or_else(|| WriteError::TooLarge("a bone index".into()))?;
-            return Err(WriteError::BadInfluence {
-                index,
-                problem: format!("bone {} does not exist", influence.bone),
-            });
+                .filter_map(|a| a.influences.as_ref()),
+        );
+        for influences in all_influences {
+            check_bone_indices(influences, spec.bones.len())?;
+            for (has, named) in has_weight
+                .iter_mut()
+                .zip(influences.bones(spec.bones.len()))
+            {
+                *has |= named;
+            }
         }
-        for (has, named) in has_weight
-            .iter_mut()
-            .zip(influences.bones(spec.bones.len()))
-        {
-            *has |= named;
+        let bones: Vec<usize> = order.iter().copied().filter(|&b| has_weight[b]).collect();
+        let mut group_of_bone = vec![None; spec.bones.len()];
+        for (group, &bone) in bones.iter().enumerate() {
+            group_of_bone[bone] = Some(group as u32);
         }
-    }
-    let joint_bones: Vec<usize> = order.iter().copied().filter(|&b| has_weight[b]).collect();
-    let mut group_of_bone = vec![None; spec.bones.len()];
-    for (group, &bone) in joint_bones.iter().enumerate() {
-        group_of_bone[bone] = Some(group as u32);
+        Ok(Joints {
+            bones,
+            group_of_bone,
+        })
     }
 
-    // Root and skeleton nodes.
-    let root_bones: Vec<NodeIndex> = order
+    /// The skins' group names: the joint bones' node names, the same list for every skinned
+    /// mesh.
+    fn names(&self, doc: &Document, layout: &NodeLayout) -> Vec<String> {
+        self.bones
+            .iter()
+            .map(|&b| {
+                let node = &doc.nodes[layout.bone_nodes[b].get()];
+                node.name.clone().unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+/// The first influence naming a bone beyond `bones`, as a [`WriteError::BadInfluence`].
+fn check_bone_indices(influences: &Influences, bones: usize) -> Result<(), WriteError> {
+    if influences
+        .checked()
+        .max_bone
+        .is_none_or(|(b, _)| (b as usize) < bones)
+    {
+        return Ok(());
+    }
+    let (index, influence) = influences
+        .list()
+        .iter()
+        .enumerate()
+        .find(|(_, i)| i.bone as usize >= bones)
+        .ok_or_else(|| WriteError::TooLarge("a bone index".into()))?;
+    Err(WriteError::BadInfluence {
+        index,
+        problem: format!("bone {} does not exist", influence.bone),
+    })
+}
+
+/// The root node (the character) and the skeleton node: its root bones, then the mesh
+/// instance nodes, as children.
+fn push_root_and_skeleton(
+    doc: &mut Document,
+    spec: &CharacterSpec,
+    layout: &NodeLayout,
+    joints: &Joints,
+    root_name: String,
+    skeleton_name: String,
+) {
+    let mut skeleton_children: Vec<NodeIndex> = layout
+        .order
         .iter()
         .filter(|&&b| spec.bones[b].parent.is_none())
-        .map(|&b| bone_nodes[b])
+        .map(|&b| layout.bone_nodes[b])
         .collect();
-    let mut skeleton_children = root_bones;
     if spec.mesh.is_some() {
-        skeleton_children.push(mesh_node);
+        skeleton_children.push(layout.mesh_node);
     }
-    skeleton_children.extend(attachment_nodes.iter().copied());
+    skeleton_children.extend(layout.attachment_nodes.iter().copied());
     doc.nodes.push(Node {
-        name: Some(root_name.clone()),
+        name: Some(root_name),
         children: vec![NodeIndex::new(1)],
         ..Node::default()
     });
@@ -526,18 +630,27 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         position: (spec.skeleton_position != DVec3::ZERO)
             .then(|| spec.skeleton_position.to_array().to_vec()),
         skeleton: Some(Skeleton {
-            joints: joint_bones
+            joints: joints
+                .bones
                 .iter()
-                .map(|&b| JointRef::Node(bone_nodes[b]))
+                .map(|&b| JointRef::Node(layout.bone_nodes[b]))
                 .collect(),
             other: Default::default(),
         }),
         extras: spec.skeleton_extras.clone(),
         ..Node::default()
     });
+}
 
-    // Bone nodes, transforms relative to the parent bone (roots: to the skeleton).
-    for (position, &b) in order.iter().enumerate() {
+/// The bone nodes in `layout.order`, transforms relative to the parent bone (roots: to the
+/// skeleton).
+fn push_bones(
+    doc: &mut Document,
+    spec: &CharacterSpec,
+    layout: &NodeLayout,
+    bone_names: Vec<String>,
+) {
+    for (&b, name) in layout.order.iter().zip(bone_names) {
         let bone = &spec.bones[b];
         let (local_position, local_basis) = match bone.parent {
             None => (bone.head, bone.basis),
@@ -550,13 +663,14 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
                 )
             }
         };
-        let children = order
+        let children = layout
+            .order
             .iter()
             .filter(|&&c| spec.bones[c].parent == Some(b))
-            .map(|&c| bone_nodes[c])
+            .map(|&c| layout.bone_nodes[c])
             .collect();
         doc.nodes.push(Node {
-            name: Some(bone_names[position].clone()),
+            name: Some(name),
             children,
             position: Some(local_position.to_array().to_vec()),
             basis: Some(basis_numbers(local_basis)),
@@ -568,114 +682,398 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
             ..Node::default()
         });
     }
+}
 
-    // Group names: the joint bones' node names, the same list for every skinned mesh.
-    let group_names: Option<Vec<String>> = spec.options.group_names.then(|| {
-        joint_bones
-            .iter()
-            .map(|&b| {
-                doc.nodes[bone_nodes[b].get()]
-                    .name
-                    .clone()
-                    .unwrap_or_default()
-            })
-            .collect()
-    });
-    let mut materials_by_name: HashMap<String, usize> = HashMap::new();
-    let texture_base = write_textures(&mut doc, &mut buffer, &mut names, &spec.textures)?;
-    let mut written_skin = Arc::default();
-    if let Some(mesh) = &spec.mesh {
-        let node_name = names.claim(&format!("{}Body", spec.name));
-        let mesh_name = names.claim(&format!("{}BodyMesh", spec.name));
+/// What every skin of the file shares: the joints' groups and their names.
+struct Skinning<'a> {
+    /// Skin group of each input bone (`None`: not a joint).
+    group_of_bone: &'a [Option<u32>],
+    /// The skins' `groupNames`, when written.
+    group_names: &'a Option<Vec<String>>,
+}
+
+/// The document and buffer being built, with what its meshes share: the names claimed so far,
+/// the materials written (by name), and where the spec's textures start in the document.
+struct Building {
+    doc: Document,
+    buffer: BufferBuilder,
+    names: NameRegistry,
+    material_of_name: HashMap<String, usize>,
+    texture_base: usize,
+}
+
+impl Building {
+    /// An empty document with its `asset`, and a buffer sized for the whole spec.
+    fn new(spec: &CharacterSpec) -> Self {
+        let doc = Document {
+            asset: Asset {
+                dimension: 3,
+                generator: Some(spec.generator.clone()),
+                specification: Some(SPECIFICATION.to_owned()),
+                ..Asset::default()
+            },
+            ..Document::default()
+        };
+        let mut buffer = BufferBuilder::new(spec.options.index_width);
+        buffer.reserve(estimated_buffer_bytes(spec) + spec.options.reserve_bytes);
+        Building {
+            doc,
+            buffer,
+            names: NameRegistry::new(),
+            material_of_name: HashMap::new(),
+            texture_base: 0,
+        }
+    }
+
+    /// The body's mesh and its node, skinned when the spec has influences; returns the skin as
+    /// written (empty without one).
+    fn push_body(
+        &mut self,
+        spec: &CharacterSpec,
+        skinning: &Skinning<'_>,
+    ) -> Result<WrittenSkin, WriteError> {
+        let Some(mesh) = &spec.mesh else {
+            if spec.influences.is_some() {
+                return Err(WriteError::BadInfluence {
+                    index: 0,
+                    problem: "a skin needs a mesh".into(),
+                });
+            }
+            return Ok(Arc::default());
+        };
+        let node_name = self.names.claim(&format!("{}Body", spec.name));
+        let mesh_name = self.names.claim(&format!("{}BodyMesh", spec.name));
         // The skin is checked and ordered on a second core while the mesh is built: they
         // share only the spec. Errors are reported mesh first, as a sequential build would.
         let (doc_mesh, ordered_skin) = rayon::join(
-            || {
-                build_mesh(
-                    &mut doc,
-                    &mut buffer,
-                    &mut names,
-                    &mut materials_by_name,
-                    texture_base,
-                    mesh,
-                )
-            },
+            || self.build_mesh(mesh),
             || {
                 spec.influences
                     .as_ref()
-                    .map(|influences| ordered_influences(influences, mesh, &group_of_bone))
+                    .map(|influences| ordered_influences(influences, mesh, skinning.group_of_bone))
                     .transpose()
             },
         );
         let mut doc_mesh = doc_mesh?;
         doc_mesh.name = Some(mesh_name);
+        let mut written = Arc::default();
         if let Some(ordered) = ordered_skin? {
-            doc_mesh.skin = Some(skin_of(&mut doc, &mut buffer, &ordered, &group_names)?);
-            written_skin = ordered.skin.clone();
+            doc_mesh.skin = Some(self.skin(&ordered, skinning)?);
+            written = ordered.skin.clone();
         }
-        doc.meshes.push(doc_mesh);
-        doc.nodes.push(Node {
-            name: Some(node_name),
-            mesh_instance: Some(MeshInstance {
-                mesh: index_of(0, "meshes")?,
-                other: Default::default(),
-            }),
-            ..Node::default()
-        });
-    } else if spec.influences.is_some() {
-        return Err(WriteError::BadInfluence {
-            index: 0,
-            problem: "a skin needs a mesh".into(),
-        });
+        self.push_mesh_node(doc_mesh, node_name, None)?;
+        Ok(written)
     }
-    let mut attachment_skins = Vec::with_capacity(spec.attachments.len());
-    let mut attachment_meshes = Vec::with_capacity(spec.attachments.len());
-    for attachment in &spec.attachments {
-        let node_name = names.claim(&attachment.name);
-        let mesh_name = names.claim(&format!("{}Mesh", attachment.name));
-        let mut doc_mesh = build_mesh(
-            &mut doc,
-            &mut buffer,
-            &mut names,
-            &mut materials_by_name,
-            texture_base,
-            &attachment.mesh,
-        )?;
+
+    /// An attachment's mesh and its node; returns its skin as written and its mesh index.
+    fn push_attachment(
+        &mut self,
+        attachment: &AttachmentSpec,
+        skinning: &Skinning<'_>,
+    ) -> Result<(WrittenSkin, usize), WriteError> {
+        let node_name = self.names.claim(&attachment.name);
+        let mesh_name = self.names.claim(&format!("{}Mesh", attachment.name));
+        let mut doc_mesh = self.build_mesh(&attachment.mesh)?;
         doc_mesh.name = Some(mesh_name);
-        let ordered = match &attachment.influences {
+        let written = match &attachment.influences {
             None => Arc::default(),
             Some(influences) => {
-                let ordered = ordered_influences(influences, &attachment.mesh, &group_of_bone)?;
-                doc_mesh.skin = Some(skin_of(&mut doc, &mut buffer, &ordered, &group_names)?);
+                let ordered =
+                    ordered_influences(influences, &attachment.mesh, skinning.group_of_bone)?;
+                doc_mesh.skin = Some(self.skin(&ordered, skinning)?);
                 ordered.skin.clone()
             }
         };
         if let Some(extras) = &attachment.mesh_extras {
             doc_mesh.other.insert("extras".into(), extras.clone());
         }
-        attachment_skins.push(ordered);
-        attachment_meshes.push(doc.meshes.len());
-        let mesh = index_of(doc.meshes.len(), "meshes")?;
-        doc.meshes.push(doc_mesh);
-        doc.nodes.push(Node {
-            name: Some(node_name),
-            mesh_instance: Some(MeshInstance {
-                mesh,
-                other: Default::default(),
-            }),
-            extras: attachment.node_extras.clone(),
-            ..Node::default()
-        });
+        let mesh = self.push_mesh_node(doc_mesh, node_name, attachment.node_extras.clone())?;
+        Ok((written, mesh))
     }
 
-    Ok(BuiltCharacter {
-        document: doc,
-        buffer: buffer.into_bytes(),
-        bone_nodes,
-        joint_bones,
-        skin: written_skin,
-        attachment_skins,
-        attachment_meshes,
+    /// Adds `mesh` and a node instancing it; returns the mesh's index.
+    fn push_mesh_node(
+        &mut self,
+        mesh: Mesh,
+        node_name: String,
+        extras: Option<Arc<Value>>,
+    ) -> Result<usize, WriteError> {
+        let index = self.doc.meshes.len();
+        let mesh_index = index_of(index, "meshes")?;
+        self.doc.meshes.push(mesh);
+        self.doc.nodes.push(Node {
+            name: Some(node_name),
+            mesh_instance: Some(MeshInstance {
+                mesh: mesh_index,
+                other: Default::default(),
+            }),
+            extras,
+            ..Node::default()
+        });
+        Ok(index)
+    }
+
+    /// A mesh's `skin` from its influences in G4MF order.
+    fn skin(&mut self, ordered: &OrderedSkin, skinning: &Skinning<'_>) -> Result<Skin, WriteError> {
+        let encoded = ordered.encoded(self.buffer.index_width())?;
+        let doc = &mut self.doc;
+        Ok(Skin {
+            groups: self.buffer.add_encoded(doc, &encoded.groups, 1)?,
+            vertices: self.buffer.add_encoded(doc, &encoded.vertices, 1)?,
+            weights: self.buffer.add_encoded(doc, &encoded.weights, 1)?,
+            group_names: skinning.group_names.clone(),
+            other: Default::default(),
+        })
+    }
+
+    /// A mesh: its vertices, normals and texture coordinates, then each surface (simplexes,
+    /// texture map, material, normals), then its blend shapes. The buffer's order is the
+    /// file's, so this order is the output's bytes.
+    fn build_mesh(&mut self, mesh: &MeshSpec) -> Result<Mesh, WriteError> {
+        let specs = mesh.surfaces.specs();
+        if specs.is_empty() {
+            // The schema requires at least one surface per mesh.
+            return Err(WriteError::BadFace {
+                surface: 0,
+                face: 0,
+                problem: "a mesh needs at least one surface".into(),
+            });
+        }
+        let flat = float32_positions(mesh)?;
+        let vertices = self.buffer.add_f32(&mut self.doc, &flat, 3)?;
+        let normals = match float32_normals(mesh)? {
+            Some(values) => Some(self.buffer.add_f32(&mut self.doc, &values, 3)?),
+            None => None,
+        };
+        let texcoords = match float32_texcoords(mesh)? {
+            Some(values) => Some(self.buffer.add_f32(&mut self.doc, &values, 2)?),
+            None => None,
+        };
+        check_ranges(mesh)?;
+        let mut surfaces = Vec::with_capacity(specs.len());
+        // Which vertices each surface uses (for per-surface normal offsets of blend shapes).
+        let mut surface_vertices: Vec<&[bool]> = Vec::new();
+        for (surface, prepared) in specs.iter().zip(mesh.surfaces.prepared()) {
+            if !mesh.blend_shapes.is_empty() {
+                surface_vertices.push(&prepared.used);
+            }
+            let values = SharedValues {
+                positions: &flat,
+                normals,
+                texcoords,
+            };
+            surfaces.push(self.surface(mesh, surface, prepared, values)?);
+        }
+        let blend = if mesh.blend_shapes.is_empty() {
+            None
+        } else {
+            Some(build_blend(
+                &mut self.doc,
+                &mut self.buffer,
+                &mut self.names,
+                mesh,
+                &surface_vertices,
+            )?)
+        };
+        Ok(Mesh {
+            name: None,
+            vertices,
+            surfaces,
+            skin: None,
+            blend,
+            other: Default::default(),
+        })
+    }
+
+    /// One surface: its simplexes (and whether its polytopes are flat), texture map, material
+    /// and normals.
+    fn surface(
+        &mut self,
+        mesh: &MeshSpec,
+        surface: &SurfaceSpec,
+        prepared: &PreparedSurface,
+        values: SharedValues<'_>,
+    ) -> Result<Surface, WriteError> {
+        let polytopes_flat = polytopes_flat(prepared, values.positions);
+        let encoded = prepared.encoded(self.buffer.index_width());
+        let simplex_accessor = self
+            .buffer
+            .add_encoded(&mut self.doc, &encoded.simplexes, 3)?;
+        let texture_map = match (values.texcoords, &encoded.corner_uvs) {
+            (Some(values), Some(corner_uvs)) if !surface.faces.is_empty() => Some(Binding {
+                values,
+                simplexes: Some(self.buffer.add_encoded(&mut self.doc, corner_uvs, 3)?),
+                per_simplex: None,
+                other: Default::default(),
+            }),
+            _ => None,
+        };
+        let material = match &surface.material {
+            None => None,
+            Some(name) => Some(self.material(mesh, name)?),
+        };
+        Ok(Surface {
+            name: surface.name.as_deref().map(|n| self.names.claim(n)),
+            simplexes: Some(simplex_accessor),
+            polytope_simplexes: polytopes_flat,
+            material,
+            texture_map,
+            // Normals are per vertex, so a corner's normal index is its vertex index: the
+            // surface's simplexes serve as the binding's per-corner indices.
+            normals: values.normals.map(|values| Binding {
+                values,
+                simplexes: Some(simplex_accessor),
+                per_simplex: None,
+                other: Default::default(),
+            }),
+            ..Surface::default()
+        })
+    }
+
+    /// The material named `name`: written on its first use (from the mesh's spec of it, or
+    /// bare when the mesh has none), found again by name after.
+    fn material(&mut self, mesh: &MeshSpec, name: &str) -> Result<MaterialIndex, WriteError> {
+        let next = self.material_of_name.len();
+        let index = *self.material_of_name.entry(name.to_owned()).or_insert(next);
+        if index == self.doc.materials.len() {
+            let spec = mesh.materials.iter().find(|m| m.name == name);
+            let other = material_fields(name, spec, self.texture_base)?;
+            self.doc.materials.push(Material {
+                name: Some(self.names.claim(name)),
+                other,
+            });
+        }
+        index_of(index, "materials")
+    }
+}
+
+/// The accessors every surface of a mesh shares, and the positions as written.
+#[derive(Clone, Copy)]
+struct SharedValues<'a> {
+    /// The float32 positions, three per vertex.
+    positions: &'a [f32],
+    /// The normals' accessor, when the mesh has normals.
+    normals: Option<AccessorIndex>,
+    /// The texture coordinates' accessor, when a face uses them.
+    texcoords: Option<AccessorIndex>,
+}
+
+/// A material's members besides its name: the base colour factor (its alpha only when not 1),
+/// the texture channels (the spec's texture index, offset to the document's), and extras.
+fn material_fields(
+    name: &str,
+    spec: Option<&MaterialSpec>,
+    texture_base: usize,
+) -> Result<serde_json::Map<String, Value>, WriteError> {
+    let mut other = serde_json::Map::new();
+    if let Some(color) = spec.and_then(|m| m.base_color) {
+        finite(|| format!("material {name}'s base colour"), &color)?;
+        let factor = if color[3] == 1.0 {
+            &color[..3]
+        } else {
+            &color[..]
+        };
+        other.insert("baseColor".into(), serde_json::json!({ "factor": factor }));
+    }
+    for (key, texture) in [
+        ("baseColor", spec.and_then(|m| m.base_color_texture)),
+        ("normal", spec.and_then(|m| m.normal_texture)),
+        ("orm", spec.and_then(|m| m.orm_texture)),
+    ] {
+        if let Some(t) = texture {
+            let channel = other
+                .entry(key.to_owned())
+                .or_insert_with(|| serde_json::json!({}));
+            if let Some(channel) = channel.as_object_mut() {
+                channel.insert("texture".into(), serde_json::json!(texture_base + t));
+            }
+        }
+    }
+    if let Some(extras) = spec.and_then(|m| m.extras.clone()) {
+        other.insert("extras".into(), extras);
+    }
+    Ok(other)
+}
+
+/// The positions as float32, three per vertex, each vertex checked finite.
+fn float32_positions(mesh: &MeshSpec) -> Result<Vec<f32>, WriteError> {
+    let mut flat = Vec::with_capacity(mesh.positions.len() * 3);
+    for (i, p) in mesh.positions.iter().enumerate() {
+        finite(|| format!("vertex {i}"), &p.to_array())?;
+        flat.extend(p.to_array().map(|c| c as f32));
+    }
+    Ok(flat)
+}
+
+/// The normals as float32 (`None`: the mesh has none), one per vertex, each finite.
+fn float32_normals(mesh: &MeshSpec) -> Result<Option<Vec<f32>>, WriteError> {
+    let Some(normals) = &mesh.normals else {
+        return Ok(None);
+    };
+    if normals.len() != mesh.positions.len() {
+        return Err(WriteError::BadFace {
+            surface: 0,
+            face: 0,
+            problem: format!(
+                "{} normals for {} vertices",
+                normals.len(),
+                mesh.positions.len()
+            ),
+        });
+    }
+    let mut values = Vec::with_capacity(normals.len() * 3);
+    for (i, n) in normals.iter().enumerate() {
+        finite(|| format!("normal {i}"), &n.to_array())?;
+        values.extend(n.to_array().map(|c| c as f32));
+    }
+    Ok(Some(values))
+}
+
+/// The texture coordinates as float32 when a face uses them (`None` otherwise), each finite.
+fn float32_texcoords(mesh: &MeshSpec) -> Result<Option<Vec<f32>>, WriteError> {
+    let used = mesh
+        .surfaces
+        .specs()
+        .iter()
+        .any(|s| s.faces.iter().any(|f| f.texcoords.is_some()));
+    if !used {
+        return Ok(None);
+    }
+    let mut uv = Vec::with_capacity(mesh.texcoords.len() * 2);
+    for (i, t) in mesh.texcoords.iter().enumerate() {
+        finite(|| format!("texture coordinate {i}"), t)?;
+        uv.extend(t.map(|c| c as f32));
+    }
+    Ok(Some(uv))
+}
+
+/// Every face's corners and texture coordinates in range: the prepared surfaces' summary
+/// says so in one look, and only when it does not are the faces walked for the first problem.
+fn check_ranges(mesh: &MeshSpec) -> Result<(), WriteError> {
+    let in_range = mesh.surfaces.prepared().iter().all(|p| {
+        p.well_formed
+            && p.max_vertex
+                .is_none_or(|v| (v as usize) < mesh.positions.len())
+            && p.max_texcoord
+                .is_none_or(|t| (t as usize) < mesh.texcoords.len())
+    });
+    if in_range { Ok(()) } else { check_faces(mesh) }
+}
+
+/// Whether every polytope of the surface is flat: `polytopeSimplexes` promises it (mesh.md),
+/// so it is checked on the float32 positions as written, with the validator's tolerance.
+fn polytopes_flat(prepared: &PreparedSurface, positions: &[f32]) -> bool {
+    let written = |v: u32| {
+        let i = v as usize * 3;
+        [positions[i], positions[i + 1], positions[i + 2]].map(f64::from)
+    };
+    let simplexes = &prepared.simplexes;
+    prepared.polytopes.iter().all(|&(first, n)| {
+        let fan = (0..n as usize - 2).map(|k| {
+            let at = first as usize + 3 * k;
+            [simplexes[at], simplexes[at + 1], simplexes[at + 2]].map(written)
+        });
+        rules::polytope_bend(fan) <= rules::POLYTOPE_NORMAL_TOLERANCE
     })
 }
 
@@ -732,26 +1130,6 @@ fn write_textures(
     Ok(base)
 }
 
-/// A mesh's `skin` from its influences in G4MF order.
-fn skin_of(
-    doc: &mut Document,
-    buffer: &mut BufferBuilder,
-    ordered: &OrderedSkin,
-    group_names: &Option<Vec<String>>,
-) -> Result<Skin, WriteError> {
-    let encoded = ordered.encoded(buffer.index_width())?;
-    let groups_accessor = buffer.add_encoded(doc, &encoded.groups, 1)?;
-    let vertices_accessor = buffer.add_encoded(doc, &encoded.vertices, 1)?;
-    let weights_accessor = buffer.add_encoded(doc, &encoded.weights, 1)?;
-    Ok(Skin {
-        groups: groups_accessor,
-        vertices: vertices_accessor,
-        weights: weights_accessor,
-        group_names: group_names.clone(),
-        other: Default::default(),
-    })
-}
-
 /// Every face's corners and texture coordinates against the mesh: the first problem, surface
 /// by surface and face by face, as a [`WriteError::BadFace`].
 fn check_faces(mesh: &MeshSpec) -> Result<(), WriteError> {
@@ -790,185 +1168,6 @@ fn check_faces(mesh: &MeshSpec) -> Result<(), WriteError> {
         }
     }
     Ok(())
-}
-
-fn build_mesh(
-    doc: &mut Document,
-    buffer: &mut BufferBuilder,
-    names: &mut NameRegistry,
-    material_of_name: &mut HashMap<String, usize>,
-    texture_base: usize,
-    mesh: &MeshSpec,
-) -> Result<Mesh, WriteError> {
-    let specs = mesh.surfaces.specs();
-    if specs.is_empty() {
-        // The schema requires at least one surface per mesh.
-        return Err(WriteError::BadFace {
-            surface: 0,
-            face: 0,
-            problem: "a mesh needs at least one surface".into(),
-        });
-    }
-    let mut flat = Vec::with_capacity(mesh.positions.len() * 3);
-    for (i, p) in mesh.positions.iter().enumerate() {
-        finite(|| format!("vertex {i}"), &p.to_array())?;
-        flat.extend(p.to_array().map(|c| c as f32));
-    }
-    let vertices = buffer.add_f32(doc, &flat, 3)?;
-    let normal_values = match &mesh.normals {
-        None => None,
-        Some(normals) => {
-            if normals.len() != mesh.positions.len() {
-                return Err(WriteError::BadFace {
-                    surface: 0,
-                    face: 0,
-                    problem: format!(
-                        "{} normals for {} vertices",
-                        normals.len(),
-                        mesh.positions.len()
-                    ),
-                });
-            }
-            let mut values = Vec::with_capacity(normals.len() * 3);
-            for (i, n) in normals.iter().enumerate() {
-                finite(|| format!("normal {i}"), &n.to_array())?;
-                values.extend(n.to_array().map(|c| c as f32));
-            }
-            Some(buffer.add_f32(doc, &values, 3)?)
-        }
-    };
-
-    let uses_texcoords = specs
-        .iter()
-        .any(|s| s.faces.iter().any(|f| f.texcoords.is_some()));
-    let uv_values = if uses_texcoords {
-        let mut uv = Vec::with_capacity(mesh.texcoords.len() * 2);
-        for (i, t) in mesh.texcoords.iter().enumerate() {
-            finite(|| format!("texture coordinate {i}"), t)?;
-            uv.extend(t.map(|c| c as f32));
-        }
-        Some(buffer.add_f32(doc, &uv, 2)?)
-    } else {
-        None
-    };
-
-    let prepared = mesh.surfaces.prepared();
-    let in_range = prepared.iter().all(|p| {
-        p.well_formed
-            && p.max_vertex
-                .is_none_or(|v| (v as usize) < mesh.positions.len())
-            && p.max_texcoord
-                .is_none_or(|t| (t as usize) < mesh.texcoords.len())
-    });
-    if !in_range {
-        check_faces(mesh)?;
-    }
-    let mut surfaces = Vec::with_capacity(specs.len());
-    // Which vertices each surface uses (for per-surface normal offsets of blend shapes).
-    let mut surface_vertices: Vec<&[bool]> = Vec::new();
-    // `polytopeSimplexes` promises flat polytopes (mesh.md); checked on the float32 positions
-    // as written, with the validator's tolerance.
-    let written = |v: u32| {
-        let i = v as usize * 3;
-        [flat[i], flat[i + 1], flat[i + 2]].map(f64::from)
-    };
-    for (surface, prepared) in specs.iter().zip(prepared) {
-        let simplexes = &prepared.simplexes;
-        let polytopes_flat = prepared.polytopes.iter().all(|&(first, n)| {
-            let fan = (0..n as usize - 2).map(|k| {
-                let at = first as usize + 3 * k;
-                [simplexes[at], simplexes[at + 1], simplexes[at + 2]].map(written)
-            });
-            rules::polytope_bend(fan) <= rules::POLYTOPE_NORMAL_TOLERANCE
-        });
-        if !mesh.blend_shapes.is_empty() {
-            surface_vertices.push(&prepared.used);
-        }
-        let encoded = prepared.encoded(buffer.index_width());
-        let simplex_accessor = buffer.add_encoded(doc, &encoded.simplexes, 3)?;
-        let texture_map = match (uv_values, &encoded.corner_uvs) {
-            (Some(values), Some(corner_uvs)) if !surface.faces.is_empty() => Some(Binding {
-                values,
-                simplexes: Some(buffer.add_encoded(doc, corner_uvs, 3)?),
-                per_simplex: None,
-                other: Default::default(),
-            }),
-            _ => None,
-        };
-        let material = match &surface.material {
-            None => None,
-            Some(name) => {
-                let next = material_of_name.len();
-                let index = *material_of_name.entry(name.clone()).or_insert(next);
-                if index == doc.materials.len() {
-                    let spec = mesh.materials.iter().find(|m| &m.name == name);
-                    let mut other = serde_json::Map::new();
-                    if let Some(color) = spec.and_then(|m| m.base_color) {
-                        finite(|| format!("material {name}'s base colour"), &color)?;
-                        let factor = if color[3] == 1.0 {
-                            &color[..3]
-                        } else {
-                            &color[..]
-                        };
-                        other.insert("baseColor".into(), serde_json::json!({ "factor": factor }));
-                    }
-                    // Texture channels: the spec's index into the document's textures.
-                    for (key, texture) in [
-                        ("baseColor", spec.and_then(|m| m.base_color_texture)),
-                        ("normal", spec.and_then(|m| m.normal_texture)),
-                        ("orm", spec.and_then(|m| m.orm_texture)),
-                    ] {
-                        if let Some(t) = texture {
-                            let channel = other
-                                .entry(key.to_owned())
-                                .or_insert_with(|| serde_json::json!({}));
-                            if let Some(channel) = channel.as_object_mut() {
-                                channel
-                                    .insert("texture".into(), serde_json::json!(texture_base + t));
-                            }
-                        }
-                    }
-                    if let Some(extras) = spec.and_then(|m| m.extras.clone()) {
-                        other.insert("extras".into(), extras);
-                    }
-                    doc.materials.push(Material {
-                        name: Some(names.claim(name)),
-                        other,
-                    });
-                }
-                Some(index_of(index, "materials")?)
-            }
-        };
-        surfaces.push(Surface {
-            name: surface.name.as_deref().map(|n| names.claim(n)),
-            simplexes: Some(simplex_accessor),
-            polytope_simplexes: polytopes_flat,
-            material,
-            texture_map,
-            // Normals are per vertex, so a corner's normal index is its vertex index: the
-            // surface's simplexes serve as the binding's per-corner indices.
-            normals: normal_values.map(|values| Binding {
-                values,
-                simplexes: Some(simplex_accessor),
-                per_simplex: None,
-                other: Default::default(),
-            }),
-            ..Surface::default()
-        });
-    }
-    let blend = if mesh.blend_shapes.is_empty() {
-        None
-    } else {
-        Some(build_blend(doc, buffer, names, mesh, &surface_vertices)?)
-    };
-    Ok(Mesh {
-        name: None,
-        vertices,
-        surfaces,
-        skin: None,
-        blend,
-        other: Default::default(),
-    })
 }
 
 /// `mesh.blend`: one shape per spec, `position` targets over vertices, `surfaces` entries

@@ -7,14 +7,26 @@
 
 use glam::{DMat3, DVec3};
 
-/// Which OBJ axis points up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which OBJ axis points up. In settings files and on the command line: `y` or `z`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
 pub enum UpAxis {
     /// Y up (MakeHuman's `base.obj`, Blender's default OBJ export).
     #[default]
     Y,
     /// Z up (an OBJ written in Blender's own axes).
     Z,
+}
+
+impl UpAxis {
+    /// `y` or `z`, as settings, flags and the file's extras spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            UpAxis::Y => "y",
+            UpAxis::Z => "z",
+        }
+    }
 }
 
 /// MPFB's `scale_factor` for a body in metres (MakeHuman's decimetres times 0.1): our Blender

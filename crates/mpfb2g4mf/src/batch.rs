@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+pub use crate::picture::{ContactSheet, Unpictured};
+
 /// Why a manifest cannot be read or expanded into jobs.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -540,16 +542,54 @@ pub fn expand_selected_with(
     keep: &dyn Fn(usize) -> bool,
     written: &[(&str, &Path)],
 ) -> Result<Expanded, BatchError> {
-    let at = |p: &Path| {
+    let mut expansion = Expansion {
+        manifest,
+        base,
+        keep,
+        outputs: Outputs::default(),
+        jobs: Vec::new(),
+    };
+    for &(what, path) in written {
+        let hash = expansion.outputs.hash(path);
+        expansion.outputs.reserved.insert(hash, what.to_owned());
+    }
+    // The three forms in a fixed order, so a job's index never depends on the selection.
+    expansion.explicit_jobs()?;
+    if let Some(cross) = &manifest.cross {
+        expansion.cross_jobs(cross)?;
+    }
+    if let Some(population) = &manifest.population {
+        expansion.population_jobs(population)?;
+    }
+    Ok(Expanded {
+        requests: expansion.jobs,
+        total: expansion.outputs.total,
+    })
+}
+
+/// A manifest being expanded: where its relative paths start, which jobs are kept, every
+/// output so far and the kept requests.
+struct Expansion<'m> {
+    manifest: &'m Manifest,
+    base: &'m Path,
+    keep: &'m dyn Fn(usize) -> bool,
+    outputs: Outputs,
+    jobs: Vec<JobRequest>,
+}
+
+impl Expansion<'_> {
+    /// `p` against the manifest's folder.
+    fn at(&self, p: &Path) -> PathBuf {
         if p.is_absolute() {
             p.to_path_buf()
         } else {
-            base.join(p)
+            self.base.join(p)
         }
-    };
-    // A job's settings: its table over the defaults, read once, paths made absolute.
-    let settings_of = |table: Option<&SettingsTable>| -> Result<Settings, BatchError> {
-        let mut merged = manifest.defaults.clone();
+    }
+
+    /// A job's settings: its table over the defaults, read once, paths made absolute.
+    fn settings_of(&self, table: Option<&SettingsTable>) -> Result<Settings, BatchError> {
+        let mut merged = self.manifest.defaults.clone();
         merged.extend(table.cloned().unwrap_or_default());
         let mut settings =
             Settings::deserialize(Value::Object(merged)).map_err(BatchError::Settings)?;
@@ -564,110 +604,119 @@ pub fn expand_selected_with(
         .into_iter()
         .flatten()
         {
-            *path = at(path);
+            *path = self.at(path);
         }
         if let Some(pose) = settings
             .rest_pose
             .as_mut()
             .filter(|p| !["t-pose", "straight-t-pose"].contains(&p.as_str()))
         {
-            *pose = at(Path::new(pose.as_str())).display().to_string();
+            *pose = self.at(Path::new(pose.as_str())).display().to_string();
         }
         Ok(settings)
-    };
-    let mut jobs: Vec<JobRequest> = Vec::new();
-    let mut outputs = Outputs::default();
-    for &(what, path) in written {
-        let hash = outputs.hash(path);
-        outputs.reserved.insert(hash, what.to_owned());
     }
-    for (k, spec) in manifest.jobs.iter().enumerate() {
-        let context = || BatchError::within(format!("job {k} ({})", spec.output.display()));
-        let output = at(&spec.output);
-        let index = outputs.add(&output)?;
-        let settings = settings_of(Some(&spec.settings)).map_err(context())?;
-        let rig = match (&spec.rig, &spec.rig_name) {
-            (Some(file), None) => Some(RigChoice::File(at(file))),
-            (None, Some(name)) => Some(RigChoice::Name(name.clone())),
-            // The rig the description names, read by the resolver.
-            (None, None) if settings.human.is_some() => None,
-            _ => return Err(context()(BatchError::RigOrName)),
-        };
-        if keep(index) {
-            jobs.push(JobRequest {
-                index,
-                rig,
-                weights: spec.weights.as_deref().map(at),
-                no_weights: spec.no_weights,
-                mesh: spec.mesh.as_deref().map(at),
-                output,
-                name: spec.name.clone(),
-                settings,
-            });
+
+    /// The `[[job]]` entries, each with its own files and settings.
+    fn explicit_jobs(&mut self) -> Result<(), BatchError> {
+        for (k, spec) in self.manifest.jobs.iter().enumerate() {
+            let context = || BatchError::within(format!("job {k} ({})", spec.output.display()));
+            let output = self.at(&spec.output);
+            let index = self.outputs.add(&output)?;
+            let settings = self.settings_of(Some(&spec.settings)).map_err(context())?;
+            let rig = match (&spec.rig, &spec.rig_name) {
+                (Some(file), None) => Some(RigChoice::File(self.at(file))),
+                (None, Some(name)) => Some(RigChoice::Name(name.clone())),
+                // The rig the description names, read by the resolver.
+                (None, None) if settings.human.is_some() => None,
+                _ => return Err(context()(BatchError::RigOrName)),
+            };
+            if (self.keep)(index) {
+                self.jobs.push(JobRequest {
+                    index,
+                    rig,
+                    weights: spec.weights.as_deref().map(|w| self.at(w)),
+                    no_weights: spec.no_weights,
+                    mesh: spec.mesh.as_deref().map(|m| self.at(m)),
+                    output,
+                    name: spec.name.clone(),
+                    settings,
+                });
+            }
         }
+        Ok(())
     }
-    if let Some(cross) = &manifest.cross {
-        let settings = settings_of(None).map_err(BatchError::within("defaults"))?;
+
+    /// `[cross]`: every rig with every mesh in every format, under the defaults.
+    fn cross_jobs(&mut self, cross: &CrossSpec) -> Result<(), BatchError> {
+        let settings = self
+            .settings_of(None)
+            .map_err(BatchError::within("defaults"))?;
         let formats = if cross.formats.is_empty() {
             vec!["g4b".to_owned()]
         } else {
             cross.formats.clone()
         };
+        let meshes: Vec<Option<PathBuf>> = if cross.meshes.is_empty() {
+            vec![None]
+        } else {
+            cross.meshes.iter().map(|m| Some(self.at(m))).collect()
+        };
         for rig_entry in &cross.rigs {
             // Rig files bring the weights beside them; rig names their data folder's.
             let (rig, weights, stem_of_rig) = if rig_entry.ends_with(".json") {
-                let r = at(Path::new(rig_entry));
+                let r = self.at(Path::new(rig_entry));
                 let w = r.with_file_name(format!("weights.{}.json", stem(&r)));
                 let name = stem(&r);
                 (RigChoice::File(r), w.is_file().then_some(w), name)
             } else {
                 (RigChoice::Name(rig_entry.clone()), None, rig_entry.clone())
             };
-            let meshes: Vec<Option<PathBuf>> = if cross.meshes.is_empty() {
-                vec![None]
-            } else {
-                cross.meshes.iter().map(|m| Some(at(m))).collect()
-            };
-            for mesh in meshes {
+            for mesh in &meshes {
                 let mesh_stem = mesh.as_deref().map_or_else(|| "base".to_owned(), stem);
                 for format in &formats {
-                    let output = at(Path::new(
+                    let output = self.at(Path::new(
                         &cross
                             .output
                             .replace("{rig}", &stem_of_rig)
                             .replace("{mesh}", &mesh_stem)
                             .replace("{format}", format),
                     ));
-                    let index = outputs.add(&output)?;
-                    if keep(index) {
-                        jobs.push(generated(index, (&rig, &weights, &mesh), output, &settings));
+                    let index = self.outputs.add(&output)?;
+                    if (self.keep)(index) {
+                        let files = (&rig, &weights, mesh);
+                        self.jobs.push(generated(index, files, output, &settings));
                     }
                 }
             }
         }
+        Ok(())
     }
-    if let Some(population) = &manifest.population {
+
+    /// `[population]`: one job a drawn phenotype, named by its index and values, dressed by
+    /// the wardrobe's draws when it has one.
+    fn population_jobs(&mut self, population: &PopulationSpec) -> Result<(), BatchError> {
         let within = BatchError::within("population");
-        let mut settings =
-            settings_of(Some(&population.settings)).map_err(BatchError::within("population"))?;
+        let mut settings = self
+            .settings_of(Some(&population.settings))
+            .map_err(BatchError::within("population"))?;
         let rig = match (&population.rig, &population.rig_name) {
-            (Some(r), None) => RigChoice::File(at(r)),
+            (Some(r), None) => RigChoice::File(self.at(r)),
             (None, name) => RigChoice::Name(name.clone().unwrap_or_else(|| "default".into())),
             _ => return Err(within(BatchError::RigOrName)),
         };
-        let weights = population.weights.as_deref().map(at);
-        let mesh = population.mesh.as_deref().map(at);
+        let weights = population.weights.as_deref().map(|w| self.at(w));
+        let mesh = population.mesh.as_deref().map(|m| self.at(m));
         let base_phenotype = settings.phenotype.clone().unwrap_or_default();
         for phenotype in population_phenotypes(population)? {
             let mut output = population
                 .output
-                .replace("{index}", &outputs.total.to_string());
+                .replace("{index}", &self.outputs.total.to_string());
             for (n, v) in &phenotype {
                 output = output.replace(&format!("{{{n}}}"), &format!("{v:.2}"));
             }
-            let output = at(Path::new(&output));
-            let index = outputs.add(&output)?;
-            if !keep(index) {
+            let output = self.at(Path::new(&output));
+            let index = self.outputs.add(&output)?;
+            if !(self.keep)(index) {
                 continue;
             }
             let text = phenotype
@@ -683,13 +732,11 @@ pub fn expand_selected_with(
             if let Some(wardrobe) = &population.draw {
                 wardrobe.dress(population.seed, index, &mut settings);
             }
-            jobs.push(generated(index, (&rig, &weights, &mesh), output, &settings));
+            self.jobs
+                .push(generated(index, (&rig, &weights, &mesh), output, &settings));
         }
+        Ok(())
     }
-    Ok(Expanded {
-        requests: jobs,
-        total: outputs.total,
-    })
 }
 
 /// Resolves every request (after `--shard` chose them) with one resolver, so the data folder
@@ -859,6 +906,26 @@ pub struct JobRecord {
     pub millis: f64,
 }
 
+impl JobRecord {
+    /// A job's record before it runs: its files and settings, status `ok`, nothing written.
+    fn of(job: &Job) -> Self {
+        JobRecord {
+            index: job.index,
+            rig: job.files.rig.clone(),
+            weights: job.files.weights.clone(),
+            mesh: job.files.mesh.clone(),
+            output: job.options.output.clone(),
+            data: job.data.clone(),
+            phenotype: job.phenotype.clone(),
+            status: Status::Ok,
+            error: None,
+            warnings: Vec::new(),
+            bytes: 0,
+            millis: 0.0,
+        }
+    }
+}
+
 /// Batch settings.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BatchOptions {
@@ -905,173 +972,23 @@ pub fn run(
     options: BatchOptions,
     progress: &(dyn Fn(&JobRecord) + Sync),
 ) -> Vec<JobRecord> {
-    let mut loader = Loader::new(jobs);
-    if options.max_input_bytes > 0 {
-        loader = loader.with_input_limit(options.max_input_bytes);
-    }
-    // What the batch's bodies share is derived once, by the first that needs it.
-    let derived = crate::convert::Derivations::default();
-    let stop = AtomicBool::new(false);
-    let records: Vec<std::sync::OnceLock<JobRecord>> =
-        jobs.iter().map(|_| std::sync::OnceLock::new()).collect();
-    let report = |slot: usize, record: JobRecord| {
-        progress(&record);
-        // Each slot is reported once.
-        let _ = records[slot].set(record);
-    };
-    let finish = |slot: usize, mut record: JobRecord, started: Instant| {
-        record.millis = started.elapsed().as_secs_f64() * 1e3;
-        report(slot, record);
-    };
-    // Records of written outputs, waiting to be reported by a worker.
-    let written = std::sync::Mutex::new(Vec::<(usize, JobRecord)>::new());
-    let report_written = || {
-        let waiting = std::mem::take(
-            &mut *written
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        for (slot, record) in waiting {
-            report(slot, record);
-        }
-    };
-    let fail = |record: &mut JobRecord, error: JobError| {
-        record.status = Status::Failed;
-        record.error = Some(error.to_string());
-        if options.fail_fast {
-            stop.store(true, Ordering::Release);
-        }
-    };
-    let commit = |handoff: Handoff| {
-        let Handoff {
-            slot,
-            mut record,
-            summary,
-            file,
-            started,
-        } = handoff;
-        let path = file.path().to_path_buf();
-        match file.commit() {
-            Ok(()) => {
-                record.warnings = summary.warnings;
-                record.bytes = summary.bytes;
-            }
-            Err(source) => fail(
-                &mut record,
-                JobError::Convert(ConvertError::Output { path, source }),
-            ),
-        }
-        record.millis = started.elapsed().as_secs_f64() * 1e3;
-        written
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push((slot, record));
-    };
-    let threads = if options.jobs == 0 {
-        cores()
-    } else {
-        options.jobs.min(max_workers())
-    };
+    let batch = Batch::new(jobs, options, progress);
+    let threads = worker_count(options.jobs);
     let (send, receive) = std::sync::mpsc::sync_channel::<Handoff>(0);
     let receive = std::sync::Mutex::new(receive);
     std::thread::scope(|scope| {
-        // One writer a worker: a writer only syncs and renames, but fewer writers queue the
-        // syncs (measured: --jobs 2 with one writer, 313 -> 357 ms for 100 bodies).
-        let writers = (0..threads)
-            .filter_map(|i| {
-                std::thread::Builder::new()
-                    .name(format!("writer {i}"))
-                    .spawn_scoped(scope, || {
-                        loop {
-                            let next = receive
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .recv();
-                            // Closed: every worker is done.
-                            let Ok(handoff) = next else { break };
-                            commit(handoff);
-                        }
-                    })
-                    .ok()
-            })
-            .collect::<Vec<_>>();
+        let writers = spawn_writers(scope, threads, &receive, &batch);
         // Without a writer thread (the system refused one), workers write their own outputs.
         let send = (!writers.is_empty()).then_some(send);
         let hand_over = |handoff: Handoff| match &send {
             Some(send) => {
                 if let Err(std::sync::mpsc::SendError(handoff)) = send.send(handoff) {
-                    commit(handoff);
+                    batch.commit(handoff);
                 }
             }
-            None => commit(handoff),
+            None => batch.commit(handoff),
         };
-        let run_one = |(slot, job): (usize, &Job)| {
-            report_written();
-            let started = Instant::now();
-            let mut record = JobRecord {
-                index: job.index,
-                rig: job.files.rig.clone(),
-                weights: job.files.weights.clone(),
-                mesh: job.files.mesh.clone(),
-                output: job.options.output.clone(),
-                data: job.data.clone(),
-                phenotype: job.phenotype.clone(),
-                status: Status::Ok,
-                error: None,
-                warnings: Vec::new(),
-                bytes: 0,
-                millis: 0.0,
-            };
-            if stop.load(Ordering::Acquire) {
-                record.status = Status::Cancelled;
-                loader.release(job);
-                return finish(slot, record, started);
-            }
-            if options.skip_existing && job.options.output.is_file() {
-                record.status = Status::Skipped;
-                loader.release(job);
-                return finish(slot, record, started);
-            }
-            let result = (|| -> Result<(Summary, Option<PendingFile>), JobError> {
-                let loaded = loader.load(job)?;
-                if let Some(parent) = job
-                    .options
-                    .output
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                {
-                    std::fs::create_dir_all(parent).map_err(|source| JobError::OutputFolder {
-                        folder: parent.to_path_buf(),
-                        source,
-                    })?;
-                }
-                Ok(crate::convert::convert_loaded_later(
-                    &loaded,
-                    &job.options,
-                    job.data.clone(),
-                    &derived,
-                )?)
-            })();
-            loader.release(job);
-            match result {
-                Ok((summary, Some(file))) => hand_over(Handoff {
-                    slot,
-                    record,
-                    summary,
-                    file,
-                    started,
-                }),
-                Ok((summary, None)) => {
-                    record.warnings = summary.warnings;
-                    record.bytes = summary.bytes;
-                    finish(slot, record, started);
-                }
-                Err(e) => {
-                    fail(&mut record, e);
-                    finish(slot, record, started);
-                }
-            }
-        };
+        let run_one = |(slot, job): (usize, &Job)| batch.run_one(slot, job, &hand_over);
         // The calling thread is one of the workers: it would only wait otherwise, and its
         // allocations come from the main heap, which glibc grows and trims by its thresholds
         // (a worker thread's heap is unmapped and faulted in again whenever it empties).
@@ -1097,11 +1014,209 @@ pub fn run(
             let _ = writer.join();
         }
         match &pool {
-            Ok(pool) => pool.install(report_written),
-            Err(_) => report_written(),
+            Ok(pool) => pool.install(|| batch.report_written()),
+            Err(_) => batch.report_written(),
         }
     });
-    records.into_iter().filter_map(|r| r.into_inner()).collect()
+    batch
+        .records
+        .into_iter()
+        .filter_map(|r| r.into_inner())
+        .collect()
+}
+
+/// Workers for `--jobs` (0: one a core), at most [`max_workers`].
+fn worker_count(jobs: usize) -> usize {
+    if jobs == 0 {
+        cores()
+    } else {
+        jobs.min(max_workers())
+    }
+}
+
+/// One writer a worker: a writer only syncs and renames, but fewer writers queue the syncs
+/// (measured: --jobs 2 with one writer, 313 -> 357 ms for 100 bodies). Each takes handoffs
+/// until the channel closes (every worker is done). Writers the system refuses are not made.
+fn spawn_writers<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    threads: usize,
+    receive: &'env std::sync::Mutex<std::sync::mpsc::Receiver<Handoff>>,
+    batch: &'env Batch<'env>,
+) -> Vec<std::thread::ScopedJoinHandle<'scope, ()>> {
+    (0..threads)
+        .filter_map(|i| {
+            std::thread::Builder::new()
+                .name(format!("writer {i}"))
+                .spawn_scoped(scope, move || {
+                    loop {
+                        let next = receive
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .recv();
+                        let Ok(handoff) = next else { break };
+                        batch.commit(handoff);
+                    }
+                })
+                .ok()
+        })
+        .collect()
+}
+
+/// A running batch: its jobs and options, what the jobs share (the loader, the derived
+/// caches), the cancellation flag, each job's record slot, and the records of written outputs
+/// waiting for a worker to report them (progress is reported from the workers only).
+struct Batch<'a> {
+    options: BatchOptions,
+    progress: &'a (dyn Fn(&JobRecord) + Sync),
+    loader: Loader,
+    derived: crate::convert::Derivations,
+    stop: AtomicBool,
+    records: Vec<std::sync::OnceLock<JobRecord>>,
+    written: std::sync::Mutex<Vec<(usize, JobRecord)>>,
+}
+
+impl<'a> Batch<'a> {
+    fn new(
+        jobs: &'a [Job],
+        options: BatchOptions,
+        progress: &'a (dyn Fn(&JobRecord) + Sync),
+    ) -> Self {
+        let mut loader = Loader::new(jobs);
+        if options.max_input_bytes > 0 {
+            loader = loader.with_input_limit(options.max_input_bytes);
+        }
+        Batch {
+            options,
+            progress,
+            loader,
+            // What the batch's bodies share is derived once, by the first that needs it.
+            derived: crate::convert::Derivations::default(),
+            stop: AtomicBool::new(false),
+            records: jobs.iter().map(|_| std::sync::OnceLock::new()).collect(),
+            written: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// One job on a worker: skipped or cancelled, or loaded and converted; a written output is
+    /// handed over to be synced and renamed, anything else reported here.
+    fn run_one(&self, slot: usize, job: &Job, hand_over: &dyn Fn(Handoff)) {
+        self.report_written();
+        let started = Instant::now();
+        let mut record = JobRecord::of(job);
+        if self.stop.load(Ordering::Acquire) {
+            record.status = Status::Cancelled;
+            self.loader.release(job);
+            return self.finish(slot, record, started);
+        }
+        if self.options.skip_existing && job.options.output.is_file() {
+            record.status = Status::Skipped;
+            self.loader.release(job);
+            return self.finish(slot, record, started);
+        }
+        let result = self.convert(job);
+        self.loader.release(job);
+        match result {
+            Ok((summary, Some(file))) => hand_over(Handoff {
+                slot,
+                record,
+                summary,
+                file,
+                started,
+            }),
+            Ok((summary, None)) => {
+                record.warnings = summary.warnings;
+                record.bytes = summary.bytes;
+                self.finish(slot, record, started);
+            }
+            Err(e) => {
+                self.fail(&mut record, e);
+                self.finish(slot, record, started);
+            }
+        }
+    }
+
+    /// Loads a job, makes its output folder and converts it, its output left pending.
+    fn convert(&self, job: &Job) -> Result<(Summary, Option<PendingFile>), JobError> {
+        let loaded = self.loader.load(job)?;
+        if let Some(parent) = job
+            .options
+            .output
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(|source| JobError::OutputFolder {
+                folder: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(crate::convert::convert_loaded_later(
+            &loaded,
+            &job.options,
+            job.data.clone(),
+            &self.derived,
+        )?)
+    }
+
+    /// Syncs and renames a pending output into place, then queues its record for a worker.
+    fn commit(&self, handoff: Handoff) {
+        let Handoff {
+            slot,
+            mut record,
+            summary,
+            file,
+            started,
+        } = handoff;
+        let path = file.path().to_path_buf();
+        match file.commit() {
+            Ok(()) => {
+                record.warnings = summary.warnings;
+                record.bytes = summary.bytes;
+            }
+            Err(source) => self.fail(
+                &mut record,
+                JobError::Convert(ConvertError::Output { path, source }),
+            ),
+        }
+        record.millis = started.elapsed().as_secs_f64() * 1e3;
+        self.written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((slot, record));
+    }
+
+    /// Marks a record failed; with `fail_fast`, no job starts after it.
+    fn fail(&self, record: &mut JobRecord, error: JobError) {
+        record.status = Status::Failed;
+        record.error = Some(error.to_string());
+        if self.options.fail_fast {
+            self.stop.store(true, Ordering::Release);
+        }
+    }
+
+    /// Reports the records of outputs the writers have finished.
+    fn report_written(&self) {
+        let waiting = std::mem::take(
+            &mut *self
+                .written
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for (slot, record) in waiting {
+            self.report(slot, record);
+        }
+    }
+
+    /// Reports a record with the time since its job started.
+    fn finish(&self, slot: usize, mut record: JobRecord, started: Instant) {
+        record.millis = started.elapsed().as_secs_f64() * 1e3;
+        self.report(slot, record);
+    }
+
+    fn report(&self, slot: usize, record: JobRecord) {
+        (self.progress)(&record);
+        // Each slot is reported once.
+        let _ = self.records[slot].set(record);
+    }
 }
 
 /// A job whose output is written to its temporary file, on its way to a writer thread.

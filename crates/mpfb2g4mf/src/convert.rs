@@ -1,5 +1,5 @@
-//! The pipeline driver: [`run`] loads one job and converts it; [`convert_loaded`] runs the
-//! stages of [`crate::stages`], in order, over a loaded job; [`convert`] converts inputs a
+//! The pipeline driver: [`run`] loads one job and converts it; `convert_loaded` runs the
+//! stages (load, body, fit, assemble, transforms, write), in order, over a loaded job; [`convert`] converts inputs a
 //! library loaded itself. Only the entry points (the CLI and batches) call it; options,
 //! errors and the summary live in their own modules so the stages never import the driver.
 
@@ -27,8 +27,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// What conversions derive from shared, unchanging inputs alone, remembered for the next
-/// conversion of the same inputs (see [`crate::derived`]): one per batch, or per conversion.
-/// Each stage owns its part.
+/// conversion of the same inputs (keyed by the inputs' identity, a bounded number of results
+/// kept): one per batch, or per conversion. Each stage owns its part.
 #[derive(Default)]
 pub struct Derivations {
     assemble: stages::assemble::Derived,
@@ -62,7 +62,7 @@ pub fn run(job: &Job) -> Result<Summary, ConvertError> {
 
 /// Converts a loaded job; `data` is the data folder it came from, for the summary. What it
 /// derives from shared inputs alone is remembered in `derived` for the batch's next job.
-pub fn convert_loaded(
+pub(crate) fn convert_loaded(
     loaded: &LoadedJob,
     options: &ConvertOptions,
     data: Option<DataUsed>,
@@ -74,7 +74,7 @@ pub fn convert_loaded(
 /// [`convert_loaded`] with a `.g4b` output written to its temporary file but not synced or
 /// in place: the caller commits the returned file (a `.g4tf` is written whole, and the file
 /// is `None`).
-pub fn convert_loaded_later(
+pub(crate) fn convert_loaded_later(
     loaded: &LoadedJob,
     options: &ConvertOptions,
     data: Option<DataUsed>,
@@ -234,6 +234,7 @@ fn convert_parts(
     let summary = Summary {
         output: options.output.clone(),
         external: written.external,
+        images: written.images,
         format,
         bytes: written.bytes,
         rig: format!(

@@ -150,14 +150,10 @@ impl<K: Key, V: Clone, const CAPACITY: usize> Cache<K, V, CAPACITY> {
         Ok(self.get_or(key, || derived))
     }
 
-    /// How many results are kept (for tests).
-    pub fn len(&self) -> usize {
+    /// How many results are kept.
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.lock().len()
-    }
-
-    /// True when no result is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

@@ -265,8 +265,6 @@ pub struct LoadedShape {
     pub amount: f64,
     /// The target.
     pub target: std::sync::Arc<mpfb_body::Target>,
-    /// The target file.
-    pub path: PathBuf,
 }
 
 /// The rest pose to bake, read.
@@ -412,7 +410,6 @@ pub fn load_shapes(
                 name,
                 amount: 0.0,
                 target: budget.spend(cache.target(&path)?)?,
-                path,
             })
         })
         .collect()
@@ -521,14 +518,6 @@ impl TargetCache {
             .insert(path.to_path_buf(), target.clone());
         Ok(target)
     }
-
-    /// Target files parsed so far.
-    pub fn parsed(&self) -> usize {
-        self.targets
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .len()
-    }
 }
 
 /// Reads a body description (the `.mhm` or preset, then the phenotype and target settings over
@@ -573,7 +562,6 @@ pub fn load_body(
                 name: t.name.clone(),
                 amount: t.weight,
                 target: budget.spend(cache.target(&path)?)?,
-                path,
             });
         }
     }
@@ -941,11 +929,6 @@ impl Loader {
     pub fn with_input_limit(mut self, max_input_bytes: u64) -> Self {
         self.max_input_bytes = Some(max_input_bytes);
         self
-    }
-
-    /// The target cache the jobs share.
-    pub fn targets(&self) -> &TargetCache {
-        &self.targets
     }
 
     /// Loads everything `job` names: the size of every file checked first, then the mesh

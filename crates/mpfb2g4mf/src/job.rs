@@ -11,7 +11,9 @@
 
 use crate::error::ConvertError;
 use crate::options::{ConvertOptions, HumanoidTable, Request, RestPose, Settings};
-use crate::outfit::{AssetIndex, Outfit};
+use crate::outfit::AssetIndex;
+
+pub use crate::outfit::{AssetKind, Outfit, WornAsset};
 use crate::summary::DataUsed;
 pub use mpfb_data::rig_name;
 use mpfb_data::{DataError, Feature, MpfbData, Places};

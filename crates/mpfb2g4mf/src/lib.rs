@@ -1,41 +1,69 @@
 //! `mpfb2g4mf` as a library: the conversion pipeline behind the command-line tool, usable from
 //! other Rust programs (batch jobs, services) without spawning the binary.
 //!
-//! A conversion is a [`job::Job`] (resolved from flags, a manifest or a `.mhm` by
-//! [`job::Resolver`]), loaded by [`inputs::Loader`] and converted by [`convert::run`].
+//! A conversion is a [`Job`] (resolved from flags, a manifest or a `.mhm` by [`Resolver`]),
+//! loaded and converted by [`convert::run`]; [`convert()`] converts inputs already loaded
+//! ([`LoadedRig`], [`LoadedMesh`], [`LoadedWeights`]). A [`batch`] runs many jobs from a
+//! manifest; [`to_mpfb`] converts a G4MF file back; [`inspect`] describes one; [`setup`] says
+//! which MPFB data and MakeHuman assets are in use.
+//!
+//! The public surface is chosen: the modules below that are `pub` are the library's areas,
+//! the rest (the stages, caches, asset fitting, tables) are its inside and reachable only
+//! through them. [`files`] and [`process`] gather what a program around the pipeline needs:
+//! files written whole or not at all, and a process's interrupt handling and timings.
 
-pub mod atomic;
+mod atomic;
+mod derived;
+mod error;
+mod extras;
+mod humanoid_match;
+mod images;
+mod inputs;
+mod interrupt;
+mod iris;
+mod limits;
+mod malloc_tuning;
+mod orm;
+mod outfit;
+mod paths;
+mod picture;
+mod stages;
+mod tables;
+mod timings;
+
 pub mod batch;
 pub mod convert;
-pub mod derived;
-pub mod error;
-pub mod extras;
-pub mod humanoid_match;
-pub mod images;
-pub mod inputs;
 pub mod inspect;
-pub mod interrupt;
-pub mod iris;
 pub mod job;
-pub mod limits;
-pub mod malloc_tuning;
 pub mod options;
-pub mod orm;
-pub mod outfit;
-pub mod paths;
-pub mod picture;
 pub mod setup;
 pub mod shape_names;
-pub mod stages;
 pub mod summary;
-pub mod tables;
-pub mod timings;
 pub mod to_mpfb;
 
 pub use convert::convert;
-pub use error::ConvertError;
-pub use inputs::{LoadedMesh, LoadedRig, LoadedWeights, load_inputs};
+pub use error::{ConvertError, FallbackRefused};
+pub use inputs::{LoadedMesh, LoadedRig, LoadedWeights, MeshTopology, load_inputs};
 pub use job::{Job, JobRequest, Resolver, RigChoice};
 pub use options::{ConvertOptions, Origin, OutputFormat};
 pub use stages::write::GENERATOR;
 pub use summary::Summary;
+
+pub mod files {
+    //! The files the tool writes: whole or not at all (a temporary file renamed into place,
+    //! a `.g4tf` and its buffers replaced together), never over one of the job's inputs, and
+    //! temporary files an interrupted run left behind found again.
+
+    pub use crate::atomic::{Step, buffer_name, replace_text_with_buffers, write_atomic};
+    pub use crate::interrupt::{STALE_AFTER, remove_stale};
+    pub use crate::paths::{Role, SameFile, check_distinct};
+}
+
+pub mod process {
+    //! What a process running conversions sets up once: the interrupt handler that removes
+    //! half-written files, the stage timings on standard error, and the malloc settings.
+
+    pub use crate::interrupt::install as install_interrupt_handler;
+    pub use crate::malloc_tuning::{describe as malloc_setting, reexec_with_tuned_malloc};
+    pub use crate::timings::{TIMINGS_ENV, lap};
+}

@@ -33,11 +33,6 @@ pub struct Kind {
 }
 
 impl Kind {
-    /// Any file: only `--max-input-mib` bounds it.
-    pub const ANY: Kind = Kind {
-        name: "file",
-        max_bytes: u64::MAX,
-    };
     /// A rig.
     pub const RIG: Kind = Kind {
         name: "rig file",
@@ -115,16 +110,6 @@ pub fn read_input_of(path: &Path, limit: u64, kind: Kind) -> Result<Vec<u8>, Con
 /// [`read_input_of`] as text without its byte-order mark.
 pub fn read_input_text_of(path: &Path, limit: u64, kind: Kind) -> Result<String, ConvertError> {
     decode_text(path, read_input_of(path, limit, kind)?)
-}
-
-/// Reads an input file whole, at most `limit` bytes.
-pub fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, ConvertError> {
-    read_input_of(path, limit, Kind::ANY)
-}
-
-/// Reads a text input file whole, at most `limit` bytes, without its byte-order mark.
-pub fn read_input_text(path: &Path, limit: u64) -> Result<String, ConvertError> {
-    decode_text(path, read_input(path, limit)?)
 }
 
 fn decode_text(path: &Path, bytes: Vec<u8>) -> Result<String, ConvertError> {

@@ -4,8 +4,8 @@
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mpfb_rig::{ObjFrame, UpAxis};
+use mpfb2g4mf::LoadedMesh;
 use mpfb2g4mf::batch;
-use mpfb2g4mf::inputs::LoadedMesh;
 use mpfb2g4mf::job::{Job, JobRequest, Resolver, RigChoice};
 use mpfb2g4mf::options::Settings;
 use mpfb2g4mf::summary::Summary;
@@ -130,9 +130,8 @@ struct PreviewArgs {
     /// Close up on a bone (its node name, e.g. `head`): frames a sphere around it.
     #[arg(long, value_name = "BONE")]
     focus: Option<String>,
-    /// Largest decoded buffer accepted, in MiB.
-    #[arg(long, default_value_t = 2048)]
-    max_buffer_mib: u64,
+    #[command(flatten)]
+    read: ReadArgs,
 }
 
 /// `NAME=AMOUNT` with a finite amount.
@@ -164,12 +163,6 @@ fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
         Some((w, h)) => Ok((parse(w)?, parse(h)?)),
         None => parse(text).map(|n| (n, n)),
     }
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum UpArg {
-    Y,
-    Z,
 }
 
 /// How a conversion reports what it did.
@@ -280,6 +273,27 @@ enum ReportFormat {
     Json,
 }
 
+/// How a command reads G4MF files: its limit and where buffers may come from.
+#[derive(Args)]
+struct ReadArgs {
+    /// Largest decoded buffer accepted, in MiB.
+    #[arg(long, default_value_t = 2048)]
+    max_buffer_mib: u64,
+    /// Follow relative buffer URIs that leave the file's folder.
+    #[arg(long)]
+    allow_outside_folder: bool,
+}
+
+impl ReadArgs {
+    fn options(&self) -> g4mf_reader::ReadOptions {
+        g4mf_reader::ReadOptions {
+            allow_outside_folder: self.allow_outside_folder,
+            max_buffer_bytes: self.max_buffer_mib.saturating_mul(1 << 20),
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Args)]
 struct ValidateArgs {
     /// The files to check.
@@ -288,12 +302,8 @@ struct ValidateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     format: ReportFormat,
-    /// Follow relative buffer URIs that leave the file's folder.
-    #[arg(long)]
-    allow_outside_folder: bool,
-    /// Largest decoded buffer accepted, in MiB.
-    #[arg(long, default_value_t = 2048)]
-    max_buffer_mib: u64,
+    #[command(flatten)]
+    read: ReadArgs,
     /// Also check a profile: `humanoid` (G4MF's bipedal humanoid bone names and hierarchy).
     #[arg(long, value_enum)]
     profile: Option<ProfileArg>,
@@ -309,12 +319,8 @@ enum ProfileArg {
 struct InspectArgs {
     /// The file.
     file: PathBuf,
-    /// Largest decoded buffer accepted, in MiB.
-    #[arg(long, default_value_t = 2048)]
-    max_buffer_mib: u64,
-    /// Follow relative buffer URIs that leave the file's folder.
-    #[arg(long)]
-    allow_outside_folder: bool,
+    #[command(flatten)]
+    read: ReadArgs,
 }
 
 #[derive(Args)]
@@ -337,12 +343,11 @@ struct ToMpfbArgs {
     /// Mesh units to metres for --mesh.
     #[arg(long, default_value_t = 0.1)]
     mesh_scale: f64,
-    /// Largest decoded buffer accepted, in MiB.
-    #[arg(long, default_value_t = 2048)]
-    max_buffer_mib: u64,
+    #[command(flatten)]
+    read: ReadArgs,
     /// The OBJ's up axis for --mesh.
-    #[arg(long, value_enum, default_value_t = UpArg::Y)]
-    up_axis: UpArg,
+    #[arg(long, value_enum, default_value_t = UpAxis::Y)]
+    up_axis: UpAxis,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -412,15 +417,15 @@ fn output_path(text: &str) -> Result<PathBuf, String> {
 
 fn main() -> ExitCode {
     // Before anything else (threads, timings): this may replace the process with itself.
-    mpfb2g4mf::malloc_tuning::reexec_with_tuned_malloc();
+    mpfb2g4mf::process::reexec_with_tuned_malloc();
     // clap exits with 2 on usage errors by itself.
-    mpfb2g4mf::timings::lap(&format!(
+    mpfb2g4mf::process::lap(&format!(
         "start (malloc: {})",
-        mpfb2g4mf::malloc_tuning::describe()
+        mpfb2g4mf::process::malloc_setting()
     ));
     let cli = Cli::parse();
     // Without the handler a signal still ends the process; only the clean-up is lost.
-    let _ = mpfb2g4mf::interrupt::install();
+    let _ = mpfb2g4mf::process::install_interrupt_handler();
     let result = match cli.command {
         Command::Convert(args) => run_convert(args),
         Command::Demo(args) => run_demo(args),
@@ -432,7 +437,7 @@ fn main() -> ExitCode {
         Command::Data(DataCommand::Status(args)) => run_data_status(args),
         Command::Data(DataCommand::Fetch(args)) => run_data_fetch(args),
     };
-    mpfb2g4mf::timings::lap("after the command");
+    mpfb2g4mf::process::lap("after the command");
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -449,7 +454,7 @@ const SHOWN_WARNINGS: usize = 20;
 
 /// Removes temporary files a killed run left in `folder`, and says so.
 fn report_stale(folder: &Path) {
-    let removed = mpfb2g4mf::interrupt::remove_stale(folder, mpfb2g4mf::interrupt::STALE_AFTER);
+    let removed = mpfb2g4mf::files::remove_stale(folder, mpfb2g4mf::files::STALE_AFTER);
     if !removed.is_empty() {
         eprintln!(
             "mpfb2g4mf: removed {} temporary file{} an interrupted run left in {}",
@@ -499,17 +504,17 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
     let mut job = Resolver::from_env().resolve(&request)?;
     // Checked in memory before the file replaces anything (see stages::write).
     job.options.validate = args.validate;
-    let mut roles = vec![mpfb2g4mf::paths::Role {
+    let mut roles = vec![mpfb2g4mf::files::Role {
         what: "the output".into(),
         path: &job.options.output,
         written: true,
     }];
-    roles.extend(job.files.files().map(|path| mpfb2g4mf::paths::Role {
+    roles.extend(job.files.files().map(|path| mpfb2g4mf::files::Role {
         what: "an input".into(),
         path,
         written: false,
     }));
-    mpfb2g4mf::paths::check_distinct(&roles)?;
+    mpfb2g4mf::files::check_distinct(&roles)?;
     if let Some(folder) = job.options.output.parent() {
         report_stale(if folder.as_os_str().is_empty() {
             Path::new(".")
@@ -530,8 +535,7 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
 
 fn run_validate(args: ValidateArgs) -> Result<()> {
     let mut options = g4mf_validator::ValidateOptions::default();
-    options.read.allow_outside_folder = args.allow_outside_folder;
-    options.read.max_buffer_bytes = args.max_buffer_mib.saturating_mul(1 << 20);
+    options.read = args.read.options();
     options.profile = args.profile.map(|p| match p {
         ProfileArg::Humanoid => g4mf_validator::Profile::Humanoid,
     });
@@ -585,33 +589,25 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
 }
 
 fn run_inspect(args: InspectArgs) -> Result<()> {
-    let options = g4mf_reader::ReadOptions {
-        allow_outside_folder: args.allow_outside_folder,
-        max_buffer_bytes: args.max_buffer_mib.saturating_mul(1 << 20),
-        ..Default::default()
-    };
-    let file = g4mf_reader::read_path(&args.file, &options)?;
+    let file = g4mf_reader::read_path(&args.file, &args.read.options())?;
     let size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
     print!("{}", mpfb2g4mf::inspect::inspect(&file, size));
     Ok(())
 }
 
 fn run_preview(args: PreviewArgs) -> Result<()> {
-    let mut roles = vec![mpfb2g4mf::paths::Role {
+    let mut roles = vec![mpfb2g4mf::files::Role {
         what: "the picture".into(),
         path: &args.output,
         written: true,
     }];
-    roles.extend(args.files.iter().map(|path| mpfb2g4mf::paths::Role {
+    roles.extend(args.files.iter().map(|path| mpfb2g4mf::files::Role {
         what: "an input".into(),
         path,
         written: false,
     }));
-    mpfb2g4mf::paths::check_distinct(&roles)?;
-    let read = g4mf_reader::ReadOptions {
-        max_buffer_bytes: args.max_buffer_mib.saturating_mul(1 << 20),
-        ..Default::default()
-    };
+    mpfb2g4mf::files::check_distinct(&roles)?;
+    let read = args.read.options();
     let scene_options = g4mf_preview::SceneOptions {
         blend: args.blend.clone(),
         no_textures: args.no_textures,
@@ -660,16 +656,13 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
             ..Default::default()
         },
     );
-    mpfb2g4mf::atomic::write_atomic(&args.output, &g4mf_preview::png_bytes(&image))
+    mpfb2g4mf::files::write_atomic(&args.output, &g4mf_preview::png_bytes(&image))
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     Ok(())
 }
 
 fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
-    let read = g4mf_reader::ReadOptions {
-        max_buffer_bytes: args.max_buffer_mib.saturating_mul(1 << 20),
-        ..Default::default()
-    };
+    let read = args.read.options();
     let file = g4mf_reader::read_path(&args.input, &read)?;
     let has_extras = !mpfb2g4mf::to_mpfb::needs_mesh(&file);
     // The base mesh matters only for skeletons without MPFB extras; then a data folder that
@@ -695,10 +688,7 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
     };
     let frame = ObjFrame {
         scale: args.mesh_scale,
-        up: match args.up_axis {
-            UpArg::Y => UpAxis::Y,
-            UpArg::Z => UpAxis::Z,
-        },
+        up: args.up_axis,
     };
     let mesh = match (&mesh_path, has_extras) {
         (Some(path), false) => Some(LoadedMesh::load(path, None)?),
@@ -778,7 +768,7 @@ fn run_batch(args: BatchArgs) -> Result<()> {
     let records = batch::run(&jobs, options, &|r| progress.record(r));
     if let Some(path) = &args.report {
         let json = serde_json::to_vec_pretty(&records)?;
-        mpfb2g4mf::atomic::write_atomic(path, &json)
+        mpfb2g4mf::files::write_atomic(path, &json)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     progress.finish(&args)?;
@@ -843,7 +833,7 @@ fn plan_batch(args: &BatchArgs) -> Result<(Vec<Job>, usize)> {
 struct BatchProgress {
     bar: Option<indicatif::ProgressBar>,
     quiet: bool,
-    contact_sheet: Option<mpfb2g4mf::picture::ContactSheet>,
+    contact_sheet: Option<mpfb2g4mf::batch::ContactSheet>,
 }
 
 impl BatchProgress {
@@ -860,10 +850,7 @@ impl BatchProgress {
             bar
         });
         let contact_sheet = args.contact_sheet.as_ref().map(|_| {
-            mpfb2g4mf::picture::ContactSheet::new(
-                args.tile_size,
-                g4mf_reader::ReadOptions::default(),
-            )
+            mpfb2g4mf::batch::ContactSheet::new(args.tile_size, g4mf_reader::ReadOptions::default())
         });
         Self {
             bar,
@@ -918,7 +905,7 @@ impl BatchProgress {
                 u.reason
             );
         }
-        mpfb2g4mf::atomic::write_atomic(path, &g4mf_preview::png_bytes(&sheet))
+        mpfb2g4mf::files::write_atomic(path, &g4mf_preview::png_bytes(&sheet))
             .with_context(|| format!("cannot write {}", path.display()))
     }
 }
@@ -1123,6 +1110,9 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
     );
     for extra in &summary.external {
         eprintln!("  buffer    {}", name(extra));
+    }
+    for image in &summary.images {
+        eprintln!("  image     {}", name(image));
     }
     match &summary.data {
         Some(data) => eprintln!("  data      {data}"),

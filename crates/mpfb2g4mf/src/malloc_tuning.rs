@@ -40,9 +40,9 @@ pub fn should_reexec(get: impl Fn(&str) -> Option<OsString>) -> bool {
         && get(MARKER_ENV).is_none()
 }
 
-/// Re-executes this process with [`TUNABLES`] when [`should_reexec`] says so; returns only
-/// when it does not (or when the exec failed, and the process goes on untuned). Call it
-/// first thing in `main`, before any thread is started.
+/// Re-executes this process with glibc's malloc tunables when nothing in the environment says
+/// otherwise; returns only when it does not (or when the exec failed, and the process goes on
+/// untuned). Call it first thing in `main`, before any thread is started.
 pub fn reexec_with_tuned_malloc() {
     if !should_reexec(|name| std::env::var_os(name)) {
         return;
@@ -76,22 +76,6 @@ pub fn describe() -> &'static str {
     }
 }
 
-/// Gives a child process the environment this process had before the re-exec: our tunables
-/// and marker are for this binary, not for the programs it starts (pip, for `demo`).
-pub fn restore_child_env(command: &mut std::process::Command) -> &mut std::process::Command {
-    restore_child_env_if(command, describe() == "tuned")
-}
-
-fn restore_child_env_if(
-    command: &mut std::process::Command,
-    tuned: bool,
-) -> &mut std::process::Command {
-    if tuned {
-        command.env_remove(GLIBC_ENV).env_remove(MARKER_ENV);
-    }
-    command
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,22 +103,5 @@ mod tests {
         )])));
         assert!(!should_reexec(env(&[(OPT_OUT_ENV, "1")])));
         assert!(!should_reexec(env(&[(MARKER_ENV, "1")])));
-    }
-
-    #[test]
-    fn children_of_a_tuned_process_get_the_environment_back() {
-        let removed = |command: &std::process::Command| -> Vec<String> {
-            command
-                .get_envs()
-                .filter(|(_, value)| value.is_none())
-                .map(|(name, _)| name.to_string_lossy().into_owned())
-                .collect()
-        };
-        let mut tuned = std::process::Command::new("true");
-        restore_child_env_if(&mut tuned, true);
-        assert_eq!(removed(&tuned), vec![GLIBC_ENV, MARKER_ENV]);
-        let mut untouched = std::process::Command::new("true");
-        restore_child_env_if(&mut untouched, false);
-        assert!(removed(&untouched).is_empty());
     }
 }

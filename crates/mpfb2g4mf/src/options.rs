@@ -22,18 +22,6 @@ pub enum Compress {
     Zstd,
 }
 
-/// The up axis of an input OBJ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "snake_case")]
-pub enum Up {
-    /// Y up (MakeHuman's base.obj, most OBJ exports).
-    #[default]
-    Y,
-    /// Z up (Blender's own axes).
-    Z,
-}
-
 /// Which helper geometry of MakeHuman's base mesh a character keeps besides the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -267,8 +255,8 @@ pub struct Settings {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.1))]
     pub mesh_scale: f64,
     /// The OBJ's up axis.
-    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Up::Y))]
-    pub up_axis: Up,
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = UpAxis::Y))]
+    pub up_axis: UpAxis,
     /// Where the character stands: on y = 0 (ground) or at the mesh's origin.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Origin::Ground))]
     pub origin: Origin,
@@ -402,7 +390,7 @@ impl Default for Settings {
             all_joints: false,
             group_names: true,
             mesh_scale: ObjFrame::MAKEHUMAN.scale,
-            up_axis: Up::Y,
+            up_axis: UpAxis::Y,
             origin: Origin::Ground,
             allow_fallback: false,
             any_topology: false,
@@ -637,10 +625,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.group_names = s.group_names;
         options.frame = ObjFrame {
             scale: s.mesh_scale,
-            up: match s.up_axis {
-                Up::Y => UpAxis::Y,
-                Up::Z => UpAxis::Z,
-            },
+            up: s.up_axis,
         };
         options.origin = s.origin;
         options.allow_fallback = s.allow_fallback;
@@ -718,7 +703,7 @@ mod tests {
             serde_json::from_str(r#"{"keep_helpers": true, "compress": "zstd", "up_axis": "z"}"#)
                 .unwrap_or_default();
         assert!(from_json.keep_helpers && from_json.compress == Compress::Zstd);
-        assert_eq!(from_json.up_axis, Up::Z);
+        assert_eq!(from_json.up_axis, UpAxis::Z);
         assert_eq!(from_json.mesh_scale, 0.1);
         assert!(serde_json::from_str::<Settings>(r#"{"keep_helper": true}"#).is_err());
     }

@@ -228,19 +228,3 @@ fn at_scale(tile: image::RgbaImage, factor: f32) -> image::RgbaImage {
     );
     out
 }
-
-/// A contact sheet of G4MF files, each read back and drawn ([`ContactSheet`]), in parallel.
-/// Files that cannot be read or pictured are listed, not drawn.
-pub fn contact_sheet(
-    paths: &[std::path::PathBuf],
-    tile: u32,
-    read: &g4mf_reader::ReadOptions,
-) -> (image::RgbaImage, Vec<Unpictured>) {
-    use rayon::prelude::*;
-    let sheet = ContactSheet::new(tile, *read);
-    paths
-        .par_iter()
-        .enumerate()
-        .for_each(|(order, path)| sheet.draw(order, path));
-    sheet.finish()
-}

@@ -11,6 +11,9 @@ pub struct Summary {
     pub output: PathBuf,
     /// Extra files written (the external `.bin`).
     pub external: Vec<PathBuf>,
+    /// Images beside the output (`--textures copy`), copied or already there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<PathBuf>,
     /// The container.
     pub format: OutputFormat,
     /// Bytes written (all files).

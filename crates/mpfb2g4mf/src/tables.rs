@@ -19,11 +19,6 @@ const BUILTIN: [(&str, &str); 6] = [
     ("human", include_str!("../humanoid/human.json")),
 ];
 
-/// The rig names that have a built-in table.
-pub fn builtin_rigs() -> impl Iterator<Item = &'static str> {
-    BUILTIN.iter().map(|(n, _)| *n)
-}
-
 fn parse(text: &str, source: &str) -> Result<BTreeMap<String, String>, ConvertError> {
     let bad = |message: String| ConvertError::Humanoid {
         table: format!("table {source}"),

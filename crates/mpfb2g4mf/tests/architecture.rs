@@ -1,7 +1,7 @@
 //! ARCHITECTURE.md's invariants about this crate's modules, checked on its source: no module
 //! imports another that imports it back (directly or through others), nothing but the entry
-//! points imports the pipeline driver, and only the job resolver and the loader open a
-//! conversion's input files.
+//! points imports the pipeline driver, only the job resolver and the loader open a
+//! conversion's input files, and the public modules are the chosen ones.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
@@ -183,5 +183,44 @@ fn only_the_resolver_and_the_loader_open_conversion_inputs() {
                 );
             }
         }
+    }
+}
+
+/// The library's public modules are the ones ARCHITECTURE.md names: a module turns public by
+/// changing this list and that text together, never by a stray `pub mod`.
+#[test]
+fn the_public_modules_are_the_chosen_ones() {
+    let lib =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let public: BTreeSet<&str> = lib
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("pub mod "))
+        .map(|rest| rest.trim_end_matches([';', '{', ' ']))
+        .collect();
+    let chosen: BTreeSet<&str> = [
+        "batch",
+        "convert",
+        "files",
+        "inspect",
+        "job",
+        "options",
+        "process",
+        "setup",
+        "shape_names",
+        "summary",
+        "to_mpfb",
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(public, chosen);
+    let architecture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ARCHITECTURE.md"),
+    )
+    .unwrap();
+    for name in chosen {
+        assert!(
+            architecture.contains(&format!("`{name}`")),
+            "ARCHITECTURE.md does not name the public module `{name}`"
+        );
     }
 }

@@ -273,3 +273,64 @@ fn external_buffers_past_the_limit_are_refused_unread() {
     let output = bin().arg("inspect").arg(&plain_small).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
 }
+
+#[test]
+fn a_buffer_outside_the_folder_is_followed_only_when_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("outside.bin"), [0u8; 16]).unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let file = sub.join("escape.g4tf");
+    std::fs::write(
+        &file,
+        r#"{"asset":{"dimension":3},"buffers":[{"byteLength":16,"uri":"../outside.bin"}]}"#,
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let run = |command: &str, allow: bool| -> Output {
+        let mut cmd = bin();
+        cmd.arg(command).arg(&file);
+        match command {
+            "to-mpfb" => cmd.arg("--out-dir").arg(out.path()),
+            "preview" => cmd.arg("-o").arg(out.path().join("p.png")),
+            _ => &mut cmd,
+        };
+        if allow {
+            cmd.arg("--allow-outside-folder");
+        }
+        cmd.output().unwrap()
+    };
+    // Every reading command refuses by default, naming the URI: validate with a warning (a
+    // buffer left unread is not an error of the file), the others with their one error line.
+    let (stdout, _) = text(&run("validate", false));
+    assert!(
+        stdout.contains("warning BUFFER_URI_NOT_READ") && stdout.contains("../outside.bin"),
+        "{stdout}"
+    );
+    for command in ["inspect", "to-mpfb", "preview"] {
+        let refused = run(command, false);
+        assert_eq!(refused.status.code(), Some(1), "{command}");
+        let line = one_error_line(command, &file, &refused);
+        assert!(line.contains("../outside.bin"), "{command}: {line}");
+    }
+    // With the flag the buffer is read: nothing to warn about, and inspect reports it.
+    let allowed = run("validate", true);
+    let (stdout, stderr) = text(&allowed);
+    assert!(allowed.status.success(), "{stdout}{stderr}");
+    assert!(!stdout.contains("BUFFER_URI_NOT_READ"), "{stdout}");
+    let allowed = run("inspect", true);
+    let (stdout, stderr) = text(&allowed);
+    assert!(allowed.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("file ../outside.bin"), "{stdout}");
+    // preview and to-mpfb take the flag too: what stops them now is the empty file, not the
+    // buffer's place.
+    for command in ["to-mpfb", "preview"] {
+        let allowed = run(command, true);
+        let (stdout, stderr) = text(&allowed);
+        assert_ne!(allowed.status.code(), Some(2), "{command}: {stderr}");
+        assert!(
+            !format!("{stdout}{stderr}").contains("leaves the file's folder"),
+            "{command}: {stdout}{stderr}"
+        );
+    }
+}

@@ -604,7 +604,7 @@ fn batch_sizes_are_bounded_before_work_starts() {
 
 #[test]
 fn a_failed_pair_write_keeps_the_old_pair_whole() {
-    use mpfb2g4mf::atomic::{Step, replace_text_with_buffers};
+    use mpfb2g4mf::files::{Step, replace_text_with_buffers};
     let Some(data) = test_support::mpfb_data_or_skip("failed_pair_write") else {
         return;
     };

@@ -141,7 +141,7 @@ fn the_brown_iris_is_embedded_byte_for_byte_or_copied_beside_the_file() {
     // --textures copy: beside the output, named by content, and the file validates.
     let copy = dir.path().join("copy/eyes.g4tf");
     std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
-    convert_with_assets(
+    let summary = convert_with_assets(
         &data,
         &assets,
         &copy,
@@ -156,6 +156,12 @@ fn the_brown_iris_is_embedded_byte_for_byte_or_copied_beside_the_file() {
     assert_eq!(
         std::fs::read(dir.path().join("copy").join(&uri)).unwrap(),
         png
+    );
+    // The summary names every file the convert wrote, the copied image among them.
+    let copied = dir.path().join("copy").join(&uri);
+    assert!(
+        summary.contains(&format!("  image     {}", copied.display())),
+        "{summary}"
     );
 }
 

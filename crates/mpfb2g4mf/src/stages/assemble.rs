@@ -148,11 +148,7 @@ pub fn assemble(
             bone_order: rig.rig.bones.iter().map(|b| b.name.clone()).collect(),
             origin: options.origin,
             mesh_scale: body.frame.scale,
-            up_axis: match body.frame.up {
-                mpfb_rig::UpAxis::Y => "y",
-                mpfb_rig::UpAxis::Z => "z",
-            }
-            .into(),
+            up_axis: body.frame.up.name().into(),
             body: described.map(|d| BodyProvenance {
                 phenotype: mpfb_body::Phenotype::NAMES
                     .iter()

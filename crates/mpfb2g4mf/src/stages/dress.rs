@@ -77,11 +77,6 @@ pub fn skin_srgb(race: Race) -> [f64; 3] {
     })
 }
 
-/// The skin's linear RGBA base colour for a race mix.
-pub fn skin_color(race: Race) -> [f64; 4] {
-    linear_rgba(skin_srgb(race))
-}
-
 /// What the materials are made from besides the race mix.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Wardrobe<'a> {
@@ -203,6 +198,10 @@ pub fn dress(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn skin_color(race: Race) -> [f64; 4] {
+        linear_rgba(skin_srgb(race))
+    }
 
     fn race(african: f64, asian: f64, caucasian: f64) -> Race {
         Race {

@@ -29,13 +29,6 @@ pub struct Hidden {
     pub parts: Vec<&'static str>,
 }
 
-impl Hidden {
-    /// True when nothing is hidden.
-    pub fn is_empty(&self) -> bool {
-        self.parts.is_empty() && !self.vertices.iter().any(|&h| h)
-    }
-}
-
 /// What helper extraction derives from a shared mesh alone.
 #[derive(Default)]
 pub struct Derived {

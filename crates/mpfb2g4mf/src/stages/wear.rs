@@ -80,87 +80,34 @@ pub fn wear(
     if worn.is_empty() {
         return Ok((character, hidden));
     }
-    let count = character.mesh.positions.len();
-    if count != mpfb_body::BASE_MESH_VERTICES || character.mesh.numbering.source_count != count {
-        return Err(ConvertError::Wear {
-            asset: worn[0].path.clone(),
-            problem: format!(
-                "MakeHuman assets fit MakeHuman's base mesh ({} vertices); this body has {count}",
-                mpfb_body::BASE_MESH_VERTICES
-            ),
-        });
-    }
-    hidden.vertices = vec![false; count];
+    check_base_mesh(&character, &worn[0])?;
+    hidden.vertices = vec![false; character.mesh.positions.len()];
     // The body in the assets' units: G4MF metres are the base mesh's decimetres times 0.1.
     let body: Vec<DVec3> = character.mesh.positions.iter().map(|p| *p / UNIT).collect();
-    // The body's weights by bone, found only when an asset's weights are not derived yet.
-    let body_weights = BodyWeights {
-        skin: character.skin.clone(),
-        bones: character.skeleton.bones.len(),
-        by_bone: std::cell::OnceCell::new(),
-    };
+    let body_weights = BodyWeights::of(&character);
     let mut topology = None;
+    // Each attachment's `z_depth`, in attachment order, for the drawing order.
+    let mut depths = Vec::with_capacity(worn.len());
     for asset in worn {
-        let proxy = &asset.proxy;
-        proxy
-            .check_indices(count)
-            .map_err(|e| e.with_file(&asset.path))?;
-        for &v in &proxy.delete_verts {
+        let positions = fit(asset, &body)?;
+        for &v in &asset.proxy.delete_verts {
             hidden.vertices[v as usize] = true;
         }
         hidden.parts.extend(replaced_parts(asset.kind));
-        let rest = proxy.fit(&body).map_err(|e| e.with_file(&asset.path))?;
-        let positions: Vec<DVec3> = rest.iter().map(|p| *p * UNIT).collect();
-        // G4MF stores f32: a fit past its range is refused here, naming the asset.
-        if let Some(v) = positions.iter().position(|p| !p.as_vec3().is_finite()) {
-            return Err(ConvertError::Wear {
-                asset: asset.path.clone(),
-                problem: format!("vertex {v} fits outside the range G4MF's numbers can hold"),
-            });
-        }
         if asset.kind == AssetKind::Proxy {
             // A body topology: fitted like any asset, it replaces the body once every other
             // asset has been fitted to the body it replaces.
             topology = Some((asset, positions));
             continue;
         }
-        let (skin, how, subrig_bones) = skin_of(
-            &mut character,
-            extras,
+        let fitted = Fitted {
             asset,
-            &positions,
-            &body_weights,
-            warnings,
-            derived,
-        )?;
-        let blend_shapes = shapes_of(proxy, &body, &character.blend_shapes);
-        let name = proxy.name.clone();
-        let material = materials.then(|| material_of(asset));
-        let shared = asset.topology(material.is_some());
-        let mesh = Mesh {
             positions,
-            texcoords: shared.texcoords.clone(),
-            polygons: shared.polygons.clone(),
-            numbering: shared.numbering.clone(),
-            normals: Vec::new(),
+            body: &body,
+            body_weights: &body_weights,
         };
-        extras.attachments.push(AssetProvenance {
-            kind: asset.kind.name().to_owned(),
-            name: name.clone(),
-            file: file_name(&asset.path),
-            uuid: proxy.uuid.clone(),
-            material: asset.material.as_ref().map(|m| file_name(&m.path)),
-            weights: how.to_owned(),
-            subrig_bones,
-            hidden_body_vertices: proxy.delete_verts.len(),
-        });
-        character.attachments.push(Attachment {
-            name,
-            mesh,
-            skin: Some(skin),
-            blend_shapes,
-            materials: material.into_iter().collect(),
-        });
+        attach(&mut character, extras, fitted, materials, warnings, derived)?;
+        depths.push(asset.proxy.z_depth.unwrap_or(0));
     }
     if let Some((asset, positions)) = topology {
         character = replace_body(
@@ -174,10 +121,117 @@ pub fn wear(
         // The body's vertices are gone: nothing to mask.
         hidden.vertices.clear();
     }
-    // Drawn in MakeHuman's order: lower `z_depth` first (stable for equal depths).
+    in_drawing_order(&mut character, extras, &depths);
+    Ok((character, hidden))
+}
+
+/// MakeHuman's assets reference the base mesh's vertices: a body of another vertex count (or
+/// with vertices already left out) cannot wear them.
+fn check_base_mesh(character: &Character, first: &LoadedWearable) -> Result<(), ConvertError> {
+    let count = character.mesh.positions.len();
+    if count == mpfb_body::BASE_MESH_VERTICES && character.mesh.numbering.source_count == count {
+        return Ok(());
+    }
+    Err(ConvertError::Wear {
+        asset: first.path.clone(),
+        problem: format!(
+            "MakeHuman assets fit MakeHuman's base mesh ({} vertices); this body has {count}",
+            mpfb_body::BASE_MESH_VERTICES
+        ),
+    })
+}
+
+/// An asset fitted to the body (`body`, in decimetres), in metres: its references checked
+/// against the body, and every position within float32's range (G4MF stores f32), naming the
+/// asset otherwise.
+fn fit(asset: &LoadedWearable, body: &[DVec3]) -> Result<Vec<DVec3>, ConvertError> {
+    let proxy = &asset.proxy;
+    proxy
+        .check_indices(body.len())
+        .map_err(|e| e.with_file(&asset.path))?;
+    let rest = proxy.fit(body).map_err(|e| e.with_file(&asset.path))?;
+    let positions: Vec<DVec3> = rest.iter().map(|p| *p * UNIT).collect();
+    if let Some(v) = positions.iter().position(|p| !p.as_vec3().is_finite()) {
+        return Err(ConvertError::Wear {
+            asset: asset.path.clone(),
+            problem: format!("vertex {v} fits outside the range G4MF's numbers can hold"),
+        });
+    }
+    Ok(positions)
+}
+
+/// A worn asset fitted to the body, with what its skin and shapes are taken from.
+struct Fitted<'a> {
+    asset: &'a Arc<LoadedWearable>,
+    /// Its fitted positions, in metres.
+    positions: Vec<DVec3>,
+    /// The body, in decimetres.
+    body: &'a [DVec3],
+    body_weights: &'a BodyWeights,
+}
+
+/// Adds a fitted asset as an attachment: its skin (inherited, its own, or with its sub-rig),
+/// the body's blend shapes refitted, its material when `materials`, and its provenance.
+fn attach(
+    character: &mut Character,
+    extras: &mut MpfbExtras,
+    fitted: Fitted<'_>,
+    materials: bool,
+    warnings: &mut Vec<String>,
+    derived: &Derived,
+) -> Result<(), ConvertError> {
+    let Fitted {
+        asset,
+        positions,
+        body,
+        body_weights,
+    } = fitted;
+    let proxy = &asset.proxy;
+    let (skin, how, subrig_bones) = skin_of(
+        character,
+        extras,
+        asset,
+        &positions,
+        body_weights,
+        warnings,
+        derived,
+    )?;
+    let blend_shapes = shapes_of(proxy, body, &character.blend_shapes);
+    let name = proxy.name.clone();
+    let material = materials.then(|| material_of(asset));
+    let shared = asset.topology(material.is_some());
+    let mesh = Mesh {
+        positions,
+        texcoords: shared.texcoords.clone(),
+        polygons: shared.polygons.clone(),
+        numbering: shared.numbering.clone(),
+        normals: Vec::new(),
+    };
+    extras.attachments.push(AssetProvenance {
+        kind: asset.kind.name().to_owned(),
+        name: name.clone(),
+        file: file_name(&asset.path),
+        uuid: proxy.uuid.clone(),
+        material: asset.material.as_ref().map(|m| file_name(&m.path)),
+        weights: how.to_owned(),
+        subrig_bones,
+        hidden_body_vertices: proxy.delete_verts.len(),
+    });
+    character.attachments.push(Attachment {
+        name,
+        mesh,
+        skin: Some(skin),
+        blend_shapes,
+        materials: material.into_iter().collect(),
+    });
+    Ok(())
+}
+
+/// Orders the attachments (and their provenance) as MakeHuman draws them: lower `z_depth`
+/// first, stable for equal depths. `depths` holds each attachment's, in attachment order.
+fn in_drawing_order(character: &mut Character, extras: &mut MpfbExtras, depths: &[i32]) {
     let mut order: Vec<usize> = (0..character.attachments.len()).collect();
-    let depth = |i: usize| worn[i].proxy.z_depth.unwrap_or(0);
-    order.sort_by_key(|&i| depth(i));
+    order.sort_by_key(|&i| depths[i]);
     let mut attachments: Vec<Option<Attachment>> = std::mem::take(&mut character.attachments)
         .into_iter()
         .map(Some)
@@ -190,7 +244,6 @@ pub fn wear(
         character.attachments.extend(attachments[i].take());
         extras.attachments.extend(provenance[i].take());
     }
-    Ok((character, hidden))
 }
 
 /// Replaces the body mesh by a body topology (`.proxy`) fitted to it: its skin inherited
@@ -268,6 +321,16 @@ struct BodyWeights {
 }
 
 impl BodyWeights {
+    /// The body's weights, to be sorted by bone only when an asset's weights are not derived
+    /// yet.
+    fn of(character: &Character) -> Self {
+        BodyWeights {
+            skin: character.skin.clone(),
+            bones: character.skeleton.bones.len(),
+            by_bone: std::cell::OnceCell::new(),
+        }
+    }
+
     /// The body's skin by bone: `(vertex, weight)` pairs, vertices ascending.
     fn by_bone(&self) -> &[Vec<(u32, f64)>] {
         self.by_bone.get_or_init(|| {
