@@ -34,6 +34,35 @@ pub fn run(args: &[String]) -> Result<(), String> {
             crate::populations::run(&bin, &data, work, &options)
         });
     }
+    // `--allocators [--rounds N] [--with NAME=BIN]...`: this build's malloc set-up against
+    // glibc's defaults and other builds, in whole batches.
+    if args.iter().any(|a| a == "--allocators") {
+        let rounds = match value("--rounds") {
+            Some(n) => n
+                .parse()
+                .map_err(|_| format!("--rounds {n}: not a number"))?,
+            None => 5,
+        };
+        let mut with = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            if arg == "--with" {
+                let pair = args.get(i + 1).ok_or("--with needs NAME=BIN")?;
+                let (name, bin) = pair
+                    .split_once('=')
+                    .ok_or_else(|| format!("--with {pair}: expected NAME=BIN"))?;
+                with.push((name.to_owned(), std::path::PathBuf::from(bin)));
+            }
+        }
+        let bin = match value("--this") {
+            Some(path) => std::path::PathBuf::from(path),
+            None => release_binary()?,
+        };
+        let options = crate::allocators::Options { rounds, with };
+        return with_work("allocators", |work| {
+            let data = absolute_data()?;
+            crate::allocators::run(&bin, &data, work, &options)
+        });
+    }
     // `--processes`: only the whole-process timings (batches, populations, memory).
     if args.iter().any(|a| a == "--processes") {
         return batch_and_memory();

@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+mod allocators;
 mod bench;
 mod blender_check;
 mod blender_pose_check;
@@ -27,6 +28,9 @@ commands:
                                   (default 5 rounds), --jobs 2 against --jobs 1, and the
                                   contact sheet's peak memory; --against times another build's
                                   --jobs 1 in the same rounds
+  bench --allocators [--rounds N] [--this BIN] [--with NAME=BIN]...
+                                  this build's malloc set-up against glibc's defaults and other
+                                  builds (another #[global_allocator]), in whole batches
   bench --dressed                 only the dressed character against the naked one
   bench --textures                file size and convert time with and without embedded images
   bench --against-cat [--against BIN] [--this BIN] [--rounds N]

@@ -26,14 +26,18 @@ pub struct Options {
 }
 
 /// One population: its name, its manifest and the folder its outputs go to.
-struct Population {
-    name: &'static str,
-    manifest: PathBuf,
-    outputs: PathBuf,
+pub(crate) struct Population {
+    pub(crate) name: &'static str,
+    pub(crate) manifest: PathBuf,
+    pub(crate) outputs: PathBuf,
 }
 
-/// Writes the three manifests into `work`.
-fn populations(data: &Path, assets: Option<&Path>, work: &Path) -> Result<Vec<Population>, String> {
+/// Writes the manifests into `work`: the dressed population's only with an assets folder.
+pub(crate) fn manifests(
+    data: &Path,
+    assets: Option<&Path>,
+    work: &Path,
+) -> Result<Vec<Population>, String> {
     let ranges = serde_json::json!({"gender": [0.0, 1.0], "age": [0.3, 0.9], "muscle": [0.0, 1.0],
                                     "weight": [0.0, 1.0], "height": [0.0, 1.0]});
     let mut out = Vec::new();
@@ -57,18 +61,19 @@ fn populations(data: &Path, assets: Option<&Path>, work: &Path) -> Result<Vec<Po
             Ok::<(), String>(())
         };
     add("naked", serde_json::json!({"mpfb_data": data}), None)?;
-    let assets = assets.ok_or("no MakeHuman assets folder for the dressed population")?;
-    add(
-        "dressed",
-        serde_json::json!({"mpfb_data": data, "assets": assets}),
-        Some(serde_json::json!({
-            "clothes": [["male_casualsuit01", "shoes01"], ["female_sportsuit01", "shoes02"],
-                        ["female_casualsuit02", "shoes06"], ["male_casualsuit04", "shoes04"]],
-            "hair": ["short02", "bob01", "ponytail01", "long01", "afro01"],
-            "eyebrows": ["eyebrow001", "eyebrow006", "eyebrow009"],
-            "eyelashes": ["eyelashes01", "eyelashes02"]
-        })),
-    )?;
+    if let Some(assets) = assets {
+        add(
+            "dressed",
+            serde_json::json!({"mpfb_data": data, "assets": assets}),
+            Some(serde_json::json!({
+                "clothes": [["male_casualsuit01", "shoes01"], ["female_sportsuit01", "shoes02"],
+                            ["female_casualsuit02", "shoes06"], ["male_casualsuit04", "shoes04"]],
+                "hair": ["short02", "bob01", "ponytail01", "long01", "afro01"],
+                "eyebrows": ["eyebrow001", "eyebrow006", "eyebrow009"],
+                "eyelashes": ["eyelashes01", "eyelashes02"]
+            })),
+        )?;
+    }
     add(
         "face units + visemes",
         serde_json::json!({"mpfb_data": data, "face_units": true, "visemes": true}),
@@ -146,8 +151,9 @@ struct Timings {
 
 /// Runs the measurements and prints their tables (Markdown, for `docs/benchmarks.md`).
 pub fn run(bin: &Path, data: &Path, work: &Path, options: &Options) -> Result<(), String> {
-    let assets = test_support::makehuman_assets();
-    let mut all = populations(data, assets.as_deref(), work)?;
+    let assets = test_support::makehuman_assets()
+        .ok_or("no MakeHuman assets folder for the dressed population")?;
+    let mut all = manifests(data, Some(&assets), work)?;
     if let Some(only) = &options.only {
         all.retain(|p| p.name.contains(only.as_str()));
     }

@@ -2,13 +2,13 @@
 //! for transparent huge pages and a large heap step, by re-running the process once with
 //! `GLIBC_TUNABLES` set.
 //!
-//! Why: a conversion touches about 25 MiB of fresh memory in ~30 ms, and with 4 KiB pages
-//! that is ~5,400 page faults, a fifth of its time in the kernel. glibc reads its malloc
-//! tunables only from the environment at process start, and no `mallopt` parameter turns
-//! huge pages on, so the only way to set them without `unsafe` code is to exec the same
-//! binary again with the variable set (about 1 ms). Measured with
-//! `cargo xtask bench --against-cat`: faults 5,400 -> ~600, and the convert about a quarter
-//! faster; peak memory rises by ~3 MiB (2 MiB pages are touched whole).
+//! Why: a batch touches fresh memory body after body, and with 4 KiB pages each first touch
+//! is a page fault. glibc reads its malloc tunables only from the environment at process
+//! start, and no `mallopt` parameter turns huge pages on, so the only way to set them without
+//! `unsafe` code is to exec the same binary again with the variable set (~0.3 ms). Measured
+//! with `cargo xtask bench --allocators` (docs/benchmarks.md): batches of 100 bodies 0.82-0.93x
+//! the time of glibc's defaults at 5-10 MiB more peak memory; jemalloc and mimalloc as a
+//! `#[global_allocator]` were no faster and held 15-65 MiB more.
 //!
 //! Nothing is done when the user already set `GLIBC_TUNABLES` (theirs win), when
 //! [`OPT_OUT_ENV`] is set, on platforms other than Linux with glibc, or when the executable
