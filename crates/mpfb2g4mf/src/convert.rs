@@ -46,9 +46,11 @@ impl std::fmt::Debug for Derivations {
     }
 }
 
-/// Loads `job` (refusing a bad output extension before reading anything) and converts it.
+/// Loads `job` (refusing a bad output extension, or an output that is one of its inputs,
+/// before reading anything) and converts it.
 pub fn run(job: &Job) -> Result<Summary, ConvertError> {
     job.options.format()?;
+    job.check_output_is_not_an_input()?;
     crate::timings::lap("options");
     let loader = Loader::new(std::slice::from_ref(job));
     let loaded = loader.load(job)?;

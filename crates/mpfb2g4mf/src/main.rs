@@ -504,17 +504,6 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
     let mut job = Resolver::from_env().resolve(&request)?;
     // Checked in memory before the file replaces anything (see stages::write).
     job.options.validate = args.validate;
-    let mut roles = vec![mpfb2g4mf::files::Role {
-        what: "the output".into(),
-        path: &job.options.output,
-        written: true,
-    }];
-    roles.extend(job.files.files().map(|path| mpfb2g4mf::files::Role {
-        what: "an input".into(),
-        path,
-        written: false,
-    }));
-    mpfb2g4mf::files::check_distinct(&roles)?;
     if let Some(folder) = job.options.output.parent() {
         report_stale(if folder.as_os_str().is_empty() {
             Path::new(".")
