@@ -10,7 +10,7 @@ use crate::inputs::{
     LoadedShape, LoadedWearable, LoadedWeights, Loader,
 };
 use crate::job::Job;
-use crate::options::{ConvertOptions, Helpers, TextureMode};
+use crate::options::{ConvertOptions, Helpers, OutputFormat, TextureMode};
 use crate::stages::{
     self,
     assemble::{Assembled, MpfbExtras, assemble, file_name},
@@ -169,6 +169,14 @@ struct Facts {
     ground_offset: f64,
 }
 
+/// What the stages decided on the way, for the summary.
+struct Decided {
+    fallbacks: Vec<String>,
+    humanoid: Option<Names>,
+    influence_changes: Option<character::InfluenceChanges>,
+    hidden_body_vertices: usize,
+}
+
 /// The stages in order: the mesh morphed into the described body when there is one, the rig
 /// fitted, the character assembled, shaped, dressed in its assets, posed and named, its
 /// helpers extracted, finished (ground, normals, influences, materials) and written. No stage
@@ -182,11 +190,7 @@ fn convert_parts(
 ) -> Result<(Summary, Option<PendingFile>), ConvertError> {
     let started = Instant::now();
     let format = options.format()?;
-    check_mesh(parts.mesh, options)?;
-    let body = match parts.described {
-        None => Body::from_mesh(parts.mesh, options.frame),
-        Some(described) => Body::morphed(parts.mesh, options.frame, described)?,
-    };
+    let body = body_of(parts, options)?;
     crate::timings::lap("body");
     let fit = stages::fit::fit(parts.rig, parts.mesh, &body, options.allow_fallback)?;
     crate::timings::lap("fit");
@@ -217,6 +221,43 @@ fn convert_parts(
     let (character, humanoid) =
         pose_and_name(character, parts, options, &hidden, derived, &mut said)?;
     let character = extract_helpers(character, parts, options, &hidden, derived, &mut said);
+    let (character, influence_changes) = finish(character, parts, options, &body, derived);
+    let facts = facts_of(&character, &extras, &body, parts.mesh);
+    let decided = Decided {
+        fallbacks: fit.fallbacks,
+        humanoid,
+        influence_changes,
+        hidden_body_vertices: hidden_body_vertices(options, &hidden),
+    };
+    let mut written =
+        stages::write::write(character, extras, options, format, commit, &derived.write)?;
+    crate::timings::lap("write");
+    say_after_writing(&mut said, parts, &facts, assembly_warnings, &written);
+    let pending = written.pending.take();
+    let mut summary = summary_of(parts, options, format, facts, decided, said, written);
+    summary.data = data;
+    summary.millis = started.elapsed().as_secs_f64() * 1e3;
+    Ok((summary, pending))
+}
+
+/// The body: the mesh as it is, or morphed into the described body, once the mesh is checked.
+fn body_of(parts: Parts<'_>, options: &ConvertOptions) -> Result<Body, ConvertError> {
+    check_mesh(parts.mesh, options)?;
+    Ok(match parts.described {
+        None => Body::from_mesh(parts.mesh, options.frame),
+        Some(described) => Body::morphed(parts.mesh, options.frame, described)?,
+    })
+}
+
+/// The character finished for writing: stood on the ground (or at its origin), smooth
+/// normals unless flat, influences limited and normalised as asked, materials decided.
+fn finish(
+    character: Character,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    body: &Body,
+    derived: &Derivations,
+) -> (Character, Option<character::InfluenceChanges>) {
     let character = transforms::stand(character, options.origin, body.ground_height());
     crate::timings::lap("pose, names, helpers");
     let character = if options.flat {
@@ -229,11 +270,30 @@ fn convert_parts(
         transforms::limit_influences(character, options.max_influences, options.normalize);
     let character = dress(character, parts, options, derived);
     crate::timings::lap("influences, materials");
-    let facts = facts_of(&character, &extras, &body, parts.mesh);
-    let written = stages::write::write(character, extras, options, format, commit, &derived.write)?;
-    crate::timings::lap("write");
-    say_after_writing(&mut said, parts, &facts, assembly_warnings, &written);
-    let summary = Summary {
+    (character, influence_changes)
+}
+
+/// Body vertices the worn assets hide and the file leaves out (none with `keep_hidden_body`).
+fn hidden_body_vertices(options: &ConvertOptions, hidden: &Hidden) -> usize {
+    if options.keep_hidden_body {
+        0
+    } else {
+        hidden.vertices.iter().filter(|&&h| h).count()
+    }
+}
+
+/// The summary of a conversion from its inputs, what the stages found and decided, what they
+/// said, and what the write stage wrote (`data` and `millis` are the caller's to fill).
+fn summary_of(
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    format: OutputFormat,
+    facts: Facts,
+    decided: Decided,
+    said: Said,
+    written: stages::write::Written,
+) -> Summary {
+    Summary {
         output: options.output.clone(),
         external: written.external,
         images: written.images,
@@ -253,31 +313,26 @@ fn convert_parts(
         weight_pairs: written.weight_pairs,
         max_influences: written.max_influences,
         unweighted_vertices: written.unweighted_vertices,
-        fallbacks: fit.fallbacks,
+        fallbacks: decided.fallbacks,
         notes: said.notes,
         warnings: said.warnings,
         ground_offset: facts.ground_offset,
-        humanoid: humanoid.map(|n| crate::summary::HumanoidSummary {
+        humanoid: decided.humanoid.map(|n| crate::summary::HumanoidSummary {
             source: n.source,
             table: n.table,
             not_placed: n.not_placed,
         }),
-        influence_changes: influence_changes.map(|c| InfluenceChanges {
+        influence_changes: decided.influence_changes.map(|c| InfluenceChanges {
             vertices_changed: c.vertices_changed,
             influences_dropped: c.influences_dropped,
             largest_dropped: c.largest_dropped,
         }),
         blend_shapes: facts.blend_shapes,
         worn: facts.worn,
-        hidden_body_vertices: if options.keep_hidden_body {
-            0
-        } else {
-            hidden.vertices.iter().filter(|&&h| h).count()
-        },
-        data,
-        millis: started.elapsed().as_secs_f64() * 1e3,
-    };
-    Ok((summary, written.pending))
+        hidden_body_vertices: decided.hidden_body_vertices,
+        data: None,
+        millis: 0.0,
+    }
 }
 
 /// Refuses a mesh that is not MakeHuman's base mesh (unless any topology is allowed) and one
