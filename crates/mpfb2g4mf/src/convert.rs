@@ -1,5 +1,6 @@
 //! The pipeline driver: [`run`] loads one job and converts it; `convert_loaded` runs the
-//! stages (load, body, fit, assemble, transforms, write), in order, over a loaded job; [`convert`] converts inputs a
+//! stages (body, fit, assemble, shapes, wear, pose and names, helpers, finishing, write), in
+//! order, over a loaded job; [`convert`] converts inputs a
 //! library loaded itself. Only the entry points (the CLI and batches) call it; options,
 //! errors and the summary live in their own modules so the stages never import the driver.
 

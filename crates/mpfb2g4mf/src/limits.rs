@@ -7,8 +7,8 @@ use location::{Location, ReadError};
 use std::path::Path;
 
 /// Refuses an input file whose reported size is above `limit`, before anything reads it (so a
-/// job with one huge file fails before its other files are parsed). [`read_input`] holds the
-/// limit for files that report no size or grow.
+/// job with one huge file fails before its other files are parsed). [`read_input_of`] holds
+/// the limit for files that report no size or grow.
 pub fn check_input_size(path: &Path, limit: u64) -> Result<(), ConvertError> {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() && meta.len() > limit => Err(ConvertError::InputTooLarge {

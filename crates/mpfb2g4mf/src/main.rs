@@ -504,6 +504,9 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
     let mut job = Resolver::from_env().resolve(&request)?;
     // Checked in memory before the file replaces anything (see stages::write).
     job.options.validate = args.validate;
+    // Refused before the output folder's stale temporary files are touched (convert::run checks
+    // again, for library callers).
+    job.check_output_is_not_an_input()?;
     if let Some(folder) = job.options.output.parent() {
         report_stale(if folder.as_os_str().is_empty() {
             Path::new(".")
@@ -996,11 +999,11 @@ fn run_data_fetch(args: FetchArgs) -> Result<()> {
     }
     let into_cache = args.into.is_none();
     let report =
-        mpfb2g4mf::setup::FetchReport::of(&fetched, &places, args.makehuman_assets, into_cache)?;
+        mpfb2g4mf::setup::FetchReport::of(&fetched, &places, args.makehuman_assets, into_cache);
     for line in &report.lines {
         eprintln!("mpfb2g4mf: {line}");
     }
-    print!("{}", report.status);
+    print!("{}", report.status?);
     if let Some(hint) = &report.hint {
         eprintln!("mpfb2g4mf: {hint}");
     }

@@ -185,8 +185,9 @@ pub fn assets_text(status: &AssetsStatus) -> String {
 pub struct FetchReport {
     /// One line each: installed or complete already, images left out, files kept, notes.
     pub lines: Vec<String>,
-    /// The fetched folder's status text.
-    pub status: String,
+    /// The fetched folder's status text (an error when the folder cannot be read back, after
+    /// the lines are said).
+    pub status: Result<String, DataError>,
     /// How to use the folder, when conversions would not find it first.
     pub hint: Option<String>,
 }
@@ -200,7 +201,7 @@ impl FetchReport {
         places: &Places,
         assets: bool,
         into_cache: bool,
-    ) -> Result<Self, DataError> {
+    ) -> Self {
         let folder = fetched.folder.display();
         let mut lines = vec![if fetched.already_complete {
             format!("{folder} is complete already (--force fetches it again)")
@@ -221,17 +222,17 @@ impl FetchReport {
         }
         lines.extend(fetched.notes.iter().cloned());
         let status = if assets {
-            assets_text(&AssetsFolder::fetched(&fetched.folder, into_cache)?.status())
+            AssetsFolder::fetched(&fetched.folder, into_cache).map(|f| assets_text(&f.status()))
         } else if into_cache {
-            data_text(&MpfbData::cached(&fetched.folder)?.status())
+            MpfbData::cached(&fetched.folder).map(|d| data_text(&d.status()))
         } else {
-            data_text(&MpfbData::fetched(&fetched.folder)?.status())
+            MpfbData::fetched(&fetched.folder).map(|d| data_text(&d.status()))
         };
-        Ok(FetchReport {
+        FetchReport {
             lines,
             status,
             hint: use_hint(&fetched.folder, places, assets),
-        })
+        }
     }
 }
 
