@@ -131,17 +131,7 @@ impl Job {
     /// The output names none of the job's inputs (`..` resolved, links followed): a convert
     /// never replaces a file it reads.
     pub fn check_output_is_not_an_input(&self) -> Result<(), crate::paths::SameFile> {
-        let mut roles = vec![crate::paths::Role {
-            what: "the output".into(),
-            path: &self.options.output,
-            written: true,
-        }];
-        roles.extend(self.files.files().map(|path| crate::paths::Role {
-            what: "an input".into(),
-            path,
-            written: false,
-        }));
-        crate::paths::check_distinct(&roles)
+        crate::paths::check_output_apart("the output", &self.options.output, self.files.files())
     }
 }
 

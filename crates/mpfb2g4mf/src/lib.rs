@@ -56,7 +56,7 @@ pub mod files {
 
     pub use crate::atomic::{Step, buffer_name, replace_text_with_buffers, write_atomic};
     pub use crate::interrupt::{STALE_AFTER, remove_stale};
-    pub use crate::paths::{Role, SameFile, check_distinct};
+    pub use crate::paths::{Role, SameFile, check_distinct, check_output_apart};
 }
 
 pub mod process {

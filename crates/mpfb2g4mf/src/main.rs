@@ -588,17 +588,11 @@ fn run_inspect(args: InspectArgs) -> Result<()> {
 }
 
 fn run_preview(args: PreviewArgs) -> Result<()> {
-    let mut roles = vec![mpfb2g4mf::files::Role {
-        what: "the picture".into(),
-        path: &args.output,
-        written: true,
-    }];
-    roles.extend(args.files.iter().map(|path| mpfb2g4mf::files::Role {
-        what: "an input".into(),
-        path,
-        written: false,
-    }));
-    mpfb2g4mf::files::check_distinct(&roles)?;
+    mpfb2g4mf::files::check_output_apart(
+        "the picture",
+        &args.output,
+        args.files.iter().map(PathBuf::as_path),
+    )?;
     let read = args.read.options();
     let scene_options = g4mf_preview::SceneOptions {
         blend: args.blend.clone(),
@@ -667,8 +661,8 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         up: args.up_axis,
     };
     let mesh = match &base.path {
-        Some(path) if mpfb2g4mf::to_mpfb::needs_mesh(&file) => Some(LoadedMesh::load(path, None)?),
-        _ => None,
+        Some(path) => Some(LoadedMesh::load(path, None)?),
+        None => None,
     };
     let files = mpfb2g4mf::to_mpfb::to_mpfb(&file, mesh.as_ref().map(|m| (m, frame)))
         .with_context(|| args.input.display().to_string())?;

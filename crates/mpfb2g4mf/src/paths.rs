@@ -116,6 +116,25 @@ pub fn check_distinct(roles: &[Role<'_>]) -> Result<(), SameFile> {
     Ok(())
 }
 
+/// Refuses an output (`what`: `the output`, `the picture`) that is one of `inputs`.
+pub fn check_output_apart<'a>(
+    what: &str,
+    output: &'a Path,
+    inputs: impl IntoIterator<Item = &'a Path>,
+) -> Result<(), SameFile> {
+    let mut roles = vec![Role {
+        what: what.to_owned(),
+        path: output,
+        written: true,
+    }];
+    roles.extend(inputs.into_iter().map(|path| Role {
+        what: "an input".into(),
+        path,
+        written: false,
+    }));
+    check_distinct(&roles)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

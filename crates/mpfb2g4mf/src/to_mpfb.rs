@@ -170,15 +170,16 @@ pub fn needs_mesh(file: &G4mfFile) -> bool {
 /// The base mesh a conversion back matches strategies on, and the data folder it came from.
 #[derive(Debug, Clone, Default)]
 pub struct BaseMesh {
-    /// The mesh file (`None`: every bone end takes its default position).
+    /// The mesh file to load (`None`: not needed, or every bone end takes its default
+    /// position).
     pub path: Option<std::path::PathBuf>,
     /// The data folder it was taken from (`None` when given, or not needed).
     pub data: Option<crate::summary::DataUsed>,
 }
 
 impl BaseMesh {
-    /// The base mesh `file` needs: `mesh` when given; none when its bones carry MPFB extras
-    /// (the rig is restored, not derived); else the data folder's (`mpfb_data`, or found as
+    /// The base mesh `file` needs: none when its bones carry MPFB extras (the rig is restored,
+    /// not derived); else `mesh` when given, else the data folder's (`mpfb_data`, or found as
     /// conversions find it), and none when no data folder is found. A folder named but not a
     /// data folder is an error.
     pub fn choose(
@@ -187,14 +188,14 @@ impl BaseMesh {
         mpfb_data: Option<&std::path::Path>,
         places: &mpfb_data::Places,
     ) -> Result<BaseMesh, mpfb_data::DataError> {
+        if !needs_mesh(file) {
+            return Ok(BaseMesh::default());
+        }
         if let Some(mesh) = mesh {
             return Ok(BaseMesh {
                 path: Some(mesh.to_path_buf()),
                 data: None,
             });
-        }
-        if !needs_mesh(file) {
-            return Ok(BaseMesh::default());
         }
         match mpfb_data::locate(places, mpfb_data, None) {
             Ok(data) => Ok(BaseMesh {
