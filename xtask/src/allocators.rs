@@ -9,6 +9,7 @@
 //! says how those were built). Medians of wall time and of peak memory (GNU time's maximum
 //! resident set).
 
+use crate::bench::median;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -106,15 +107,6 @@ fn timed_batch(contender: &Contender, manifest: &Path, jobs: &str) -> Result<(f6
     if !output.status.success() {
         return Err(format!("{}: {stderr}", contender.name));
     }
-    let kib: f64 = stderr
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .ok_or_else(|| format!("{}: no peak memory in {stderr:?}", contender.name))?;
-    Ok((seconds, kib / 1024.0))
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    let kib = crate::bench::peak_kib(&stderr)?;
+    Ok((seconds, kib as f64 / 1024.0))
 }

@@ -224,11 +224,7 @@ fn batch_and_memory() -> Result<(), String> {
             .args(args)
             .output()
             .map_err(|e| format!("GNU time is needed for memory figures: {e}"))?;
-        let text = String::from_utf8_lossy(&out.stderr);
-        text.lines()
-            .last()
-            .and_then(|l| l.trim().parse::<u64>().ok())
-            .ok_or_else(|| format!("cannot read the peak RSS from: {text}"))
+        peak_kib(&String::from_utf8_lossy(&out.stderr))
     };
     let single = work.join("single.g4b");
     let convert_kib = peak(&[
@@ -501,9 +497,20 @@ fn best_batch(
 }
 
 /// The median of some timings (NaN for none).
-fn median(mut v: Vec<f64>) -> f64 {
+/// The middle value (the upper of the two middle ones for an even count; NaN for none).
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The peak resident memory, in KiB, that GNU time's `-f %M` appended to a command's
+/// standard error as its last line.
+pub(crate) fn peak_kib(stderr: &str) -> Result<u64, String> {
+    stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .ok_or_else(|| format!("cannot read the peak RSS from: {stderr}"))
 }
 
 /// Whole processes, interleaved, `rounds` rounds, medians: `cat` of a convert's three

@@ -8,6 +8,7 @@
 //! write does): the physical floor of a batch's output. Then the peak memory of
 //! `batch --contact-sheet` over the naked population.
 
+use crate::bench::median;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -132,11 +133,6 @@ fn batch(bin: &Path, manifest: &Path, jobs: &str) -> Result<f64, String> {
         ));
     }
     Ok(started.elapsed().as_secs_f64())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// One population's timings over the rounds, in seconds.
@@ -386,11 +382,7 @@ fn contact_sheet_memory(bin: &Path, naked: &Population, work: &Path) -> Result<(
         if !output.status.success() {
             return Err(format!("batch --contact-sheet failed: {text}"));
         }
-        let kib: u64 = text
-            .lines()
-            .last()
-            .and_then(|l| l.trim().parse().ok())
-            .ok_or_else(|| format!("cannot read the peak RSS from: {text}"))?;
+        let kib = crate::bench::peak_kib(&text)?;
         figures.push(format!("--jobs {jobs} {:.1} MiB", kib as f64 / 1024.0));
     }
     println!(
