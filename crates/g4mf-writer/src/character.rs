@@ -8,9 +8,11 @@
 
 use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
-use crate::names::NameRegistry;
-pub use crate::prepared::{Influences, Offsets, Surfaces};
-use crate::prepared::{OrderedSkin, PreparedSurface};
+use crate::prepared::{OrderedSkin, PreparedSurface, encoded_offsets, ordered, prepared};
+use character_spec::{
+    AttachmentSpec, BoneSpec, CharacterSpec, ImageSpec, Influences, MaterialSpec, MeshSpec,
+    NameRegistry, SurfaceSpec, TextureSpec,
+};
 use g4mf_model::rules;
 use g4mf_model::{
     AccessorIndex, Asset, Binding, Blend, BlendShape, BlendSurface, BlendTarget, Bone, Document,
@@ -25,158 +27,7 @@ use std::sync::Arc;
 /// The `asset.specification` link: the spec revision this writer follows.
 pub const SPECIFICATION: &str = "https://github.com/godot-dimensions/g4mf/tree/5c8fa5f";
 
-/// One bone, in skeleton space (the skeleton node's local space).
-#[derive(Debug, Clone, PartialEq)]
-pub struct BoneSpec {
-    /// Wanted node name (sanitized and made unique when written).
-    pub name: String,
-    /// Parent bone index in the same list; `None` for root bones.
-    pub parent: Option<usize>,
-    /// Head position in skeleton space, metres.
-    pub head: DVec3,
-    /// Rest basis in skeleton space: orthonormal, columns X, Y (along the bone), Z.
-    pub basis: DMat3,
-    /// Bone length in metres (head to tail along +Y).
-    pub length: f64,
-    /// `extras` of the bone node (shared, see [`g4mf_model::Node::extras`]).
-    pub extras: Option<Arc<Value>>,
-}
-
-/// A face's corner indices: up to four inline (triangles and quads, nearly every face of a
-/// MakeHuman mesh), so a mesh's faces cost no allocation each.
-pub type Corners = smallvec::SmallVec<[u32; 4]>;
-
-/// One face: corner vertex indices and, optionally, corner texture-coordinate indices.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FaceSpec {
-    /// Vertex indices (3 or more).
-    pub vertices: Corners,
-    /// Texture-coordinate indices, one per corner, when the face has them.
-    pub texcoords: Option<Corners>,
-}
-
-/// A surface: faces sharing a material.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SurfaceSpec {
-    /// Wanted surface name (sanitized and made unique when written), if any.
-    pub name: Option<String>,
-    /// Material name, if any: one of [`MeshSpec::materials`], or a bare material of that name.
-    pub material: Option<String>,
-    /// Faces (polygons).
-    pub faces: Vec<FaceSpec>,
-}
-
-/// A mesh in skeleton space.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct MeshSpec {
-    /// Vertex positions, metres.
-    pub positions: Vec<DVec3>,
-    /// Texture coordinates in G4MF's convention (origin top-left, v down).
-    pub texcoords: Arc<Vec<[f64; 2]>>,
-    /// Surfaces (shared between meshes with the same faces: see [`Surfaces`]).
-    pub surfaces: Surfaces,
-    /// Unit per-vertex normals, one per position; written as every surface's `normals`
-    /// binding (its per-corner indices are the surface's own simplexes). `None`: flat shading.
-    pub normals: Option<Vec<DVec3>>,
-    /// Materials the surfaces name, with their properties; written in first-use order, and
-    /// only when a surface uses them.
-    pub materials: Vec<MaterialSpec>,
-    /// Blend shapes (`mesh.blend`), in order.
-    pub blend_shapes: Vec<BlendShapeSpec>,
-}
-
-/// A blend shape: sparse position offsets and, when normals are written, normal offsets.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct BlendShapeSpec {
-    /// Wanted name (sanitized and made unique when written).
-    pub name: String,
-    /// Its `amounts` entry.
-    pub amount: f64,
-    /// `(vertex, offset)`, vertices ascending, metres (shared: see [`Offsets`]).
-    pub offsets: Offsets,
-    /// `(vertex, normal offset)`, vertices ascending; written per surface as offsets of the
-    /// surface's normal values (one per vertex), only with [`MeshSpec::normals`].
-    pub normal_offsets: Vec<(u32, DVec3)>,
-}
-
-/// A material's properties.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct MaterialSpec {
-    /// Wanted name (sanitized and made unique when written).
-    pub name: String,
-    /// Linear RGBA base colour (`baseColor.factor`; alpha 1 is written as RGB).
-    pub base_color: Option<[f64; 4]>,
-    /// `extras` of the material (what the spec has no property for).
-    pub extras: Option<Value>,
-    /// `baseColor.texture`: an index into [`CharacterSpec::textures`].
-    pub base_color_texture: Option<usize>,
-    /// `normal.texture`: an index into [`CharacterSpec::textures`].
-    pub normal_texture: Option<usize>,
-    /// `orm.texture`: an index into [`CharacterSpec::textures`].
-    pub orm_texture: Option<usize>,
-}
-
-/// A 2D texture: its image (embedded or referenced, or none), size and placeholder.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct TextureSpec {
-    /// Wanted name (sanitized and made unique when written).
-    pub name: String,
-    /// Its image, when it has one.
-    pub image: Option<ImageSpec>,
-    /// Width and height in pixels.
-    pub size: [u32; 2],
-    /// Linear colour used when no image is available; its length is the channel count (3, or
-    /// 4 for a texture whose alpha is used).
-    pub placeholder: Vec<f64>,
-}
-
-/// Where a texture's image is.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ImageSpec {
-    /// Its bytes, stored in a buffer view.
-    Embedded {
-        /// The file's bytes, as they are.
-        bytes: std::sync::Arc<Vec<u8>>,
-        /// Its MIME type (`image/png`, `image/jpeg`).
-        mime: String,
-    },
-    /// A URI (relative to the G4MF file, or absolute).
-    Uri {
-        /// The URI.
-        uri: String,
-        /// Its MIME type.
-        mime: String,
-    },
-}
-
-/// A mesh worn over the body (clothes, hair, ...): its own mesh, instanced by its own node
-/// under the skeleton, skinned to the same joints with the same group names as the body.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct AttachmentSpec {
-    /// Wanted name of its node (its mesh is named `{name}Mesh`).
-    pub name: String,
-    /// Its mesh.
-    pub mesh: MeshSpec,
-    /// Its skin influences (bones index [`CharacterSpec::bones`]); any order, repeats add up.
-    pub influences: Option<Influences>,
-    /// `extras` of its node.
-    pub node_extras: Option<Arc<Value>>,
-    /// `extras` of its mesh.
-    pub mesh_extras: Option<Value>,
-}
-
-/// One skin influence: `bone` moves `vertex` with `weight`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Influence {
-    /// Mesh vertex index.
-    pub vertex: u32,
-    /// Bone index in [`CharacterSpec::bones`].
-    pub bone: u32,
-    /// Weight (finite, not negative).
-    pub weight: f64,
-}
-
-/// Choices a caller can make about the layout.
+/// Choices a caller can make about the G4MF layout (the spec itself is writer-neutral).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CharacterOptions {
     /// List every bone in `joints`, not only those carrying weights.
@@ -199,31 +50,6 @@ impl Default for CharacterOptions {
             reserve_bytes: 0,
         }
     }
-}
-
-/// Everything needed to write one character.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct CharacterSpec {
-    /// The character's name (the root node's).
-    pub name: String,
-    /// Position of the skeleton node in the root's space (e.g. to stand the character on y = 0).
-    pub skeleton_position: DVec3,
-    /// `extras` of the skeleton node.
-    pub skeleton_extras: Option<Arc<Value>>,
-    /// Bones.
-    pub bones: Vec<BoneSpec>,
-    /// The body, if any.
-    pub mesh: Option<MeshSpec>,
-    /// Skin influences (needs a mesh); any order, repeats add up.
-    pub influences: Option<Influences>,
-    /// Meshes worn over the body, each with a node of its own after the body's.
-    pub attachments: Vec<AttachmentSpec>,
-    /// Textures the materials use (document-level `textures`, with their `files`).
-    pub textures: Vec<TextureSpec>,
-    /// Layout choices.
-    pub options: CharacterOptions,
-    /// `asset.generator`.
-    pub generator: String,
 }
 
 /// A skin as written: `(vertex, group, weight)` in file order (shared: meshes with the same
@@ -372,7 +198,7 @@ fn ordered_influences(
             }
         }
     }
-    Ok(influences.ordered(group_of_bone))
+    Ok(ordered(influences, group_of_bone))
 }
 
 /// Merges repeated (vertex, bone) influences, converts to float32, and orders them as G4MF
@@ -412,12 +238,20 @@ pub fn order_skin(influences: impl IntoIterator<Item = (u32, u32, f64)>) -> Vec<
     out
 }
 
-/// Builds the document and buffer of a character.
+/// Builds the document and buffer of a character with the default layout options.
 pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteError> {
+    build_character_with(spec, &CharacterOptions::default())
+}
+
+/// Builds the document and buffer of a character with `options`' layout.
+pub fn build_character_with(
+    spec: &CharacterSpec,
+    options: &CharacterOptions,
+) -> Result<BuiltCharacter, WriteError> {
     let order = bone_order(&spec.bones)?;
     check_bones(spec)?;
     let layout = NodeLayout::of(spec, order)?;
-    let mut building = Building::new(spec);
+    let mut building = Building::new(spec, options);
     // Names are claimed in node order, so the first claim of a name keeps it unchanged.
     let root_name = building.names.claim(&spec.name);
     let skeleton_name = building.names.claim(&format!("{}Skeleton", spec.name));
@@ -426,7 +260,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         .iter()
         .map(|&b| building.names.claim(&spec.bones[b].name))
         .collect();
-    let joints = Joints::of(spec, &layout.order)?;
+    let joints = Joints::of(spec, &layout.order, options.all_joints)?;
     push_root_and_skeleton(
         &mut building.doc,
         spec,
@@ -436,8 +270,7 @@ pub fn build_character(spec: &CharacterSpec) -> Result<BuiltCharacter, WriteErro
         skeleton_name,
     );
     push_bones(&mut building.doc, spec, &layout, bone_names);
-    let group_names = spec
-        .options
+    let group_names = options
         .group_names
         .then(|| joints.names(&building.doc, &layout));
     let skinning = Skinning {
@@ -538,8 +371,8 @@ struct Joints {
 }
 
 impl Joints {
-    fn of(spec: &CharacterSpec, order: &[usize]) -> Result<Self, WriteError> {
-        let mut has_weight = vec![spec.options.all_joints; spec.bones.len()];
+    fn of(spec: &CharacterSpec, order: &[usize], all_joints: bool) -> Result<Self, WriteError> {
+        let mut has_weight = vec![all_joints; spec.bones.len()];
         let all_influences = spec.influences.iter().chain(
             spec.attachments
                 .iter()
@@ -704,7 +537,7 @@ struct Building {
 
 impl Building {
     /// An empty document with its `asset`, and a buffer sized for the whole spec.
-    fn new(spec: &CharacterSpec) -> Self {
+    fn new(spec: &CharacterSpec, options: &CharacterOptions) -> Self {
         let doc = Document {
             asset: Asset {
                 dimension: 3,
@@ -714,8 +547,8 @@ impl Building {
             },
             ..Document::default()
         };
-        let mut buffer = BufferBuilder::new(spec.options.index_width);
-        buffer.reserve(estimated_buffer_bytes(spec) + spec.options.reserve_bytes);
+        let mut buffer = BufferBuilder::new(options.index_width);
+        buffer.reserve(estimated_buffer_bytes(spec) + options.reserve_bytes);
         Building {
             doc,
             buffer,
@@ -853,7 +686,8 @@ impl Building {
         let mut surfaces = Vec::with_capacity(specs.len());
         // Which vertices each surface uses (for per-surface normal offsets of blend shapes).
         let mut surface_vertices: Vec<&[bool]> = Vec::new();
-        for (surface, prepared) in specs.iter().zip(mesh.surfaces.prepared()) {
+        let prepared_surfaces = prepared(&mesh.surfaces);
+        for (surface, prepared) in specs.iter().zip(&prepared_surfaces.0) {
             if !mesh.blend_shapes.is_empty() {
                 surface_vertices.push(&prepared.used);
             }
@@ -1050,7 +884,7 @@ fn float32_texcoords(mesh: &MeshSpec) -> Result<Option<Vec<f32>>, WriteError> {
 /// Every face's corners and texture coordinates in range: the prepared surfaces' summary
 /// says so in one look, and only when it does not are the faces walked for the first problem.
 fn check_ranges(mesh: &MeshSpec) -> Result<(), WriteError> {
-    let in_range = mesh.surfaces.prepared().iter().all(|p| {
+    let in_range = prepared(&mesh.surfaces).0.iter().all(|p| {
         p.well_formed
             && p.max_vertex
                 .is_none_or(|v| (v as usize) < mesh.positions.len())
@@ -1215,10 +1049,9 @@ fn build_blend(
         let position = if shape.offsets.is_empty() {
             None
         } else {
-            match shape
-                .offsets
-                .encoded(buffer.index_width(), mesh.positions.len())
-            {
+            let width = buffer.index_width();
+            let encoded = encoded_offsets(&shape.offsets, width, mesh.positions.len());
+            match encoded.as_deref().and_then(|e| e.get(width)) {
                 Some((indices, offsets)) => Some(BlendTarget {
                     indices: buffer.add_encoded(doc, indices, 1)?,
                     offsets: buffer.add_encoded(doc, offsets, 3)?,

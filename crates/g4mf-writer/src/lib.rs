@@ -6,15 +6,19 @@ pub mod buffer;
 pub mod character;
 pub mod container;
 pub mod error;
-pub mod names;
-pub mod prepared;
+mod prepared;
 pub mod thumbnail;
 
 pub use buffer::{BufferBuilder, Encoded, IndexWidth, VIEW_ALIGNMENT};
 pub use character::{
-    AttachmentSpec, BlendShapeSpec, BoneSpec, BuiltCharacter, CharacterOptions, CharacterSpec,
-    Corners, FaceSpec, ImageSpec, Influence, MaterialSpec, MeshSpec, SPECIFICATION, SurfaceSpec,
-    TextureSpec, WrittenSkin, build_character, order_skin,
+    BuiltCharacter, CharacterOptions, SPECIFICATION, WrittenSkin, build_character,
+    build_character_with, order_skin,
+};
+/// The writer-neutral spec this writer reads, re-exported so G4MF-only callers need one crate.
+pub use character_spec::{
+    AttachmentSpec, BlendShapeSpec, BoneSpec, CharacterSpec, Corners, FaceSpec, ImageSpec,
+    Influence, Influences, MaterialSpec, MeshSpec, Offsets, SurfaceSpec, Surfaces, TextureSpec,
+    names,
 };
 pub use container::{
     Compression, ContainerOptions, G4bParts, TextBufferStorage, TextFile, g4b_parts, to_json,
@@ -23,5 +27,4 @@ pub use container::{
 pub use error::WriteError;
 pub use g4mf_model as model;
 pub use names::{NameRegistry, is_valid_name, sanitize};
-pub use prepared::{Influences, Offsets, Surfaces};
 pub use thumbnail::embed_thumbnail;

@@ -245,10 +245,13 @@ fn the_layout_obeys_every_rule() {
 
 #[test]
 fn options_all_joints_and_no_group_names() {
-    let mut spec = tiny_spec();
-    spec.options.all_joints = true;
-    spec.options.group_names = false;
-    let built = build_character(&spec).unwrap();
+    let spec = tiny_spec();
+    let options = g4mf_writer::CharacterOptions {
+        all_joints: true,
+        group_names: false,
+        ..Default::default()
+    };
+    let built = g4mf_writer::build_character_with(&spec, &options).unwrap();
     assert_eq!(
         built.document.nodes[1]
             .skeleton
@@ -683,17 +686,20 @@ fn shared_surfaces_and_influences_write_what_fresh_ones_do() {
             for p in &mut spec.mesh.as_mut().unwrap().positions {
                 *p += DVec3::new(step, step * 0.5, 0.0);
             }
-            spec.options.all_joints = all_joints;
-            spec.options.index_width = width;
             spec
+        };
+        let options = g4mf_writer::CharacterOptions {
+            all_joints,
+            index_width: width,
+            ..Default::default()
         };
         let fresh = moved(tiny_spec());
         let mut shared = moved(tiny_spec());
         shared.mesh.as_mut().unwrap().surfaces = surfaces.clone();
         shared.influences = influences.clone();
         let (a, b) = (
-            build_character(&fresh).unwrap(),
-            build_character(&shared).unwrap(),
+            g4mf_writer::build_character_with(&fresh, &options).unwrap(),
+            g4mf_writer::build_character_with(&shared, &options).unwrap(),
         );
         assert_eq!(a.document, b.document, "step {step}");
         assert_eq!(a.buffer, b.buffer, "step {step}");
@@ -729,13 +735,15 @@ fn shared_blend_offsets_write_what_fresh_ones_do_and_are_checked_each_time() {
         g4mf_writer::IndexWidth::Smallest,
         g4mf_writer::IndexWidth::Uint32,
     ] {
-        let mut shared = with_shape(offsets.clone());
-        let mut fresh = with_shape(offsets.to_vec().into());
-        shared.options.index_width = width;
-        fresh.options.index_width = width;
+        let shared = with_shape(offsets.clone());
+        let fresh = with_shape(offsets.to_vec().into());
+        let options = g4mf_writer::CharacterOptions {
+            index_width: width,
+            ..Default::default()
+        };
         let (a, b) = (
-            build_character(&fresh).unwrap(),
-            build_character(&shared).unwrap(),
+            g4mf_writer::build_character_with(&fresh, &options).unwrap(),
+            g4mf_writer::build_character_with(&shared, &options).unwrap(),
         );
         assert_eq!((a.document, a.buffer), (b.document, b.buffer));
     }

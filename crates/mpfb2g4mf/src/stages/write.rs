@@ -19,7 +19,7 @@ use g4mf_writer::{
     AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, BuiltCharacter, CharacterOptions,
     CharacterSpec, Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth,
     Influence, Influences, MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec,
-    build_character, embed_thumbnail, g4b_parts, write_g4tf,
+    build_character_with, embed_thumbnail, g4b_parts, write_g4tf,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -164,6 +164,7 @@ fn material_spec(m: &character::Material, textures: &mut TextureTable) -> Materi
     MaterialSpec {
         name: m.name.clone(),
         base_color: m.base_color,
+        render: m.render,
         extras: m.render.and_then(|r| {
             to_value(&MaterialExtras {
                 render: RenderExtras::from(r),
@@ -573,7 +574,7 @@ pub fn write(
         .then(|| crate::picture::thumbnail(&character));
     let vertex_count = character.mesh.positions.len();
     let mut textures = TextureTable::new(options.textures, &options.output);
-    let (spec, uncarried) = spec_of(
+    let (spec, layout, uncarried) = spec_of(
         &mut character,
         &extras,
         options,
@@ -582,7 +583,7 @@ pub fn write(
         derived,
     );
     crate::timings::lap("write: spec");
-    let mut built = build_character(&spec)?;
+    let mut built = build_character_with(&spec, &layout)?;
     crate::timings::lap("write: build");
     let images = copy_images(&textures)?;
     let numbering = &character.mesh.numbering;
@@ -608,8 +609,8 @@ pub fn write(
     })
 }
 
-/// The writer's spec of `character` (its arrays moved out: count them before),
-/// and the authored pairs its skin cannot carry, which the extras hold.
+/// The writer's spec of `character` (its arrays moved out: count them before), its G4MF
+/// layout, and the authored pairs its skin cannot carry, which the extras hold.
 fn spec_of(
     character: &mut Character,
     extras: &MpfbExtras,
@@ -617,7 +618,7 @@ fn spec_of(
     thumbnail_bytes: usize,
     textures: &mut TextureTable,
     derived: &Derived,
-) -> (CharacterSpec, Option<Arc<Uncarried>>) {
+) -> (CharacterSpec, CharacterOptions, Option<Arc<Uncarried>>) {
     let bones = bone_specs(character, extras, derived);
     // The pairs the skin cannot carry (helper vertices carry ~17k pairs in MakeHuman's
     // weights: too many for JSON text), once per authored weights and numbering.
@@ -645,19 +646,19 @@ fn spec_of(
         influences,
         attachments,
         textures: std::mem::take(&mut textures.specs),
-        options: CharacterOptions {
-            all_joints: options.all_joints,
-            group_names: options.group_names,
-            index_width: IndexWidth::Smallest,
-            // The uncarried pairs and the thumbnail, appended by `append_extras`: three
-            // accessors of at most four bytes an entry, and a PNG, each view padded.
-            reserve_bytes: uncarried.as_ref().map_or(0, |u| u.groups.len() * 12)
-                + thumbnail_bytes
-                + 4 * g4mf_writer::VIEW_ALIGNMENT,
-        },
         generator: GENERATOR.to_owned(),
     };
-    (spec, uncarried)
+    let layout = CharacterOptions {
+        all_joints: options.all_joints,
+        group_names: options.group_names,
+        index_width: IndexWidth::Smallest,
+        // The uncarried pairs and the thumbnail, appended by `append_extras`: three
+        // accessors of at most four bytes an entry, and a PNG, each view padded.
+        reserve_bytes: uncarried.as_ref().map_or(0, |u| u.groups.len() * 12)
+            + thumbnail_bytes
+            + 4 * g4mf_writer::VIEW_ALIGNMENT,
+    };
+    (spec, layout, uncarried)
 }
 
 /// The bones as the writer takes them, their extras as JSON made once for every body on the

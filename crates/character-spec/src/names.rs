@@ -1,4 +1,5 @@
-//! G4MF item names: forbidden characters replaced, file-wide uniqueness enforced.
+//! Item names as every writer writes them: G4MF's rules (forbidden characters replaced,
+//! file-wide uniqueness), which glTF outputs keep too, so a bone has one name in every format.
 
 use std::collections::HashSet;
 
