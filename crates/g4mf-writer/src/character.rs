@@ -579,7 +579,7 @@ impl Building {
         // The skin is checked and ordered on a second core while the mesh is built: they
         // share only the spec. Errors are reported mesh first, as a sequential build would.
         let (doc_mesh, ordered_skin) = rayon::join(
-            || self.build_mesh(mesh),
+            || self.build_mesh(mesh, None),
             || {
                 spec.influences
                     .as_ref()
@@ -606,7 +606,7 @@ impl Building {
     ) -> Result<(WrittenSkin, usize), WriteError> {
         let node_name = self.names.claim(&attachment.name);
         let mesh_name = self.names.claim(&format!("{}Mesh", attachment.name));
-        let mut doc_mesh = self.build_mesh(&attachment.mesh)?;
+        let mut doc_mesh = self.build_mesh(&attachment.mesh, Some(&attachment.name))?;
         doc_mesh.name = Some(mesh_name);
         let written = match &attachment.influences {
             None => Arc::default(),
@@ -662,7 +662,11 @@ impl Building {
     /// A mesh: its vertices, normals and texture coordinates, then each surface (simplexes,
     /// texture map, material, normals), then its blend shapes. The buffer's order is the
     /// file's, so this order is the output's bytes.
-    fn build_mesh(&mut self, mesh: &MeshSpec) -> Result<Mesh, WriteError> {
+    fn build_mesh(
+        &mut self,
+        mesh: &MeshSpec,
+        shape_prefix: Option<&str>,
+    ) -> Result<Mesh, WriteError> {
         let specs = mesh.surfaces.specs();
         if specs.is_empty() {
             // The schema requires at least one surface per mesh.
@@ -707,6 +711,7 @@ impl Building {
                 &mut self.names,
                 mesh,
                 &surface_vertices,
+                shape_prefix,
             )?)
         };
         Ok(Mesh {
@@ -1006,13 +1011,16 @@ fn check_faces(mesh: &MeshSpec) -> Result<(), WriteError> {
 
 /// `mesh.blend`: one shape per spec, `position` targets over vertices, `surfaces` entries
 /// only for surfaces whose normals a shape changes (blend.md forbids empty ones), and
-/// `amounts` unless all are zero (their default).
+/// `amounts` unless all are zero (their default). An attachment's shapes are named
+/// `{attachment}_{shape}` (`shape_prefix`): G4MF names are file-wide, and the body's shape
+/// keeps the plain name.
 fn build_blend(
     doc: &mut Document,
     buffer: &mut BufferBuilder,
     names: &mut NameRegistry,
     mesh: &MeshSpec,
     surface_vertices: &[&[bool]],
+    shape_prefix: Option<&str>,
 ) -> Result<Blend, WriteError> {
     let vertex_count = mesh.positions.len();
     let target = |doc: &mut Document,
@@ -1086,7 +1094,10 @@ fn build_blend(
             }
         }
         shapes.push(BlendShape {
-            name: Some(names.claim(&shape.name)),
+            name: Some(match shape_prefix {
+                None => names.claim(&shape.name),
+                Some(prefix) => names.claim(&format!("{prefix}_{}", shape.name)),
+            }),
             position,
             surfaces: (!entries.is_empty()).then_some(entries),
             other: Default::default(),

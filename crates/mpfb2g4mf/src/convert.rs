@@ -601,12 +601,18 @@ fn say_after_writing(
         WarningKind::Textures,
         written.texture_warnings.iter().cloned(),
     );
+    // glTF weights must sum to one: such vertices go to the root bone (MakeHuman's rule).
+    let fate = if written.unweighted_to_root {
+        " (given to the root bone with weight 1)"
+    } else {
+        ""
+    };
     for (asset, unweighted) in facts.worn.iter().zip(&written.attachment_unweighted) {
         if *unweighted > 0 {
             said.warn(
                 WarningKind::Assets,
                 format!(
-                    "{unweighted} vertices of {} are moved by no bone",
+                    "{unweighted} vertices of {} are moved by no bone{fate}",
                     asset.name
                 ),
             );
@@ -616,11 +622,12 @@ fn say_after_writing(
         said.warn(
             WarningKind::Skin,
             format!(
-                "{} kept vertices are moved by no bone",
+                "{} kept vertices are moved by no bone{fate}",
                 written.unweighted_vertices
             ),
         );
     }
+    said.notes.extend(written.notes.iter().cloned());
     // A skeleton beside a mesh no bone moves is rarely what a user wanted: say it.
     if parts.weights.is_none() {
         said.warn(

@@ -23,6 +23,9 @@ pub enum ConvertError {
     /// The output could not be built.
     #[error("{0}")]
     Write(#[from] g4mf_writer::WriteError),
+    /// The glTF output could not be built.
+    #[error("{0}")]
+    Gltf(#[from] gltf_writer::GltfError),
     /// The output names one of the job's inputs.
     #[error(transparent)]
     SameFile(#[from] crate::paths::SameFile),

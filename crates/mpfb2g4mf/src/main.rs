@@ -1,13 +1,13 @@
 //! The `mpfb2g4mf` command: `convert` an MPFB rig, weights and body into G4MF, run the
 //! `demo`, set the `data` up, and `validate`, `inspect`, `preview` or convert back (`to-mpfb`).
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mpfb_rig::{ObjFrame, UpAxis};
 use mpfb2g4mf::LoadedMesh;
 use mpfb2g4mf::batch;
 use mpfb2g4mf::job::{Job, JobRequest, Resolver, RigChoice};
-use mpfb2g4mf::options::Settings;
+use mpfb2g4mf::options::{OutputFormat, Settings};
 use mpfb2g4mf::summary::Summary;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -25,7 +25,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Convert a rig (and its weights) fitted to a body into a .g4b or .g4tf file.
+    /// Convert a rig (and its weights) fitted to a body into a G4MF (.g4b, .g4tf) or glTF 2.0
+    /// (.glb, .gltf) file.
     Convert(ConvertArgs),
     /// Convert MPFB's default rig, weights and base mesh to out/makehuman-default.g4b.
     Demo(DemoArgs),
@@ -243,7 +244,8 @@ struct ConvertArgs {
     /// The body (OBJ with MakeHuman's vertex order); default: the MPFB data folder's base.obj.
     #[arg(long)]
     mesh: Option<PathBuf>,
-    /// Output file: .g4b (binary) or .g4tf (text).
+    /// Output file: .g4b (binary) or .g4tf (text) G4MF, or .glb (binary) or .gltf (text)
+    /// glTF 2.0.
     #[arg(short, long, value_parser = output_path)]
     output: PathBuf,
     /// Take rig, weights, base.obj and vertex groups of this rig from the MPFB data folder.
@@ -409,10 +411,34 @@ struct DemoArgs {
 /// Output paths must say their container (a usage error otherwise, exit code 2).
 fn output_path(text: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(text);
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("g4b" | "g4tf") => Ok(path),
-        _ => Err("the output must end in .g4b or .g4tf".into()),
+    match OutputFormat::of_path(&path, false) {
+        Some(_) => Ok(path),
+        None => Err(
+            "the output must end in .g4b or .g4tf (G4MF), or .glb or .gltf (glTF 2.0)".into(),
+        ),
     }
+}
+
+/// Refuses a glTF file given to a command that reads G4MF, saying what reads it.
+fn refuse_gltf(path: &Path, command: &str) -> Result<()> {
+    if !is_gltf_file(path) {
+        return Ok(());
+    }
+    bail!(
+        "{} is glTF 2.0, not G4MF: `{command}` reads .g4b and .g4tf files. Check a glTF file with the Khronos glTF-Validator, draw it with `mpfb2g4mf preview`, or load it in an engine (three.js, Blender, Godot)",
+        path.display()
+    )
+}
+
+/// A `.glb`/`.gltf` by its extension, or a file that starts with the GLB magic.
+fn is_gltf_file(path: &Path) -> bool {
+    if OutputFormat::of_path(path, false).is_some_and(OutputFormat::is_gltf) {
+        return true;
+    }
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| magic == gltf_writer::GLB_MAGIC)
 }
 
 fn main() -> ExitCode {
@@ -526,6 +552,9 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
 }
 
 fn run_validate(args: ValidateArgs) -> Result<()> {
+    for file in &args.files {
+        refuse_gltf(file, "validate")?;
+    }
     let mut options = g4mf_validator::ValidateOptions::default();
     options.read = args.read.options();
     options.profile = args.profile.map(|p| match p {
@@ -581,6 +610,7 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
 }
 
 fn run_inspect(args: InspectArgs) -> Result<()> {
+    refuse_gltf(&args.file, "inspect")?;
     let file = g4mf_reader::read_path(&args.file, &args.read.options())?;
     let size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
     print!("{}", mpfb2g4mf::inspect::inspect(&file, size));
@@ -648,6 +678,7 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
 }
 
 fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
+    refuse_gltf(&args.input, "to-mpfb")?;
     let read = args.read.options();
     let file = g4mf_reader::read_path(&args.input, &read)?;
     let base = mpfb2g4mf::to_mpfb::BaseMesh::choose(

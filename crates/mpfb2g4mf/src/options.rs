@@ -77,7 +77,7 @@ pub enum HumanoidTable {
 /// The Zstandard levels the zstd library accepts.
 pub const ZSTD_LEVELS: std::ops::RangeInclusive<i32> = 1..=22;
 
-/// The output container.
+/// The output container, chosen by the output's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputFormat {
@@ -87,7 +87,38 @@ pub enum OutputFormat {
     TextEmbedded,
     /// `.g4tf` with a `.bin` beside it.
     TextExternal,
+    /// `.glb`: glTF 2.0, binary, its buffer inside.
+    Glb,
+    /// `.gltf` with its buffer as a base64 data URI inside.
+    GltfEmbedded,
+    /// `.gltf` with a `.bin` beside it.
+    GltfExternal,
 }
+
+impl OutputFormat {
+    /// The format `path`'s extension asks for (`external_bin`: a text format's buffer beside
+    /// it), or `None` for an extension that is not an output format.
+    pub fn of_path(path: &std::path::Path, external_bin: bool) -> Option<Self> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("g4b") => Some(Self::Binary),
+            Some("g4tf") if external_bin => Some(Self::TextExternal),
+            Some("g4tf") => Some(Self::TextEmbedded),
+            Some("glb") => Some(Self::Glb),
+            Some("gltf") if external_bin => Some(Self::GltfExternal),
+            Some("gltf") => Some(Self::GltfEmbedded),
+            _ => None,
+        }
+    }
+
+    /// True for glTF 2.0 outputs (`.glb`, `.gltf`).
+    pub fn is_gltf(self) -> bool {
+        matches!(self, Self::Glb | Self::GltfEmbedded | Self::GltfExternal)
+    }
+}
+
+/// The most influences a glTF output keeps per vertex unless `--max-influences` says more:
+/// one `JOINTS_0`/`WEIGHTS_0` set, which every client reads (three.js reads only it).
+pub const GLTF_DEFAULT_INFLUENCES: usize = 4;
 
 /// Where the character stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -194,12 +225,8 @@ impl ConvertOptions {
 
     /// The container the output path and options ask for.
     pub fn format(&self) -> Result<OutputFormat, SettingsError> {
-        match self.output.extension().and_then(|e| e.to_str()) {
-            Some("g4b") => Ok(OutputFormat::Binary),
-            Some("g4tf") if self.external_bin => Ok(OutputFormat::TextExternal),
-            Some("g4tf") => Ok(OutputFormat::TextEmbedded),
-            _ => Err(SettingsError::OutputExtension(self.output.clone())),
-        }
+        OutputFormat::of_path(&self.output, self.external_bin)
+            .ok_or_else(|| SettingsError::OutputExtension(self.output.clone()))
     }
 }
 
@@ -209,10 +236,10 @@ impl ConvertOptions {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
-    /// Write a .g4tf's buffer to a .bin file beside it instead of embedding it.
+    /// Write a .g4tf's or .gltf's buffer to a .bin file beside it instead of embedding it.
     #[cfg_attr(feature = "cli", arg(long))]
     pub external_bin: bool,
-    /// Compress buffers (and the .g4b JSON chunk).
+    /// Compress buffers (and the .g4b JSON chunk); G4MF only.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Compress::None))]
     pub compress: Compress,
     /// Zstandard level (1-22).
@@ -229,7 +256,7 @@ pub struct Settings {
     /// from the phenotype's race mix, and eyes, teeth and tongue have materials of their own).
     #[cfg_attr(feature = "cli", arg(long))]
     pub no_materials: bool,
-    /// Embed a 256x256 PNG front view as the file's `asset.thumbnail`.
+    /// Embed a 256x256 PNG front view as the file's `asset.thumbnail` (G4MF only).
     #[cfg_attr(feature = "cli", arg(long))]
     pub thumbnail: bool,
     /// Helper geometry kept besides the body: none, face (eyes, teeth, tongue) or all.
@@ -247,7 +274,7 @@ pub struct Settings {
         arg(
             long = "no-group-names",
             action = clap::ArgAction::SetFalse,
-            help = "Omit groupNames (readers infer them from the joint bones' names)"
+            help = "Omit groupNames (readers infer them from the joint bones' names); G4MF only"
         )
     )]
     pub group_names: bool,
@@ -318,7 +345,8 @@ pub struct Settings {
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub humanoid_map: Option<PathBuf>,
     /// Keep each vertex's N strongest influences and renormalise them to sum 1 (engines cap
-    /// influences at 4 or 8).
+    /// influences at 4 or 8). glTF outputs keep 4 unless told: more write further
+    /// JOINTS_n/WEIGHTS_n sets, which three.js and Godot do not read.
     #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub max_influences: Option<usize>,
     /// Renormalise every vertex's weights to sum 1 (without dropping any).
@@ -464,9 +492,19 @@ pub enum SettingsError {
     /// A target setting is not `NAME=WEIGHT` with a weight in [0, 1].
     #[error("target `{0}`: expected NAME=WEIGHT with a weight from 0 to 1")]
     Target(String),
-    /// The output path has no `.g4b` or `.g4tf` extension.
-    #[error("{}: the output must end in .g4b or .g4tf", .0.display())]
+    /// The output path has no `.g4b`, `.g4tf`, `.glb` or `.gltf` extension.
+    #[error("{}: the output must end in .g4b or .g4tf (G4MF), or .glb or .gltf (glTF 2.0)", .0.display())]
     OutputExtension(PathBuf),
+    /// A setting only G4MF outputs have, given with a glTF output.
+    #[error("{flag} is for G4MF outputs, not {}: {why}", .output.display())]
+    NotForGltf {
+        /// The flag (and value) as the command line spells it.
+        flag: &'static str,
+        /// The output.
+        output: PathBuf,
+        /// Why glTF has no such thing.
+        why: &'static str,
+    },
     /// `max_influences` is 0.
     #[error("--max-influences must be at least 1")]
     MaxInfluences,
@@ -475,6 +513,33 @@ pub enum SettingsError {
         "blend shape `{0}`: expected NAME=TARGET, NAME without any of \" # % * . : | ? @ < > {{ }} [ ] / \\"
     )]
     BlendShape(String),
+}
+
+/// Refuses the settings only G4MF outputs have, for a glTF `output`.
+fn refuse_g4mf_only(s: &Settings, output: &std::path::Path) -> Result<(), SettingsError> {
+    let refused = |flag, why| {
+        Err(SettingsError::NotForGltf {
+            flag,
+            output: output.to_path_buf(),
+            why,
+        })
+    };
+    if s.compress == Compress::Zstd {
+        return refused("--compress zstd", "glTF has no such encoding");
+    }
+    if s.thumbnail {
+        return refused(
+            "--thumbnail",
+            "glTF has no thumbnail (preview draws a picture of the file)",
+        );
+    }
+    if !s.group_names {
+        return refused(
+            "--no-group-names",
+            "glTF skins have no group names (their joints are the bone nodes)",
+        );
+    }
+    Ok(())
 }
 
 /// `NAME=TARGET` of a blend-shape setting, checked.
@@ -610,6 +675,14 @@ impl TryFrom<Request<'_>> for ConvertOptions {
             return Err(SettingsError::MaxInfluences);
         }
         options.max_influences = s.max_influences;
+        if let Some(format) = OutputFormat::of_path(request.output, s.external_bin) {
+            if format.is_gltf() {
+                refuse_g4mf_only(s, request.output)?;
+                // glTF clients read one set of four influences (or only the first set): keep
+                // the strongest four, renormalised, as Blender's glTF exporter does.
+                options.max_influences = Some(s.max_influences.unwrap_or(GLTF_DEFAULT_INFLUENCES));
+            }
+        }
         options.normalize = s.normalize;
         options.rest_pose = s.rest_pose.as_deref().map(|r| match r {
             "t-pose" => RestPose::TPose,

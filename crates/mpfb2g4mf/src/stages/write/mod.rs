@@ -1,25 +1,27 @@
-//! Stage 6, write: the character as a G4MF document (through `g4mf-writer`'s layout), its MPFB
-//! extras, the weights the skin cannot carry as binary accessors, then the container bytes,
-//! written atomically.
+//! Stage 6, write: the character as the writers' spec (`character-spec`: bones, meshes as
+//! named surfaces, materials, textures decided per `--textures`, skins, blend shapes, MPFB
+//! extras), then written by the output's format: G4MF (`g4mf.rs`: `g4mf-writer`'s layout, the
+//! weights the skin cannot carry as binary accessors, the thumbnail) or glTF 2.0 (`gltf.rs`:
+//! `gltf-writer`), atomically.
+
+mod g4mf;
+mod gltf;
+
+use g4mf::Uncarried;
 
 use super::assemble::MpfbExtras;
 use crate::atomic::write_atomic;
 use crate::derived::{Both, Cache, Id, Key, Of, SHAPES};
 use crate::error::ConvertError;
-use crate::extras::{
-    AssetNodeExtras, AssetNodeMpfb, MaterialExtras, MeshExtras, RenderExtras, UnskinnedWeights,
-    ranges,
-};
+use crate::extras::{AssetNodeExtras, AssetNodeMpfb, MaterialExtras, RenderExtras};
 use crate::options::{ConvertOptions, OutputFormat, TextureMode};
 use crate::stages::dress;
 use crate::stages::transforms::FACE_PARTS;
 use character::Character;
 use character::ShapeOffsets as Offsets;
 use g4mf_writer::{
-    AttachmentSpec, BlendShapeSpec, BoneSpec, BufferBuilder, BuiltCharacter, CharacterOptions,
-    CharacterSpec, Compression, ContainerOptions, Corners, FaceSpec, ImageSpec, IndexWidth,
-    Influence, Influences, MaterialSpec, MeshSpec, SurfaceSpec, TextBufferStorage, TextureSpec,
-    build_character_with, embed_thumbnail, g4b_parts, write_g4tf,
+    AttachmentSpec, BlendShapeSpec, BoneSpec, CharacterSpec, Corners, FaceSpec, ImageSpec,
+    Influence, Influences, MaterialSpec, MeshSpec, SurfaceSpec, TextureSpec,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -65,6 +67,11 @@ pub struct Written {
     pub images: Vec<PathBuf>,
     /// What became of images worth a word: missing ones (placeholder written), profiles kept.
     pub texture_warnings: Vec<String>,
+    /// Vertices no bone moves were given to the root bone with weight 1 (glTF, whose weights
+    /// must sum to one), not left unmoved (G4MF).
+    pub unweighted_to_root: bool,
+    /// What the format's writer noted.
+    pub notes: Vec<String>,
 }
 
 fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
@@ -358,9 +365,9 @@ enum SurfaceLayout {
 /// Surfaces as the writer takes them, and the texture coordinates they index.
 type WrittenSurfaces = (g4mf_writer::Surfaces, Arc<Vec<[f64; 2]>>);
 
-/// The attachments as the writer takes them (their arrays moved out of the character): one
-/// surface per material, named after the asset (with `named`), blend shapes named
-/// `{asset}_{shape}` so names stay file-unique and end with the body shape's name.
+/// The attachments as the writers take them (their arrays moved out of the character): one
+/// surface per material, named after the asset (with `named`), blend shapes under the body
+/// shapes' names (the G4MF writer prefixes them with the asset's: its names are file-wide).
 fn attachment_specs(
     character: &mut Character,
     extras: &MpfbExtras,
@@ -418,7 +425,7 @@ fn attachment_specs(
                         .blend_shapes
                         .into_iter()
                         .map(|b| BlendShapeSpec {
-                            name: format!("{}_{}", attachment.name, b.name),
+                            name: b.name,
                             amount: b.amount,
                             offsets: written_offsets(&b.offsets, derived),
                             normal_offsets: b.normal_offsets,
@@ -488,41 +495,6 @@ fn influences_of(skin: &Arc<character::Skin>, derived: &Derived) -> Influences {
     })
 }
 
-/// The authored pairs a skin does not carry for a mesh (see
-/// [`character::AuthoredWeights::uncarried`]), as the mesh extras' accessors hold them: the
-/// names of their groups in first-use order, and each pair's group (in that list), source
-/// vertex and float32 weight.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Uncarried {
-    /// Group names, in first-use order.
-    pub names: Vec<String>,
-    /// Each pair's group, an index into `names`.
-    pub groups: Vec<u32>,
-    /// Each pair's source vertex.
-    pub vertices: Vec<u32>,
-    /// Each pair's weight.
-    pub weights: Vec<f32>,
-}
-
-impl Uncarried {
-    /// The pairs of `authored` the skin of a mesh numbered `numbering` does not carry.
-    pub fn of(authored: &character::AuthoredWeights, numbering: &character::Numbering) -> Self {
-        let mut out = Self::default();
-        // The place in `names` of each authored group, once it is used.
-        let mut index: Vec<Option<u32>> = vec![None; authored.groups.len()];
-        for pair in authored.uncarried(numbering) {
-            let g = *index[pair.group as usize].get_or_insert_with(|| {
-                out.names
-                    .push(authored.groups[pair.group as usize].name.clone());
-                (out.names.len() - 1) as u32
-            });
-            out.groups.push(g);
-            out.vertices.push(pair.vertex);
-            out.weights.push(pair.weight as f32);
-        }
-        out
-    }
-}
 
 /// A shape's offsets as the writer takes them, made once per set of offsets (the writer then
 /// encodes them once for every mesh sharing them).
@@ -532,37 +504,12 @@ fn written_offsets(offsets: &Arc<Offsets>, derived: &Derived) -> g4mf_writer::Of
         .get_or((Id::of(offsets), ()), || offsets.to_vec().into())
 }
 
-/// Validates encoded G4MF bytes that will be written to `output` (external buffers are read
-/// from its folder): an invalid file is an error before it replaces anything.
-fn check_valid(bytes: &[u8], output: &Path) -> Result<(), ConvertError> {
-    let folder = output.parent().filter(|p| !p.as_os_str().is_empty());
-    let report = g4mf_validator::validate_bytes(
-        bytes,
-        Some(folder.unwrap_or(Path::new("."))),
-        &output.display().to_string(),
-        &g4mf_validator::ValidateOptions::default(),
-    );
-    if report.is_valid() {
-        return Ok(());
-    }
-    let first = report
-        .findings
-        .iter()
-        .find(|f| f.severity == g4mf_validator::Severity::Error)
-        .map(|f| format!("{} {}", f.code, f.message))
-        .unwrap_or_default();
-    Err(ConvertError::Invalid {
-        path: output.to_path_buf(),
-        errors: report.counts.num_errors,
-        first,
-    })
-}
 
 /// Writes `character` with its `extras` to `options.output` in `format`. The character is
-/// the last stage's: its arrays move into the writer's spec instead of being copied.
+/// the last stage's: its arrays move into the writers' spec instead of being copied.
 pub fn write(
     mut character: Character,
-    mut extras: MpfbExtras,
+    extras: MpfbExtras,
     options: &ConvertOptions,
     format: OutputFormat,
     commit: Commit,
@@ -572,64 +519,36 @@ pub fn write(
     let thumbnail = options
         .thumbnail
         .then(|| crate::picture::thumbnail(&character));
-    let vertex_count = character.mesh.positions.len();
     let mut textures = TextureTable::new(options.textures, &options.output);
-    let (spec, layout, uncarried) = spec_of(
-        &mut character,
-        &extras,
-        options,
-        thumbnail.as_ref().map_or(0, |(png, _)| png.len()),
-        &mut textures,
-        derived,
-    );
+    let spec = spec_of(&mut character, &extras, options, &mut textures, derived);
     crate::timings::lap("write: spec");
-    let mut built = build_character_with(&spec, &layout)?;
-    crate::timings::lap("write: build");
-    let images = copy_images(&textures)?;
-    let numbering = &character.mesh.numbering;
-    extras.mesh.source_vertex_count = Some(numbering.source_count);
-    extras.mesh.source_vertices = Some(ranges(&numbering.source));
-    append_extras(&mut built, extras.mesh, uncarried.as_deref(), thumbnail)?;
-    crate::timings::lap("write: extras");
-    let statistics = Statistics::of(&built, &spec, vertex_count);
-    crate::timings::lap("write: stats");
-    let output = output(&mut built, options, format, commit)?;
-    Ok(Written {
-        pending: output.pending,
-        external: output.external,
-        bytes: output.bytes,
-        joints: built.joint_bones.len(),
-        weight_pairs: built.skin.len(),
-        max_influences: statistics.max_influences,
-        unweighted_vertices: statistics.unweighted_vertices,
+    let facts = Kept {
         faces: character.mesh.polygons.len(),
-        attachment_unweighted: statistics.attachment_unweighted,
-        images,
-        texture_warnings: texture_warnings(&textures),
-    })
+    };
+    if format.is_gltf() {
+        return gltf::write_gltf(spec, facts, options, format, commit, &textures);
+    }
+    g4mf::write_g4mf(
+        spec, facts, &character, extras, thumbnail, options, format, commit, &textures, derived,
+    )
 }
 
-/// The writer's spec of `character` (its arrays moved out: count them before), its G4MF
-/// layout, and the authored pairs its skin cannot carry, which the extras hold.
+/// What the character keeps for the summary once its arrays are in the spec.
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    /// Polygons of the body.
+    faces: usize,
+}
+
+/// The writers' spec of `character` (its arrays moved out: count them before).
 fn spec_of(
     character: &mut Character,
     extras: &MpfbExtras,
     options: &ConvertOptions,
-    thumbnail_bytes: usize,
     textures: &mut TextureTable,
     derived: &Derived,
-) -> (CharacterSpec, CharacterOptions, Option<Arc<Uncarried>>) {
+) -> CharacterSpec {
     let bones = bone_specs(character, extras, derived);
-    // The pairs the skin cannot carry (helper vertices carry ~17k pairs in MakeHuman's
-    // weights: too many for JSON text), once per authored weights and numbering.
-    let uncarried = character.skin.as_ref().map(|skin| {
-        let numbering = &character.mesh.numbering;
-        derived
-            .uncarried
-            .get_or(Both(Id::of(&skin.authored), Id::of(numbering)), || {
-                Arc::new(Uncarried::of(&skin.authored, numbering))
-            })
-    });
     let influences = character
         .skin
         .as_ref()
@@ -637,7 +556,7 @@ fn spec_of(
     let mesh = body_mesh_spec(character, options.materials, textures, derived);
     let attachments = attachment_specs(character, extras, options.materials, textures, derived);
     crate::timings::lap("write: surfaces, bones");
-    let spec = CharacterSpec {
+    CharacterSpec {
         name: character.name.clone(),
         skeleton_position: character.skeleton.position,
         skeleton_extras: to_value(&extras.skeleton).map(Arc::new),
@@ -647,18 +566,7 @@ fn spec_of(
         attachments,
         textures: std::mem::take(&mut textures.specs),
         generator: GENERATOR.to_owned(),
-    };
-    let layout = CharacterOptions {
-        all_joints: options.all_joints,
-        group_names: options.group_names,
-        index_width: IndexWidth::Smallest,
-        // The uncarried pairs and the thumbnail, appended by `append_extras`: three
-        // accessors of at most four bytes an entry, and a PNG, each view padded.
-        reserve_bytes: uncarried.as_ref().map_or(0, |u| u.groups.len() * 12)
-            + thumbnail_bytes
-            + 4 * g4mf_writer::VIEW_ALIGNMENT,
-    };
-    (spec, layout, uncarried)
+    }
 }
 
 /// The bones as the writer takes them, their extras as JSON made once for every body on the
@@ -774,226 +682,4 @@ fn texture_warnings(textures: &TextureTable) -> Vec<String> {
         ));
     }
     warnings
-}
-
-/// Appends to the built character's buffer what is not part of its layout: the pairs the skin
-/// cannot carry (as binary accessors the mesh extras name) and the thumbnail; then writes the
-/// mesh extras.
-fn append_extras(
-    built: &mut BuiltCharacter,
-    mut mesh_extras: crate::extras::MpfbMesh,
-    uncarried: Option<&Uncarried>,
-    thumbnail: Option<(Vec<u8>, [f64; 3])>,
-) -> Result<(), ConvertError> {
-    let mut buffer = BufferBuilder::resume(std::mem::take(&mut built.buffer), IndexWidth::Smallest);
-    if let Some(uncarried) = uncarried.filter(|u| !u.groups.is_empty()) {
-        let groups = buffer.add_uint(&mut built.document, &uncarried.groups, 1)?;
-        let vertices = buffer.add_uint(&mut built.document, &uncarried.vertices, 1)?;
-        let weights = buffer.add_f32(&mut built.document, &uncarried.weights, 1)?;
-        mesh_extras.unskinned_weights = Some(UnskinnedWeights {
-            names: uncarried.names.clone(),
-            groups,
-            vertices,
-            weights,
-        });
-    }
-    if let Some((png, placeholder)) = thumbnail {
-        let side = crate::picture::THUMBNAIL_SIDE;
-        embed_thumbnail(
-            &mut built.document,
-            &mut buffer,
-            &png,
-            [side, side],
-            placeholder,
-        )?;
-    }
-    built.buffer = buffer.into_bytes();
-    if let Some(mesh) = built.document.meshes.first_mut() {
-        if let Some(value) = to_value(&MeshExtras { mpfb: mesh_extras }) {
-            mesh.other.insert("extras".into(), value);
-        }
-    }
-    Ok(())
-}
-
-/// What the summary reports of the written skins.
-struct Statistics {
-    max_influences: usize,
-    unweighted_vertices: usize,
-    attachment_unweighted: Vec<usize>,
-}
-
-impl Statistics {
-    fn of(built: &BuiltCharacter, spec: &CharacterSpec, vertex_count: usize) -> Self {
-        let mut max_influences = 0;
-        let mut run = 0;
-        for (i, entry) in built.skin.iter().enumerate() {
-            run = if i > 0 && built.skin[i - 1].0 == entry.0 {
-                run + 1
-            } else {
-                1
-            };
-            max_influences = max_influences.max(run);
-        }
-        let unweighted_vertices = if spec.influences.is_some() {
-            unmoved(&built.skin, vertex_count)
-        } else {
-            0
-        };
-        let attachment_unweighted = built
-            .attachment_skins
-            .iter()
-            .zip(&spec.attachments)
-            .map(|(skin, attachment)| match attachment.influences {
-                None => 0,
-                Some(_) => unmoved(skin, attachment.mesh.positions.len()),
-            })
-            .collect();
-        Self {
-            max_influences,
-            unweighted_vertices,
-            attachment_unweighted,
-        }
-    }
-}
-
-/// How many of `vertex_count` vertices no entry of `skin` moves.
-fn unmoved(skin: &[(u32, u32, f32)], vertex_count: usize) -> usize {
-    let mut moved = vec![false; vertex_count];
-    for e in skin {
-        moved[e.0 as usize] = true;
-    }
-    moved.iter().filter(|m| !**m).count()
-}
-
-/// What writing the files left: the `.g4b` to commit later, the external buffers, the bytes.
-struct Output {
-    pending: Option<crate::atomic::PendingFile>,
-    external: Vec<PathBuf>,
-    bytes: u64,
-}
-
-/// Encodes the built character in `format` and writes it (validated first when asked), a
-/// `.g4b` now or, with [`Commit::Later`], as a pending file.
-fn output(
-    built: &mut BuiltCharacter,
-    options: &ConvertOptions,
-    format: OutputFormat,
-    commit: Commit,
-) -> Result<Output, ConvertError> {
-    let container = ContainerOptions {
-        compression: options.compression,
-        compress_json: matches!(options.compression, Compression::Zstd(_)),
-        pretty: options.pretty,
-    };
-    let blobs = [std::mem::take(&mut built.buffer)];
-    if format == OutputFormat::Binary {
-        let file = g4b_parts(&mut built.document, &blobs, container)?;
-        crate::timings::lap("write: encode");
-        if options.validate {
-            check_valid(&file.to_vec(), &options.output)?;
-        }
-        let parts: Vec<&[u8]> = file.parts().collect();
-        let written = crate::atomic::PendingFile::write(&options.output, &parts)
-            .map_err(output_error(&options.output))?;
-        let pending = match commit {
-            Commit::Now => {
-                written.commit().map_err(output_error(&options.output))?;
-                None
-            }
-            Commit::Later => Some(written),
-        };
-        crate::timings::lap("write: file");
-        return Ok(Output {
-            pending,
-            external: Vec::new(),
-            bytes: file.len() as u64,
-        });
-    }
-    let storage = if format == OutputFormat::TextExternal {
-        let stem = options
-            .output
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // Named by content: the old `.g4tf` keeps pointing at its own buffer until the new
-        // one replaces it (see `atomic::replace_text_with_buffers`).
-        let encoding = format!("{:?}", options.compression);
-        TextBufferStorage::External(crate::atomic::buffer_name(&stem, &blobs[0], &encoding))
-    } else {
-        TextBufferStorage::Embedded
-    };
-    let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
-    crate::timings::lap("write: encode");
-    let bytes = text.json.len() as u64
-        + text
-            .external
-            .iter()
-            .map(|(_, d)| d.len() as u64)
-            .sum::<u64>();
-    let external = write_text(&text, options)?;
-    Ok(Output {
-        pending: None,
-        external,
-        bytes,
-    })
-}
-
-/// Writes a `.g4tf` and its external buffers (validated when asked: with external buffers,
-/// once the new buffers are in place under their new names and before the `.g4tf` replaces
-/// the old one); the buffers written.
-fn write_text(
-    text: &g4mf_writer::TextFile,
-    options: &ConvertOptions,
-) -> Result<Vec<PathBuf>, ConvertError> {
-    if options.validate && text.external.is_empty() {
-        check_valid(&text.json, &options.output)?;
-    }
-    let mut invalid = None;
-    let written = crate::atomic::replace_text_with_buffers(
-        &options.output,
-        &text.json,
-        &text.external,
-        &mut |step| {
-            if options.validate
-                && !text.external.is_empty()
-                && step == crate::atomic::Step::TextWritten
-            {
-                if let Err(e) = check_valid(&text.json, &options.output) {
-                    invalid = Some(e);
-                    return Err(std::io::Error::other("fails validation"));
-                }
-            }
-            Ok(())
-        },
-    );
-    if let Some(e) = invalid {
-        return Err(e);
-    }
-    written.map_err(output_error(&options.output))
-}
-
-/// The error of writing `path`, for `map_err`.
-fn output_error(path: &Path) -> impl FnOnce(std::io::Error) -> ConvertError {
-    let path = path.to_path_buf();
-    move |source| ConvertError::Output { path, source }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_invalid_encoding_is_refused_with_its_first_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let output = dir.path().join("x.g4tf");
-        match check_valid(br#"{"nodes": [{"name": "no asset"}]}"#, &output) {
-            Err(ConvertError::Invalid { errors, first, .. }) => {
-                assert!(errors > 0);
-                assert!(!first.is_empty());
-            }
-            other => panic!("expected Invalid, got {other:?}"),
-        }
-        assert!(!output.exists());
-    }
 }

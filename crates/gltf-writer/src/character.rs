@@ -1,0 +1,767 @@
+//! The character as a glTF document: a skeleton node (the spec's skeleton position) with a
+//! node per bone (translation and rotation relative to its parent, G4MF's names), one skin
+//! over every skinned mesh (all bones as joints, inverse bind matrices from the rest), and a
+//! node per mesh at the scene's root (glTF ignores a skinned mesh's parent transforms, and
+//! the validator warns about them), each mesh a primitive per surface sharing one set of
+//! vertex attributes and morph targets.
+//!
+//! Node order: the skeleton, the bones depth-first in spec order (parents first), the body's
+//! mesh node, then the attachments' in their drawing order. Names are claimed in the order
+//! the G4MF writer claims them (the character, its skeleton, the bones, the body, its mesh,
+//! its surfaces, its materials and textures, then each attachment), so both formats give an
+//! item the same name.
+
+use crate::buffer::{BufferBuilder, Encoded, index_of};
+use crate::error::GltfError;
+use crate::materials::{Materials, raw};
+use crate::shapes::{TargetData, position_target};
+use crate::skin::{SkinSets, skin_sets};
+use crate::vertices::{Split, split};
+use character_spec::{BoneSpec, CharacterSpec, Influences, MeshSpec, NameRegistry};
+use glam::{DMat3, DMat4, DQuat, DVec3};
+use gltf_json::accessor::Type;
+use gltf_json::buffer::Target;
+use gltf_json::mesh::{Mode, MorphTarget, Primitive, Semantic};
+use gltf_json::scene::UnitQuaternion;
+use gltf_json::validation::Checked;
+use gltf_json::{Accessor, Index, Mesh, Node, Root, Scene, Skin};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The most joints a glTF skin addresses (16-bit `JOINTS_n`).
+pub const MAX_JOINTS: usize = u16::MAX as usize;
+
+/// Choices a caller can make about the glTF layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GltfOptions {
+    /// Influences kept per vertex (the strongest, renormalised): four make one
+    /// `JOINTS_0`/`WEIGHTS_0` set, which every client reads; more make further sets.
+    pub max_influences: usize,
+}
+
+impl Default for GltfOptions {
+    fn default() -> Self {
+        Self { max_influences: 4 }
+    }
+}
+
+/// What was written of one mesh's skin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WrittenMesh {
+    /// glTF vertices (source vertices split at texture seams).
+    pub vertices: usize,
+    /// Sets of four joints and weights per vertex (0: not skinned).
+    pub influence_sets: usize,
+    /// Source vertices no bone moves, given to the root bone with weight 1.
+    pub given_to_root: usize,
+    /// Influences dropped beyond [`GltfOptions::max_influences`].
+    pub influences_dropped: usize,
+    /// The most influences one vertex keeps.
+    pub max_influences: usize,
+    /// Vertices whose faces gave them tangents of both handednesses (one was kept).
+    pub tangent_conflicts: usize,
+}
+
+/// A built glTF character: the document, its one buffer, and what was written.
+#[derive(Debug, Clone)]
+pub struct BuiltGltf {
+    /// The document (its buffer not yet declared: the container does that).
+    pub root: Root,
+    /// Buffer 0's bytes.
+    pub buffer: Vec<u8>,
+    /// The body's mesh (when the spec has one), then each attachment's.
+    pub meshes: Vec<WrittenMesh>,
+    /// Textures whose image is missing: left out, their placeholders in the factors.
+    pub folded_textures: usize,
+}
+
+/// Depth-first pre-order of bones (roots and siblings in spec order), checking parents.
+fn bone_order(bones: &[BoneSpec]) -> Result<Vec<usize>, GltfError> {
+    let mut children = vec![Vec::new(); bones.len()];
+    let mut roots = Vec::new();
+    for (i, bone) in bones.iter().enumerate() {
+        match bone.parent {
+            None => roots.push(i),
+            Some(p) if p < bones.len() && p != i => children[p].push(i),
+            Some(p) => {
+                return Err(GltfError::BadBone {
+                    bone: i,
+                    name: bone.name.clone(),
+                    problem: format!("parent {p} is not another bone"),
+                });
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(bones.len());
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        stack.extend(children[i].iter().rev());
+    }
+    if order.len() != bones.len() {
+        let mut reached = vec![false; bones.len()];
+        for &i in &order {
+            reached[i] = true;
+        }
+        let stuck = reached.iter().position(|r| !r).unwrap_or(0);
+        return Err(GltfError::BadBone {
+            bone: stuck,
+            name: bones[stuck].name.clone(),
+            problem: "its parents form a cycle".into(),
+        });
+    }
+    Ok(order)
+}
+
+/// A bone's rest basis as a rotation, refused when it is not one (within float rounding).
+fn rotation_of(i: usize, bone: &BoneSpec) -> Result<DQuat, GltfError> {
+    let bad = |problem: String| GltfError::BadBone {
+        bone: i,
+        name: bone.name.clone(),
+        problem,
+    };
+    let numbers = bone
+        .head
+        .to_array()
+        .into_iter()
+        .chain(bone.basis.to_cols_array())
+        .chain([bone.length]);
+    if numbers.into_iter().any(|n| !n.is_finite()) {
+        return Err(GltfError::NonFinite {
+            what: format!("bone {i} (`{}`) transform or length", bone.name),
+        });
+    }
+    let m = bone.basis;
+    let orthonormal = (m.transpose() * m - DMat3::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .all(|d| d.abs() < 1e-6);
+    if !orthonormal || m.determinant() < 0.0 {
+        return Err(bad("its rest basis is not a rotation".into()));
+    }
+    Ok(DQuat::from_mat3(&m).normalize())
+}
+
+/// Builds the glTF document and buffer of a character.
+pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGltf, GltfError> {
+    if spec.bones.len() > MAX_JOINTS {
+        return Err(GltfError::TooManyJoints(spec.bones.len()));
+    }
+    let order = bone_order(&spec.bones)?;
+    let rotations = spec
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| rotation_of(i, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !spec.skeleton_position.is_finite() {
+        return Err(GltfError::NonFinite {
+            what: "the skeleton position".into(),
+        });
+    }
+    let mut building = Building {
+        root: Root::default(),
+        buffer: BufferBuilder::with_capacity(estimated_bytes(spec)),
+        names: NameRegistry::new(),
+    };
+    building.root.asset.generator = Some(spec.generator.clone());
+    building.root.asset.version = "2.0".into();
+    // Names in the G4MF writer's order: the character (the scene here), its skeleton, bones.
+    let scene_name = building.names.claim(&spec.name);
+    let mut scene_nodes = Vec::new();
+    let skeleton = if spec.bones.is_empty() {
+        None
+    } else {
+        let skeleton = building.push_skeleton(spec, &order, &rotations)?;
+        scene_nodes.push(skeleton.node);
+        Some(skeleton)
+    };
+    let mut materials = Materials::new(&spec.textures);
+    let mut meshes = Vec::new();
+    if let Some(body) = &spec.mesh {
+        let names = MeshNames {
+            node: format!("{}Body", spec.name),
+            mesh: format!("{}BodyMesh", spec.name),
+        };
+        let (node, written) = building.push_mesh(
+            spec,
+            body,
+            spec.influences.as_ref(),
+            &names,
+            skeleton.as_ref(),
+            &mut materials,
+            options,
+            (None, None),
+        )?;
+        scene_nodes.push(node);
+        meshes.push(written);
+    } else if spec.influences.is_some() {
+        return Err(GltfError::BadMesh {
+            mesh: spec.name.clone(),
+            problem: "a skin needs a mesh".into(),
+        });
+    }
+    for attachment in &spec.attachments {
+        let names = MeshNames {
+            node: attachment.name.clone(),
+            mesh: format!("{}Mesh", attachment.name),
+        };
+        let (node, written) = building.push_mesh(
+            spec,
+            &attachment.mesh,
+            attachment.influences.as_ref(),
+            &names,
+            skeleton.as_ref(),
+            &mut materials,
+            options,
+            (
+                attachment.node_extras.as_deref(),
+                attachment.mesh_extras.as_ref(),
+            ),
+        )?;
+        scene_nodes.push(node);
+        meshes.push(written);
+    }
+    let folded_textures = materials.folded;
+    building.root.scenes.push(Scene {
+        extensions: None,
+        extras: Default::default(),
+        name: Some(scene_name),
+        nodes: scene_nodes,
+    });
+    building.root.scene = Some(Index::new(0));
+    Ok(BuiltGltf {
+        root: building.root,
+        buffer: building.buffer.into_bytes(),
+        meshes,
+        folded_textures,
+    })
+}
+
+/// A close estimate of the buffer's size (positions, normals, texture coordinates, a set of
+/// joints and weights, triangles, shapes), so it is allocated once.
+fn estimated_bytes(spec: &CharacterSpec) -> usize {
+    spec.meshes()
+        .map(|(mesh, _)| {
+            let vertices = mesh.positions.len() * 11 / 10;
+            let corners: usize = mesh
+                .surfaces
+                .specs()
+                .iter()
+                .flat_map(|s| &s.faces)
+                .map(|f| f.vertices.len().saturating_sub(2) * 3)
+                .sum();
+            let shapes: usize = mesh
+                .blend_shapes
+                .iter()
+                .map(|b| (b.offsets.len() + b.normal_offsets.len()) * 16)
+                .sum();
+            vertices * (12 + 12 + 8 + 4 + 16) + corners * 4 + shapes
+        })
+        .sum::<usize>()
+        + spec.bones.len() * 64
+}
+
+/// The names a mesh's node and mesh ask for.
+struct MeshNames {
+    node: String,
+    mesh: String,
+}
+
+/// The skeleton as written: its node, the skin every skinned mesh shares (made on first use),
+/// each spec bone's joint, and the root joint.
+struct Skeleton {
+    node: Index<Node>,
+    joints: Vec<Index<Node>>,
+    joint_of_bone: Vec<u32>,
+    root_joint: u32,
+    inverse_binds: Vec<f32>,
+    skin: std::cell::Cell<Option<Index<Skin>>>,
+}
+
+/// The document and buffer being built, and the names claimed so far.
+struct Building {
+    root: Root,
+    buffer: BufferBuilder,
+    names: NameRegistry,
+}
+
+impl Building {
+    /// The skeleton node at the skeleton's position and a node per bone in `order`, each
+    /// relative to its parent; every bone is a joint, in node order.
+    fn push_skeleton(
+        &mut self,
+        spec: &CharacterSpec,
+        order: &[usize],
+        rotations: &[DQuat],
+    ) -> Result<Skeleton, GltfError> {
+        let skeleton_name = self.names.claim(&format!("{}Skeleton", spec.name));
+        let node = index_of(self.root.nodes.len(), "nodes")?;
+        let first_bone = self.root.nodes.len() + 1;
+        let mut node_of_bone = vec![Index::new(0); spec.bones.len()];
+        let mut joint_of_bone = vec![0u32; spec.bones.len()];
+        for (position, &b) in order.iter().enumerate() {
+            node_of_bone[b] = index_of(first_bone + position, "nodes")?;
+            joint_of_bone[b] = position as u32;
+        }
+        let mut children_of: Vec<Vec<Index<Node>>> = vec![Vec::new(); spec.bones.len()];
+        let mut roots = Vec::new();
+        for &b in order {
+            match spec.bones[b].parent {
+                None => roots.push(node_of_bone[b]),
+                Some(p) => children_of[p].push(node_of_bone[b]),
+            }
+        }
+        let translation = spec.skeleton_position;
+        self.root.nodes.push(Node {
+            name: Some(skeleton_name),
+            children: (!roots.is_empty()).then_some(roots),
+            translation: (translation != DVec3::ZERO).then(|| translation.as_vec3().to_array()),
+            extras: raw(spec.skeleton_extras.as_deref())?,
+            ..empty_node()
+        });
+        let mut inverse_binds = Vec::with_capacity(order.len() * 16);
+        for &b in order {
+            let bone = &spec.bones[b];
+            let name = self.names.claim(&bone.name);
+            let (local_position, local_rotation) = match bone.parent {
+                None => (bone.head, rotations[b]),
+                Some(p) => {
+                    let inverse = rotations[p].inverse();
+                    (
+                        inverse * (bone.head - spec.bones[p].head),
+                        (inverse * rotations[b]).normalize(),
+                    )
+                }
+            };
+            let world = DMat4::from_rotation_translation(rotations[b], bone.head + translation);
+            inverse_binds.extend(world.inverse().to_cols_array().map(|c| c as f32));
+            self.root.nodes.push(Node {
+                name: Some(name),
+                children: Some(std::mem::take(&mut children_of[b])).filter(|c| !c.is_empty()),
+                translation: Some(local_position.as_vec3().to_array()),
+                rotation: Some(UnitQuaternion(local_rotation.as_quat().normalize().to_array())),
+                extras: raw(Some(&bone_extras(bone)))?,
+                ..empty_node()
+            });
+        }
+        let root_joint = order
+            .iter()
+            .position(|&b| spec.bones[b].parent.is_none())
+            .unwrap_or(0) as u32;
+        Ok(Skeleton {
+            node,
+            joints: order.iter().map(|&b| node_of_bone[b]).collect(),
+            joint_of_bone,
+            root_joint,
+            inverse_binds,
+            skin: std::cell::Cell::new(None),
+        })
+    }
+
+    /// The one skin of the file, written when the first skinned mesh needs it.
+    fn skin(&mut self, skeleton: &Skeleton, spec: &CharacterSpec) -> Result<Index<Skin>, GltfError> {
+        if let Some(skin) = skeleton.skin.get() {
+            return Ok(skin);
+        }
+        let matrices = Encoded::f32(&skeleton.inverse_binds, Type::Mat4, false);
+        let inverse_bind_matrices = self.buffer.accessor(&mut self.root, &matrices, None)?;
+        let index = index_of(self.root.skins.len(), "skins")?;
+        self.root.skins.push(Skin {
+            extensions: None,
+            extras: Default::default(),
+            inverse_bind_matrices: Some(inverse_bind_matrices),
+            joints: skeleton.joints.clone(),
+            name: Some(format!("{}Skin", spec.name)),
+            skeleton: Some(skeleton.node),
+        });
+        skeleton.skin.set(Some(index));
+        Ok(index)
+    }
+
+    /// A mesh (a primitive per surface over shared attributes and morph targets) and its node
+    /// at the scene's root, skinned when it has influences.
+    #[allow(clippy::too_many_arguments)]
+    fn push_mesh(
+        &mut self,
+        spec: &CharacterSpec,
+        mesh: &MeshSpec,
+        influences: Option<&Influences>,
+        names: &MeshNames,
+        skeleton: Option<&Skeleton>,
+        materials: &mut Materials<'_>,
+        options: &GltfOptions,
+        (node_extras, mesh_extras): (Option<&Value>, Option<&Value>),
+    ) -> Result<(Index<Node>, WrittenMesh), GltfError> {
+        let node_name = self.names.claim(&names.node);
+        let mesh_name = self.names.claim(&names.mesh);
+        let split = split(&mesh.surfaces);
+        check_faces(mesh, &split, &mesh_name)?;
+        let mut written = WrittenMesh {
+            vertices: split.len(),
+            ..WrittenMesh::default()
+        };
+        let world = spec.skeleton_position;
+        let positions = float32_positions(mesh, &split, world, &mesh_name)?;
+        let normals = float32_normals(mesh, &split, &mesh_name)?;
+        let mut attributes = BTreeMap::new();
+        let position_accessor = self.buffer.accessor(
+            &mut self.root,
+            &Encoded::f32(&positions, Type::Vec3, true),
+            Some(Target::ArrayBuffer),
+        )?;
+        attributes.insert(Checked::Valid(Semantic::Positions), position_accessor);
+        if let Some(normals) = &normals {
+            let accessor = self.buffer.accessor(
+                &mut self.root,
+                &Encoded::f32(normals, Type::Vec3, false),
+                Some(Target::ArrayBuffer),
+            )?;
+            attributes.insert(Checked::Valid(Semantic::Normals), accessor);
+        }
+        let texcoords = split.texcoords(&mesh.texcoords);
+        if let Some(texcoords) = &texcoords {
+            let accessor =
+                self.buffer
+                    .accessor(&mut self.root, texcoords, Some(Target::ArrayBuffer))?;
+            attributes.insert(Checked::Valid(Semantic::TexCoords(0)), accessor);
+        }
+        let needs_tangents = mesh.surfaces.specs().iter().any(|s| {
+            s.material
+                .as_deref()
+                .is_some_and(|m| materials.has_normal_map(&mesh.materials, m))
+        });
+        if let (true, Some(normals), Some(texcoords)) = (needs_tangents, &normals, &texcoords) {
+            let uv: Vec<f32> = texcoords
+                .bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            let (tangents, conflicts) =
+                crate::tangents::tangents(&split, &positions, normals, &uv);
+            written.tangent_conflicts = conflicts;
+            let accessor = self.buffer.accessor(
+                &mut self.root,
+                &Encoded::f32(&tangents, Type::Vec4, false),
+                Some(Target::ArrayBuffer),
+            )?;
+            attributes.insert(Checked::Valid(Semantic::Tangents), accessor);
+        }
+        let skin = match (influences, skeleton) {
+            (Some(influences), Some(skeleton)) => {
+                let sets = skin_sets(
+                    influences,
+                    &split,
+                    &skeleton.joint_of_bone,
+                    skeleton.root_joint,
+                    options.max_influences.max(1),
+                    mesh.positions.len(),
+                    &mesh_name,
+                )?;
+                self.push_skin_sets(&sets, &mut attributes)?;
+                written.influence_sets = sets.sets.len();
+                written.given_to_root = sets.unweighted;
+                written.influences_dropped = sets.dropped;
+                written.max_influences = sets.max_kept;
+                Some(self.skin(skeleton, spec)?)
+            }
+            (Some(_), None) => {
+                return Err(GltfError::BadInfluence {
+                    mesh: mesh_name,
+                    index: 0,
+                    problem: "a skin needs bones".into(),
+                });
+            }
+            _ => None,
+        };
+        let targets = self.morph_targets(mesh, &split, normals.is_some())?;
+        let mut primitives = Vec::with_capacity(split.triangles.len());
+        for (surface, encoded) in mesh.surfaces.specs().iter().zip(&split.indices) {
+            let surface_name = surface.name.as_deref().map(|n| self.names.claim(n));
+            let material = match &surface.material {
+                None => None,
+                Some(name) => Some(materials.material(
+                    &mut self.root,
+                    &mut self.buffer,
+                    &mut self.names,
+                    &mesh.materials,
+                    name,
+                )?),
+            };
+            if encoded.count == 0 {
+                continue;
+            }
+            let indices =
+                self.buffer
+                    .accessor(&mut self.root, encoded, Some(Target::ElementArrayBuffer))?;
+            primitives.push(Primitive {
+                attributes: attributes.clone(),
+                extensions: None,
+                extras: raw(surface_name.map(|n| json!({ "name": n })).as_ref())?,
+                indices: Some(indices),
+                material,
+                mode: Checked::Valid(Mode::Triangles),
+                targets: (!targets.is_empty()).then(|| targets.clone()),
+            });
+        }
+        if primitives.is_empty() {
+            return Err(GltfError::BadMesh {
+                mesh: mesh_name,
+                problem: "a mesh needs at least one triangle".into(),
+            });
+        }
+        let amounts: Vec<f32> = mesh.blend_shapes.iter().map(|s| s.amount as f32).collect();
+        if amounts.iter().any(|a| !a.is_finite()) {
+            return Err(GltfError::NonFinite {
+                what: format!("{mesh_name}'s blend shape amounts"),
+            });
+        }
+        let mesh_index = index_of(self.root.meshes.len(), "meshes")?;
+        self.root.meshes.push(Mesh {
+            extensions: None,
+            extras: raw(Some(&mesh_extras_with_names(mesh, mesh_extras)))?,
+            name: Some(mesh_name),
+            primitives,
+            weights: amounts.iter().any(|&a| a != 0.0).then_some(amounts),
+        });
+        let node = index_of(self.root.nodes.len(), "nodes")?;
+        self.root.nodes.push(Node {
+            name: Some(node_name),
+            mesh: Some(mesh_index),
+            skin,
+            extras: raw(node_extras)?,
+            ..empty_node()
+        });
+        Ok((node, written))
+    }
+
+    /// Each set's `JOINTS_n` and `WEIGHTS_n` accessors, added to the attributes.
+    fn push_skin_sets(
+        &mut self,
+        sets: &SkinSets,
+        attributes: &mut BTreeMap<Checked<Semantic>, Index<Accessor>>,
+    ) -> Result<(), GltfError> {
+        for (n, (joints, weights)) in sets.sets.iter().enumerate() {
+            let n = n as u32;
+            let j = self
+                .buffer
+                .accessor(&mut self.root, joints, Some(Target::ArrayBuffer))?;
+            let w = self
+                .buffer
+                .accessor(&mut self.root, weights, Some(Target::ArrayBuffer))?;
+            attributes.insert(Checked::Valid(Semantic::Joints(n)), j);
+            attributes.insert(Checked::Valid(Semantic::Weights(n)), w);
+        }
+        Ok(())
+    }
+
+    /// One morph target per blend shape: its positions (shared data made once per offsets
+    /// and split) and, when the mesh has normals, its normals' offsets.
+    fn morph_targets(
+        &mut self,
+        mesh: &MeshSpec,
+        split: &Arc<Split>,
+        with_normals: bool,
+    ) -> Result<Vec<MorphTarget>, GltfError> {
+        let count = split.len();
+        let mut targets = Vec::with_capacity(mesh.blend_shapes.len());
+        for shape in &mesh.blend_shapes {
+            if !shape.offsets.fits(mesh.positions.len()) {
+                return Err(GltfError::BadMesh {
+                    mesh: mesh_label(mesh),
+                    problem: format!(
+                        "blend shape {}: its vertices are not ascending, not finite, or beyond the mesh",
+                        shape.name
+                    ),
+                });
+            }
+            let positions = position_target(&shape.offsets, split).write(
+                &mut self.root,
+                &mut self.buffer,
+                count,
+            )?;
+            let normals = if with_normals && !shape.normal_offsets.is_empty() {
+                check_normal_offsets(mesh, &shape.name, &shape.normal_offsets)?;
+                Some(TargetData::of(&shape.normal_offsets, split).write(
+                    &mut self.root,
+                    &mut self.buffer,
+                    count,
+                )?)
+            } else {
+                None
+            };
+            targets.push(MorphTarget {
+                positions: Some(positions),
+                normals,
+                tangents: None,
+            });
+        }
+        Ok(targets)
+    }
+}
+
+/// A label for a mesh in errors that come before its name is claimed.
+fn mesh_label(mesh: &MeshSpec) -> String {
+    format!("a mesh of {} vertices", mesh.positions.len())
+}
+
+/// A shape's normal offsets: ascending, in range, finite.
+fn check_normal_offsets(
+    mesh: &MeshSpec,
+    shape: &str,
+    pairs: &[(u32, DVec3)],
+) -> Result<(), GltfError> {
+    let ascending = pairs.windows(2).all(|w| w[0].0 < w[1].0);
+    let in_range = pairs
+        .last()
+        .is_none_or(|p| (p.0 as usize) < mesh.positions.len());
+    let finite = pairs.iter().all(|(_, o)| o.is_finite() && o.as_vec3().is_finite());
+    if ascending && in_range && finite {
+        Ok(())
+    } else {
+        Err(GltfError::BadMesh {
+            mesh: mesh_label(mesh),
+            problem: format!(
+                "blend shape {shape}'s normal offsets are not ascending, in range and finite"
+            ),
+        })
+    }
+}
+
+/// A node with nothing set.
+fn empty_node() -> Node {
+    Node {
+        camera: None,
+        children: None,
+        extensions: None,
+        extras: Default::default(),
+        matrix: None,
+        mesh: None,
+        name: None,
+        rotation: None,
+        scale: None,
+        translation: None,
+        skin: None,
+        weights: None,
+    }
+}
+
+/// A bone node's extras: the spec's, with the bone's length (glTF has no bone length; G4MF's
+/// `bone.length`) added as `bone.length` when the extras have no `bone` of their own.
+fn bone_extras(bone: &BoneSpec) -> Value {
+    let mut extras = bone
+        .extras
+        .as_deref()
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    if let Some(object) = extras.as_object_mut() {
+        object
+            .entry("bone")
+            .or_insert_with(|| json!({ "length": bone.length }));
+    }
+    extras
+}
+
+/// A mesh's extras: the caller's, with the morph targets' names as `targetNames` (the
+/// convention three.js, Blender and Babylon.js read).
+fn mesh_extras_with_names(mesh: &MeshSpec, extras: Option<&Value>) -> Value {
+    let mut value = extras.cloned().unwrap_or_else(|| json!({}));
+    if !mesh.blend_shapes.is_empty() {
+        if let Some(object) = value.as_object_mut() {
+            let mut names = NameRegistry::new();
+            let target_names: Vec<String> = mesh
+                .blend_shapes
+                .iter()
+                .map(|s| names.claim(&s.name))
+                .collect();
+            object.insert("targetNames".into(), json!(target_names));
+        }
+    }
+    value
+}
+
+/// Every face's corners and texture coordinates in range, or the first problem.
+fn check_faces(mesh: &MeshSpec, split: &Split, name: &str) -> Result<(), GltfError> {
+    let bad = |problem: String| GltfError::BadMesh {
+        mesh: name.to_owned(),
+        problem,
+    };
+    if !split.well_formed {
+        return Err(bad(
+            "a face has fewer than three corners, or not one texture coordinate per corner"
+                .into(),
+        ));
+    }
+    if let Some(v) = split.max_vertex.filter(|&v| v as usize >= mesh.positions.len()) {
+        return Err(bad(format!(
+            "a face uses vertex {v}, beyond the mesh's {}",
+            mesh.positions.len()
+        )));
+    }
+    if let Some(t) = split
+        .max_texcoord
+        .filter(|&t| t as usize >= mesh.texcoords.len())
+    {
+        return Err(bad(format!("a face uses texture coordinate {t}, which does not exist")));
+    }
+    if mesh.texcoords.iter().flatten().any(|c| !c.is_finite()) {
+        return Err(GltfError::NonFinite {
+            what: format!("{name}'s texture coordinates"),
+        });
+    }
+    Ok(())
+}
+
+/// The glTF vertices' positions in the scene (the skeleton's position added: skinned meshes
+/// sit at the scene's root), float32, each finite.
+fn float32_positions(
+    mesh: &MeshSpec,
+    split: &Split,
+    offset: DVec3,
+    name: &str,
+) -> Result<Vec<f32>, GltfError> {
+    let mut out = Vec::with_capacity(split.len() * 3);
+    for &s in &split.source {
+        let p = (mesh.positions[s as usize] + offset).as_vec3();
+        if !p.is_finite() {
+            return Err(GltfError::NonFinite {
+                what: format!("{name}'s vertex {s}"),
+            });
+        }
+        out.extend_from_slice(&p.to_array());
+    }
+    Ok(out)
+}
+
+/// The glTF vertices' unit normals, float32 (`None`: flat shading).
+fn float32_normals(
+    mesh: &MeshSpec,
+    split: &Split,
+    name: &str,
+) -> Result<Option<Vec<f32>>, GltfError> {
+    let Some(normals) = &mesh.normals else {
+        return Ok(None);
+    };
+    if normals.len() != mesh.positions.len() {
+        return Err(GltfError::BadMesh {
+            mesh: name.to_owned(),
+            problem: format!(
+                "{} normals for {} vertices",
+                normals.len(),
+                mesh.positions.len()
+            ),
+        });
+    }
+    let mut out = Vec::with_capacity(split.len() * 3);
+    for &s in &split.source {
+        let n = normals[s as usize]
+            .try_normalize()
+            .ok_or_else(|| GltfError::BadMesh {
+                mesh: name.to_owned(),
+                problem: format!("vertex {s}'s normal has no direction"),
+            })?;
+        out.extend_from_slice(&n.as_vec3().to_array());
+    }
+    Ok(Some(out))
+}

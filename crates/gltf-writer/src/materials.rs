@@ -1,0 +1,260 @@
+//! Materials as glTF's `pbrMetallicRoughness`: the base colour factor and texture, the packed
+//! occlusion-roughness-metallic image as both the metallic-roughness and the occlusion
+//! texture (glTF reads roughness from G, metallic from B and occlusion from R: the same
+//! layout), the normal map, `alphaMode` and `doubleSided` from the drawing hints. A texture
+//! whose image is missing is left out and its placeholder multiplied into the factor, so a
+//! reader draws what a G4MF reader draws from the placeholder.
+
+use crate::buffer::{BufferBuilder, index_of};
+use crate::error::GltfError;
+use character_spec::{ImageSpec, MaterialSpec, NameRegistry, TextureSpec};
+use gltf_json::extras::RawValue;
+use gltf_json::material::{
+    AlphaCutoff, AlphaMode, NormalTexture, OcclusionTexture, PbrBaseColorFactor,
+    PbrMetallicRoughness, StrengthFactor,
+};
+use gltf_json::validation::Checked;
+use gltf_json::{Index, Material, Root, image, texture};
+use std::collections::HashMap;
+
+/// The cut-off of `MASK` materials (glTF's default, and where our pictures cut out).
+pub const ALPHA_CUTOFF: f32 = 0.5;
+
+/// The document's materials and textures as they are written: each material once by name
+/// (shared by every mesh naming it), each texture once, when a material first uses it.
+pub(crate) struct Materials<'s> {
+    textures: &'s [TextureSpec],
+    written_textures: Vec<Option<Option<Index<texture::Texture>>>>,
+    by_name: HashMap<String, Index<Material>>,
+    /// Textures whose image is missing, folded into their material's factor.
+    pub folded: usize,
+}
+
+impl<'s> Materials<'s> {
+    /// No material written yet, over the spec's textures.
+    pub fn new(textures: &'s [TextureSpec]) -> Self {
+        Self {
+            textures,
+            written_textures: vec![None; textures.len()],
+            by_name: HashMap::new(),
+            folded: 0,
+        }
+    }
+
+    /// True when the material `name` of `specs` has a normal map with an image (its mesh
+    /// needs tangents).
+    pub fn has_normal_map(&self, specs: &[MaterialSpec], name: &str) -> bool {
+        specs
+            .iter()
+            .find(|m| m.name == name)
+            .and_then(|m| m.normal_texture)
+            .and_then(|t| self.textures.get(t))
+            .is_some_and(|t| t.image.is_some())
+    }
+
+    /// The material `name`: written on first use from its spec among `specs` (a bare white
+    /// material when none), found by name after.
+    pub fn material(
+        &mut self,
+        root: &mut Root,
+        buffer: &mut BufferBuilder,
+        names: &mut NameRegistry,
+        specs: &[MaterialSpec],
+        name: &str,
+    ) -> Result<Index<Material>, GltfError> {
+        if let Some(&index) = self.by_name.get(name) {
+            return Ok(index);
+        }
+        let index = index_of(root.materials.len(), "materials")?;
+        let claimed = names.claim(name);
+        let material = match specs.iter().find(|m| m.name == name) {
+            Some(spec) => self.from_spec(root, buffer, names, spec, claimed)?,
+            None => Material {
+                name: Some(claimed),
+                ..bare()
+            },
+        };
+        root.materials.push(material);
+        self.by_name.insert(name.to_owned(), index);
+        Ok(index)
+    }
+
+    fn from_spec(
+        &mut self,
+        root: &mut Root,
+        buffer: &mut BufferBuilder,
+        names: &mut NameRegistry,
+        spec: &MaterialSpec,
+        name: String,
+    ) -> Result<Material, GltfError> {
+        let mut factor = spec.base_color.unwrap_or([1.0; 4]);
+        if factor.iter().any(|c| !c.is_finite()) {
+            return Err(GltfError::NonFinite {
+                what: format!("material {}'s base colour", spec.name),
+            });
+        }
+        let mut pbr = PbrMetallicRoughness {
+            // A surface without an orm map is G4MF's default: rough, not metallic.
+            metallic_factor: StrengthFactor(0.0),
+            roughness_factor: StrengthFactor(1.0),
+            ..PbrMetallicRoughness::default()
+        };
+        let mut material = Material {
+            name: Some(name),
+            ..bare()
+        };
+        if let Some(t) = spec.base_color_texture {
+            match self.texture(root, buffer, names, t)? {
+                Some(index) => pbr.base_color_texture = Some(info(index)),
+                None => {
+                    let placeholder = &self.textures[t].placeholder;
+                    for (c, p) in placeholder.iter().take(4).enumerate() {
+                        factor[c] *= p;
+                    }
+                }
+            }
+        }
+        if let Some(t) = spec.orm_texture {
+            match self.texture(root, buffer, names, t)? {
+                Some(index) => {
+                    pbr.metallic_factor = StrengthFactor(1.0);
+                    pbr.metallic_roughness_texture = Some(info(index));
+                    material.occlusion_texture = Some(OcclusionTexture {
+                        index,
+                        strength: StrengthFactor(1.0),
+                        tex_coord: 0,
+                        extensions: None,
+                        extras: Default::default(),
+                    });
+                }
+                None => {
+                    let p = &self.textures[t].placeholder;
+                    if let [_, roughness, metallic, ..] = p[..] {
+                        pbr.roughness_factor = StrengthFactor(roughness.clamp(0.0, 1.0) as f32);
+                        pbr.metallic_factor = StrengthFactor(metallic.clamp(0.0, 1.0) as f32);
+                    }
+                }
+            }
+        }
+        if let Some(t) = spec.normal_texture {
+            if let Some(index) = self.texture(root, buffer, names, t)? {
+                material.normal_texture = Some(NormalTexture {
+                    index,
+                    scale: 1.0,
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+            }
+        }
+        pbr.base_color_factor = PbrBaseColorFactor(factor.map(|c| c.clamp(0.0, 1.0) as f32));
+        material.pbr_metallic_roughness = pbr;
+        let hints = spec.render;
+        let (mode, cutoff) = match hints {
+            Some(h) if h.alpha_to_coverage => (AlphaMode::Mask, Some(ALPHA_CUTOFF)),
+            Some(h) if h.transparent => (AlphaMode::Blend, None),
+            _ if factor[3] < 1.0 => (AlphaMode::Blend, None),
+            _ => (AlphaMode::Opaque, None),
+        };
+        material.alpha_mode = Checked::Valid(mode);
+        material.alpha_cutoff = cutoff.map(AlphaCutoff);
+        material.double_sided = hints.is_some_and(|h| !h.backface_cull);
+        material.extras = raw(spec.extras.as_ref())?;
+        Ok(material)
+    }
+
+    /// The glTF texture of spec texture `t`, written on first use; `None` when it has no image
+    /// (its placeholder is folded into the material instead).
+    fn texture(
+        &mut self,
+        root: &mut Root,
+        buffer: &mut BufferBuilder,
+        names: &mut NameRegistry,
+        t: usize,
+    ) -> Result<Option<Index<texture::Texture>>, GltfError> {
+        let spec = self.textures.get(t).ok_or_else(|| GltfError::BadTexture {
+            texture: t,
+            problem: format!("the spec has {} textures", self.textures.len()),
+        })?;
+        if let Some(done) = self.written_textures[t] {
+            if done.is_none() {
+                self.folded += 1;
+            }
+            return Ok(done);
+        }
+        if spec.placeholder.iter().any(|c| !c.is_finite()) {
+            return Err(GltfError::NonFinite {
+                what: format!("texture {t}'s placeholder"),
+            });
+        }
+        let written = match &spec.image {
+            None => {
+                self.folded += 1;
+                None
+            }
+            Some(image) => {
+                let name = names.claim(&spec.name);
+                let source = index_of(root.images.len(), "images")?;
+                let image = match image {
+                    ImageSpec::Embedded { bytes, mime } => image::Image {
+                        buffer_view: Some(buffer.view(root, bytes, None)?),
+                        mime_type: Some(image::MimeType(mime.clone())),
+                        name: Some(name.clone()),
+                        uri: None,
+                        extensions: None,
+                        extras: Default::default(),
+                    },
+                    ImageSpec::Uri { uri, mime } => image::Image {
+                        buffer_view: None,
+                        mime_type: Some(image::MimeType(mime.clone())),
+                        name: Some(name.clone()),
+                        uri: Some(uri.clone()),
+                        extensions: None,
+                        extras: Default::default(),
+                    },
+                };
+                root.images.push(image);
+                let index = index_of(root.textures.len(), "textures")?;
+                root.textures.push(texture::Texture {
+                    name: Some(name),
+                    sampler: None,
+                    source,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+                Some(index)
+            }
+        };
+        self.written_textures[t] = Some(written);
+        Ok(written)
+    }
+}
+
+/// A texture reference on the first texture coordinates.
+fn info(index: Index<texture::Texture>) -> texture::Info {
+    texture::Info {
+        index,
+        tex_coord: 0,
+        extensions: None,
+        extras: Default::default(),
+    }
+}
+
+/// A white, rough, non-metallic, opaque, single-sided material.
+fn bare() -> Material {
+    Material {
+        pbr_metallic_roughness: PbrMetallicRoughness {
+            metallic_factor: StrengthFactor(0.0),
+            ..PbrMetallicRoughness::default()
+        },
+        ..Material::default()
+    }
+}
+
+/// `extras` as glTF's raw JSON.
+pub(crate) fn raw(value: Option<&serde_json::Value>) -> Result<Option<Box<RawValue>>, GltfError> {
+    value
+        .map(serde_json::value::to_raw_value)
+        .transpose()
+        .map_err(GltfError::Json)
+}

@@ -1,0 +1,145 @@
+//! The glTF 2.0 output of the write stage: the spec written by `gltf-writer` (at most
+//! `--max-influences` influences a vertex, four by default), checked against glTF's schema
+//! rules by `gltf-json`'s validation when asked, then `.glb` (now, or later as a pending file)
+//! or `.gltf` with its buffer embedded or beside it as a pair, atomically.
+
+use super::{Commit, Kept, TextureTable, Written, copy_images, texture_warnings};
+use crate::error::ConvertError;
+use crate::options::{ConvertOptions, GLTF_DEFAULT_INFLUENCES, OutputFormat};
+use g4mf_writer::CharacterSpec;
+use gltf_writer::json::validation::Validate;
+use gltf_writer::{BufferStorage, BuiltGltf, ContainerOptions, GltfOptions};
+use std::path::{Path, PathBuf};
+
+/// Writes `spec` as glTF in `format` (`.glb` or `.gltf`).
+pub(super) fn write_gltf(
+    spec: CharacterSpec,
+    kept: Kept,
+    options: &ConvertOptions,
+    format: OutputFormat,
+    commit: Commit,
+    textures: &TextureTable,
+) -> Result<Written, ConvertError> {
+    let layout = GltfOptions {
+        max_influences: options.max_influences.unwrap_or(GLTF_DEFAULT_INFLUENCES),
+    };
+    let mut built = gltf_writer::build_gltf(&spec, &layout)?;
+    crate::timings::lap("write: build");
+    if options.validate {
+        check_valid(&built, &options.output)?;
+    }
+    let images = copy_images(textures)?;
+    let body = spec.mesh.is_some().then(|| built.meshes.first().copied()).flatten();
+    let attachment_unweighted = built.meshes[usize::from(body.is_some())..]
+        .iter()
+        .map(|m| m.given_to_root)
+        .collect();
+    let skinned = built.meshes.iter().any(|m| m.influence_sets > 0);
+    let weight_pairs = spec.influences.as_ref().map_or(0, |i| {
+        i.list().iter().filter(|i| i.weight > 0.0).count()
+    });
+    let mut notes = Vec::new();
+    let conflicts: usize = built.meshes.iter().map(|m| m.tangent_conflicts).sum();
+    if conflicts > 0 {
+        notes.push(format!(
+            "{conflicts} vertices have mirrored texture coordinates on their faces: their tangents keep the first face's handedness"
+        ));
+    }
+    let output = output(&mut built, options, format, commit)?;
+    Ok(Written {
+        pending: output.0,
+        external: output.1,
+        bytes: output.2,
+        joints: if skinned { spec.bones.len() } else { 0 },
+        weight_pairs,
+        max_influences: body.map_or(0, |b| b.max_influences),
+        unweighted_vertices: body.map_or(0, |b| b.given_to_root),
+        faces: kept.faces,
+        attachment_unweighted,
+        images,
+        texture_warnings: texture_warnings(textures),
+        unweighted_to_root: true,
+        notes,
+    })
+}
+
+/// The document checked by `gltf-json`'s validation (every index in range, every required
+/// property set): a document that fails is an error before anything is written.
+fn check_valid(built: &BuiltGltf, output: &Path) -> Result<(), ConvertError> {
+    let mut problems = Vec::new();
+    built.root.validate(
+        &built.root,
+        gltf_writer::json::Path::new,
+        &mut |path: &dyn Fn() -> gltf_writer::json::Path, error| {
+            problems.push(format!("{}: {error:?}", path()));
+        },
+    );
+    match problems.first() {
+        None => Ok(()),
+        Some(first) => Err(ConvertError::Invalid {
+            path: output.to_path_buf(),
+            errors: problems.len(),
+            first: first.clone(),
+        }),
+    }
+}
+
+/// Encodes the built character in `format` and writes it: a `.glb` now or, with
+/// [`Commit::Later`], as a pending file; a `.gltf` with its buffer replaced as a pair.
+/// Returns the pending file, the external buffers and the bytes written.
+fn output(
+    built: &mut BuiltGltf,
+    options: &ConvertOptions,
+    format: OutputFormat,
+    commit: Commit,
+) -> Result<(Option<crate::atomic::PendingFile>, Vec<PathBuf>, u64), ConvertError> {
+    let container = ContainerOptions {
+        pretty: options.pretty,
+    };
+    let path = &options.output;
+    if format == OutputFormat::Glb {
+        let file = gltf_writer::glb_parts(built, container)?;
+        crate::timings::lap("write: encode");
+        let parts: Vec<&[u8]> = file.parts().collect();
+        let written =
+            crate::atomic::PendingFile::write(path, &parts).map_err(output_error(path))?;
+        let pending = match commit {
+            Commit::Now => {
+                written.commit().map_err(output_error(path))?;
+                None
+            }
+            Commit::Later => Some(written),
+        };
+        crate::timings::lap("write: file");
+        return Ok((pending, Vec::new(), file.len() as u64));
+    }
+    let storage = if format == OutputFormat::GltfExternal {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // Named by content, as a `.g4tf`'s: the old `.gltf` keeps its own buffer until the new
+        // one replaces it.
+        BufferStorage::External(crate::atomic::buffer_name(&stem, &built.buffer, "gltf"))
+    } else {
+        BufferStorage::Embedded
+    };
+    let text = gltf_writer::gltf_text(built, &storage, container)?;
+    crate::timings::lap("write: encode");
+    let bytes = text.json.len() as u64
+        + text
+            .external
+            .iter()
+            .map(|(_, d)| d.len() as u64)
+            .sum::<u64>();
+    let external =
+        crate::atomic::replace_text_with_buffers(path, &text.json, &text.external, &mut |_| Ok(()))
+            .map_err(output_error(path))?;
+    Ok((None, external, bytes))
+}
+
+/// The error of writing `path`, for `map_err`.
+fn output_error(path: &Path) -> impl FnOnce(std::io::Error) -> ConvertError {
+    let path = path.to_path_buf();
+    move |source| ConvertError::Output { path, source }
+}
