@@ -6,8 +6,10 @@
 //! only when it has every file of every feature, so a test never runs on half the data.
 //!
 //! [`tiny`] builds the small hand-made characters (and G4MF files) the writer, reader,
-//! preview, fuzz and fixture code test with.
+//! preview, fuzz and fixture code test with. [`clients`] runs the external glTF clients
+//! (the Khronos glTF-Validator, three.js) on files a test wrote, skipping as loudly without them.
 
+pub mod clients;
 pub mod tiny;
 
 use std::path::{Path, PathBuf};
