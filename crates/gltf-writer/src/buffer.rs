@@ -267,9 +267,13 @@ mod tests {
         let mut root = Root::default();
         let mut buffer = BufferBuilder::default();
         let bytes = Encoded::uint(&[1, 2, 3], ComponentType::U8, Type::Scalar);
-        buffer.accessor(&mut root, &bytes, None).unwrap_or_else(|e| panic!("{e}"));
+        buffer
+            .accessor(&mut root, &bytes, None)
+            .unwrap_or_else(|e| panic!("{e}"));
         let floats = Encoded::f32(&[0.1, -2.0, 3.0, 4.5, 0.0, -1.0], Type::Vec3, true);
-        buffer.accessor(&mut root, &floats, None).unwrap_or_else(|e| panic!("{e}"));
+        buffer
+            .accessor(&mut root, &floats, None)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(root.buffer_views[1].byte_offset, Some(USize64(4)));
         let min = root.accessors[1].min.clone().unwrap_or_default();
         assert_eq!(min, serde_json::json!([0.1f32 as f64, -2.0, -1.0]));

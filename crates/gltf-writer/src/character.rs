@@ -341,7 +341,9 @@ impl Building {
                 name: Some(name),
                 children: Some(std::mem::take(&mut children_of[b])).filter(|c| !c.is_empty()),
                 translation: Some(local_position.as_vec3().to_array()),
-                rotation: Some(UnitQuaternion(local_rotation.as_quat().normalize().to_array())),
+                rotation: Some(UnitQuaternion(
+                    local_rotation.as_quat().normalize().to_array(),
+                )),
                 extras: raw(Some(&bone_extras(bone)))?,
                 ..empty_node()
             });
@@ -361,7 +363,11 @@ impl Building {
     }
 
     /// The one skin of the file, written when the first skinned mesh needs it.
-    fn skin(&mut self, skeleton: &Skeleton, spec: &CharacterSpec) -> Result<Index<Skin>, GltfError> {
+    fn skin(
+        &mut self,
+        skeleton: &Skeleton,
+        spec: &CharacterSpec,
+    ) -> Result<Index<Skin>, GltfError> {
         if let Some(skin) = skeleton.skin.get() {
             return Ok(skin);
         }
@@ -438,8 +444,7 @@ impl Building {
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
-            let (tangents, conflicts) =
-                crate::tangents::tangents(&split, &positions, normals, &uv);
+            let (tangents, conflicts) = crate::tangents::tangents(&split, &positions, normals, &uv);
             written.tangent_conflicts = conflicts;
             let accessor = self.buffer.accessor(
                 &mut self.root,
@@ -616,7 +621,9 @@ fn check_normal_offsets(
     let in_range = pairs
         .last()
         .is_none_or(|p| (p.0 as usize) < mesh.positions.len());
-    let finite = pairs.iter().all(|(_, o)| o.is_finite() && o.as_vec3().is_finite());
+    let finite = pairs
+        .iter()
+        .all(|(_, o)| o.is_finite() && o.as_vec3().is_finite());
     if ascending && in_range && finite {
         Ok(())
     } else {
@@ -650,11 +657,7 @@ fn empty_node() -> Node {
 /// A bone node's extras: the spec's, with the bone's length (glTF has no bone length; G4MF's
 /// `bone.length`) added as `bone.length` when the extras have no `bone` of their own.
 fn bone_extras(bone: &BoneSpec) -> Value {
-    let mut extras = bone
-        .extras
-        .as_deref()
-        .cloned()
-        .unwrap_or_else(|| json!({}));
+    let mut extras = bone.extras.as_deref().cloned().unwrap_or_else(|| json!({}));
     if let Some(object) = extras.as_object_mut() {
         object
             .entry("bone")
@@ -689,11 +692,13 @@ fn check_faces(mesh: &MeshSpec, split: &Split, name: &str) -> Result<(), GltfErr
     };
     if !split.well_formed {
         return Err(bad(
-            "a face has fewer than three corners, or not one texture coordinate per corner"
-                .into(),
+            "a face has fewer than three corners, or not one texture coordinate per corner".into(),
         ));
     }
-    if let Some(v) = split.max_vertex.filter(|&v| v as usize >= mesh.positions.len()) {
+    if let Some(v) = split
+        .max_vertex
+        .filter(|&v| v as usize >= mesh.positions.len())
+    {
         return Err(bad(format!(
             "a face uses vertex {v}, beyond the mesh's {}",
             mesh.positions.len()
@@ -703,7 +708,9 @@ fn check_faces(mesh: &MeshSpec, split: &Split, name: &str) -> Result<(), GltfErr
         .max_texcoord
         .filter(|&t| t as usize >= mesh.texcoords.len())
     {
-        return Err(bad(format!("a face uses texture coordinate {t}, which does not exist")));
+        return Err(bad(format!(
+            "a face uses texture coordinate {t}, which does not exist"
+        )));
     }
     if mesh.texcoords.iter().flatten().any(|c| !c.is_finite()) {
         return Err(GltfError::NonFinite {

@@ -133,7 +133,11 @@ mod tests {
         let faces: Vec<FaceSpec> = (0..20u32)
             .map(|i| FaceSpec {
                 vertices: [i, i + 1, i + 2].as_slice().into(),
-                texcoords: Some([i, i + 1, i + 2 + u32::from(i % 2 == 1) * 100].as_slice().into()),
+                texcoords: Some(
+                    [i, i + 1, i + 2 + u32::from(i % 2 == 1) * 100]
+                        .as_slice()
+                        .into(),
+                ),
             })
             .collect();
         let surfaces: Surfaces = vec![SurfaceSpec {

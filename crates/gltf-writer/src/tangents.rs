@@ -32,7 +32,9 @@ pub(crate) fn tangents(
         let n = glam::Vec3::from_slice(&normals[v * 3..v * 3 + 3]);
         let t = glam::Vec3::new(sum[0], sum[1], sum[2]);
         // Orthogonal to the normal and of unit length, whatever the sum was.
-        let t = (t - n * n.dot(t)).try_normalize().unwrap_or_else(|| n.any_orthonormal_vector());
+        let t = (t - n * n.dot(t))
+            .try_normalize()
+            .unwrap_or_else(|| n.any_orthonormal_vector());
         let w = if sum[3] < 0.0 { -1.0 } else { 1.0 };
         out.extend_from_slice(&[t.x, t.y, t.z, w]);
     }
@@ -69,7 +71,11 @@ impl Geometry for Triangles<'_> {
 
     fn position(&self, face: usize, vert: usize) -> [f32; 3] {
         let v = self.vertex(face, vert) * 3;
-        [self.positions[v], self.positions[v + 1], self.positions[v + 2]]
+        [
+            self.positions[v],
+            self.positions[v + 1],
+            self.positions[v + 2],
+        ]
     }
 
     fn normal(&self, face: usize, vert: usize) -> [f32; 3] {
@@ -130,7 +136,10 @@ mod tests {
         let (tangents, conflicts) = tangents(&split, &positions, &normals, &texcoords);
         assert_eq!(conflicts, 0);
         for t in tangents.chunks_exact(4) {
-            assert!((t[0] - 1.0).abs() < 1e-5 && t[1].abs() < 1e-5 && t[2].abs() < 1e-5, "{t:?}");
+            assert!(
+                (t[0] - 1.0).abs() < 1e-5 && t[1].abs() < 1e-5 && t[2].abs() < 1e-5,
+                "{t:?}"
+            );
             assert_eq!(t[3].abs(), 1.0);
         }
     }

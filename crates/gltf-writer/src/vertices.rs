@@ -82,7 +82,9 @@ impl Split {
 
 /// The split of `surfaces`, made on first use and kept in their memo.
 pub(crate) fn split(surfaces: &Surfaces) -> Arc<Split> {
-    surfaces.memo().get_or_init(|| split_surfaces(surfaces.specs()))
+    surfaces
+        .memo()
+        .get_or_init(|| split_surfaces(surfaces.specs()))
 }
 
 /// Rotates a polygon so it does not start where the previous one did, as the G4MF writer

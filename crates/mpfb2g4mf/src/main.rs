@@ -413,9 +413,9 @@ fn output_path(text: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(text);
     match OutputFormat::of_path(&path, false) {
         Some(_) => Ok(path),
-        None => Err(
-            "the output must end in .g4b or .g4tf (G4MF), or .glb or .gltf (glTF 2.0)".into(),
-        ),
+        None => {
+            Err("the output must end in .g4b or .g4tf (G4MF), or .glb or .gltf (glTF 2.0)".into())
+        }
     }
 }
 

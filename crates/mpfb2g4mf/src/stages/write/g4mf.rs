@@ -4,7 +4,9 @@
 //! validated when asked and written atomically (a `.g4b` now or later, a `.g4tf` with its
 //! external buffers as a pair).
 
-use super::{Commit, Derived, Kept, TextureTable, Written, copy_images, texture_warnings, to_value};
+use super::{
+    Commit, Derived, Kept, TextureTable, Written, copy_images, texture_warnings, to_value,
+};
 use crate::derived::{Both, Id};
 use crate::error::ConvertError;
 use crate::extras::{MeshExtras, UnskinnedWeights, ranges};
@@ -366,4 +368,3 @@ mod tests {
         assert!(!output.exists());
     }
 }
-

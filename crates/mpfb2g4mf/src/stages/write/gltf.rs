@@ -29,15 +29,20 @@ pub(super) fn write_gltf(
         check_valid(&built, &options.output)?;
     }
     let images = copy_images(textures)?;
-    let body = spec.mesh.is_some().then(|| built.meshes.first().copied()).flatten();
+    let body = spec
+        .mesh
+        .is_some()
+        .then(|| built.meshes.first().copied())
+        .flatten();
     let attachment_unweighted = built.meshes[usize::from(body.is_some())..]
         .iter()
         .map(|m| m.given_to_root)
         .collect();
     let skinned = built.meshes.iter().any(|m| m.influence_sets > 0);
-    let weight_pairs = spec.influences.as_ref().map_or(0, |i| {
-        i.list().iter().filter(|i| i.weight > 0.0).count()
-    });
+    let weight_pairs = spec
+        .influences
+        .as_ref()
+        .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count());
     let mut notes = Vec::new();
     let conflicts: usize = built.meshes.iter().map(|m| m.tangent_conflicts).sum();
     if conflicts > 0 {

@@ -495,7 +495,6 @@ fn influences_of(skin: &Arc<character::Skin>, derived: &Derived) -> Influences {
     })
 }
 
-
 /// A shape's offsets as the writer takes them, made once per set of offsets (the writer then
 /// encodes them once for every mesh sharing them).
 fn written_offsets(offsets: &Arc<Offsets>, derived: &Derived) -> g4mf_writer::Offsets {
@@ -503,7 +502,6 @@ fn written_offsets(offsets: &Arc<Offsets>, derived: &Derived) -> g4mf_writer::Of
         .offsets
         .get_or((Id::of(offsets), ()), || offsets.to_vec().into())
 }
-
 
 /// Writes `character` with its `extras` to `options.output` in `format`. The character is
 /// the last stage's: its arrays move into the writers' spec instead of being copied.
