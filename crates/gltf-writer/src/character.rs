@@ -66,7 +66,7 @@ pub struct WrittenMesh {
 /// A built glTF character: the document, its one buffer, and what was written.
 #[derive(Debug, Clone)]
 pub struct BuiltGltf {
-    /// The document (its buffer not yet declared: the container does that).
+    /// The document (its buffer declared without a URI: the container says where it is).
     pub root: Root,
     /// Buffer 0's bytes.
     pub buffer: Vec<u8>,
@@ -231,12 +231,16 @@ pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGl
         nodes: scene_nodes,
     });
     building.root.scene = Some(Index::new(0));
-    Ok(BuiltGltf {
+    let mut built = BuiltGltf {
         root: building.root,
         buffer: building.buffer.into_bytes(),
         meshes,
         folded_textures,
-    })
+    };
+    // Declared here so the document is whole; the container decides where it lives.
+    let length = built.buffer.len();
+    crate::container::declare_buffer(&mut built, length, None);
+    Ok(built)
 }
 
 /// A close estimate of the buffer's size (positions, normals, texture coordinates, a set of

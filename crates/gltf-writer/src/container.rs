@@ -82,7 +82,7 @@ impl GlbParts {
 }
 
 /// Declares the buffer of `length` bytes (when there is one) with `uri`.
-fn declare_buffer(built: &mut BuiltGltf, length: usize, uri: Option<String>) {
+pub(crate) fn declare_buffer(built: &mut BuiltGltf, length: usize, uri: Option<String>) {
     built.root.buffers.clear();
     if length == 0 {
         return;
@@ -110,7 +110,8 @@ fn json_bytes(built: &BuiltGltf, options: ContainerOptions) -> Result<Vec<u8>, G
 
 /// A `.glb` of the built character (its buffer moved into the parts).
 pub fn glb_parts(built: &mut BuiltGltf, options: ContainerOptions) -> Result<GlbParts, GltfError> {
-    declare_buffer(built, built.buffer.len(), None);
+    let length = built.buffer.len();
+    declare_buffer(built, length, None);
     let mut json = json_bytes(built, options)?;
     while json.len() % 4 != 0 {
         json.push(b' ');
