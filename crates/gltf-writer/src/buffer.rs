@@ -210,18 +210,20 @@ impl BufferBuilder {
         push_accessor(root, None, &whole, Some(sparse))
     }
 
-    /// An accessor of `count` zero elements of `kind` floats (no view: glTF fills it with
-    /// zeros), with zero bounds.
-    pub fn zeros(root: &mut Root, count: usize, kind: Type) -> Result<Index<Accessor>, GltfError> {
+    /// An accessor of `count` zero float elements of `kind`: sparse, one element set to zero
+    /// (an accessor without a view is valid glTF, but `gltf-json`, and so Bevy's loader,
+    /// refuses one that is not sparse).
+    pub fn zeros(
+        &mut self,
+        root: &mut Root,
+        count: usize,
+        kind: Type,
+    ) -> Result<Index<Accessor>, GltfError> {
         let width = components(kind);
-        let whole = Encoded {
-            bytes: Vec::new(),
-            component: ComponentType::F32,
-            kind,
-            count,
-            bounds: Some((vec![0.0; width], vec![0.0; width])),
-        };
-        push_accessor(root, None, &whole, None)
+        let index = Encoded::uint(&[0], ComponentType::U16, Type::Scalar);
+        let value = Encoded::f32(&vec![0.0; width], kind, false);
+        let bounds = Some((vec![0.0; width], vec![0.0; width]));
+        self.sparse(root, count, &index, &value, bounds)
     }
 }
 

@@ -68,7 +68,7 @@ impl<'s> Materials<'s> {
         let index = index_of(root.materials.len(), "materials")?;
         let claimed = names.claim(name);
         let material = match specs.iter().find(|m| m.name == name) {
-            Some(spec) => self.from_spec(root, buffer, names, spec, claimed)?,
+            Some(spec) => self.written(root, buffer, names, spec, claimed)?,
             None => Material {
                 name: Some(claimed),
                 ..bare()
@@ -79,7 +79,8 @@ impl<'s> Materials<'s> {
         Ok(index)
     }
 
-    fn from_spec(
+    /// The material of `spec`, its textures written (or folded) on the way.
+    fn written(
         &mut self,
         root: &mut Root,
         buffer: &mut BufferBuilder,

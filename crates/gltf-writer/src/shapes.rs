@@ -80,7 +80,7 @@ impl TargetData {
         count: usize,
     ) -> Result<Index<Accessor>, GltfError> {
         match self {
-            Self::Zero => BufferBuilder::zeros(root, count, Type::Vec3),
+            Self::Zero => buffer.zeros(root, count, Type::Vec3),
             Self::Sparse {
                 indices,
                 values,

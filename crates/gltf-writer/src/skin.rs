@@ -36,9 +36,12 @@ pub(crate) struct SkinSets {
     pub max_kept: usize,
 }
 
+/// A skin as made, with the split and layout it was made for.
+type Made = (Arc<Split>, Layout, Arc<SkinSets>);
+
 /// The last skin made from some influences, with what it was made for.
 #[derive(Default)]
-struct Last(Mutex<Option<(Arc<Split>, Layout, Arc<SkinSets>)>>);
+struct Last(Mutex<Option<Made>>);
 
 /// The skin of `influences` over `split`'s vertices, made once for the same split and layout.
 pub(crate) fn skin_sets(

@@ -33,7 +33,7 @@ pub(crate) struct Split {
     /// Some face has texture coordinates.
     pub textured: bool,
     /// The texture coordinates as last encoded, with the list they came from.
-    encoded_texcoords: Mutex<Option<(Arc<Vec<[f64; 2]>>, Arc<Encoded>)>>,
+    encoded_texcoords: Mutex<Option<EncodedTexcoords>>,
 }
 
 impl Split {
@@ -79,6 +79,9 @@ impl Split {
         Some(encoded)
     }
 }
+
+/// Texture coordinates as encoded for a split, with the list they came from.
+type EncodedTexcoords = (Arc<Vec<[f64; 2]>>, Arc<Encoded>);
 
 /// The split of `surfaces`, made on first use and kept in their memo.
 pub(crate) fn split(surfaces: &Surfaces) -> Arc<Split> {

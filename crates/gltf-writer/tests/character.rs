@@ -16,77 +16,19 @@ use gltf_writer::{
 use std::sync::Arc;
 use test_support::tiny::TinyCharacter;
 
-/// An accessor's elements as f64 (float, or unsigned integer components), sparse included.
+/// An accessor's elements as numbers, sparse values applied.
 fn read(root: &Root, buffer: &[u8], accessor: usize) -> Vec<Vec<f64>> {
-    let a = &root.accessors[accessor];
-    let width = match a.type_.as_ref().unwrap() {
-        json::accessor::Type::Scalar => 1,
-        json::accessor::Type::Vec2 => 2,
-        json::accessor::Type::Vec3 => 3,
-        json::accessor::Type::Vec4 => 4,
-        json::accessor::Type::Mat4 => 16,
-        other => panic!("type {other:?}"),
-    };
-    let component = a.component_type.as_ref().unwrap().0;
-    let count = a.count.0 as usize;
-    let element = |bytes: &[u8], i: usize, c: json::accessor::ComponentType| -> Vec<f64> {
-        let size = c.size();
-        (0..width)
-            .map(|k| {
-                let at = (i * width + k) * size;
-                let b = &bytes[at..at + size];
-                match c {
-                    json::accessor::ComponentType::F32 => {
-                        f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    }
-                    json::accessor::ComponentType::U8 => f64::from(b[0]),
-                    json::accessor::ComponentType::U16 => f64::from(u16::from_le_bytes([b[0], b[1]])),
-                    json::accessor::ComponentType::U32 => {
-                        f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    }
-                    other => panic!("component {other:?}"),
-                }
-            })
-            .collect()
-    };
-    let view_bytes = |view: usize| {
-        let v = &root.buffer_views[view];
-        let start = v.byte_offset.map_or(0, |o| o.0 as usize);
-        &buffer[start..start + v.byte_length.0 as usize]
-    };
-    let mut out = match a.buffer_view {
-        Some(view) => (0..count)
-            .map(|i| element(view_bytes(view.value()), i, component))
-            .collect(),
-        None => vec![vec![0.0; width]; count],
-    };
-    if let Some(sparse) = &a.sparse {
-        let index_type = sparse.indices.component_type.as_ref().unwrap().0;
-        let indices = view_bytes(sparse.indices.buffer_view.value());
-        let values = view_bytes(sparse.values.buffer_view.value());
-        let single = |bytes: &[u8], i: usize, c: json::accessor::ComponentType| {
-            let size = c.size();
-            let b = &bytes[i * size..(i + 1) * size];
-            match size {
-                2 => u16::from_le_bytes([b[0], b[1]]) as usize,
-                4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
-                _ => b[0] as usize,
-            }
-        };
-        for i in 0..sparse.count.0 as usize {
-            let at = single(indices, i, index_type);
-            out[at] = element(values, i, component);
-        }
-    }
-    out
+    test_support::gltf::accessor(root, buffer, accessor)
 }
 
 /// The document passes `gltf-json`'s own validation.
 fn assert_valid(root: &Root) {
     let mut problems = Vec::new();
-    root.validate(root, json::Path::new, &mut |path: &dyn Fn() -> json::Path, e| {
-        problems.push(format!("{}: {e:?}", path()))
-    });
+    root.validate(
+        root,
+        json::Path::new,
+        &mut |path: &dyn Fn() -> json::Path, e| problems.push(format!("{}: {e:?}", path())),
+    );
     assert!(problems.is_empty(), "{problems:?}");
 }
 
@@ -99,7 +41,11 @@ fn three_bones(spec: &mut CharacterSpec) {
     let bones = [
         (None, DVec3::new(0.0, 1.0, 0.0), rotated(DVec3::Z, 0.3)),
         (Some(0), DVec3::new(0.1, 1.5, 0.0), rotated(DVec3::X, -0.7)),
-        (Some(1), DVec3::new(0.1, 1.9, 0.2), rotated(DVec3::new(1.0, 1.0, 0.0), 1.1)),
+        (
+            Some(1),
+            DVec3::new(0.1, 1.9, 0.2),
+            rotated(DVec3::new(1.0, 1.0, 0.0), 1.1),
+        ),
     ];
     spec.bones = bones
         .iter()
@@ -117,7 +63,9 @@ fn three_bones(spec: &mut CharacterSpec) {
 
 fn world_of(root: &Root, node: usize, parents: &[Option<usize>]) -> DMat4 {
     let n = &root.nodes[node];
-    let t = n.translation.map_or(DVec3::ZERO, |t| DVec3::from(t.map(f64::from)));
+    let t = n
+        .translation
+        .map_or(DVec3::ZERO, |t| DVec3::from(t.map(f64::from)));
     let r = n
         .rotation
         .as_ref()
@@ -144,18 +92,40 @@ fn bones_are_nodes_relative_to_their_parents_and_bind_matrices_invert_the_rest()
     let mut spec = TinyCharacter::new("Tiny").spec();
     three_bones(&mut spec);
     spec.skeleton_position = DVec3::new(0.0, 0.8, 0.0);
-    spec.influences = Some(vec![Influence { vertex: 0, bone: 2, weight: 1.0 }].into());
+    spec.influences = Some(
+        vec![Influence {
+            vertex: 0,
+            bone: 2,
+            weight: 1.0,
+        }]
+        .into(),
+    );
     let built = build_gltf(&spec, &GltfOptions::default()).unwrap();
     let root = &built.root;
     assert_valid(root);
-    let names: Vec<&str> = root.nodes.iter().filter_map(|n| n.name.as_deref()).collect();
-    assert_eq!(names, ["TinySkeleton", "bone_0", "bone_1", "bone_2", "TinyBody"]);
+    let names: Vec<&str> = root
+        .nodes
+        .iter()
+        .filter_map(|n| n.name.as_deref())
+        .collect();
+    assert_eq!(
+        names,
+        ["TinySkeleton", "bone_0", "bone_1", "bone_2", "TinyBody"]
+    );
     assert_eq!(root.scenes[0].name.as_deref(), Some("Tiny"));
     let scene: Vec<usize> = root.scenes[0].nodes.iter().map(|n| n.value()).collect();
-    assert_eq!(scene, [0, 4], "the skeleton and the mesh node are the scene's roots");
+    assert_eq!(
+        scene,
+        [0, 4],
+        "the skeleton and the mesh node are the scene's roots"
+    );
     let parents = parents(root);
     let skin = &root.skins[0];
-    let binds = read(root, &built.buffer, skin.inverse_bind_matrices.unwrap().value());
+    let binds = read(
+        root,
+        &built.buffer,
+        skin.inverse_bind_matrices.unwrap().value(),
+    );
     for (j, joint) in skin.joints.iter().enumerate() {
         let world = world_of(root, joint.value(), &parents);
         let bone = &spec.bones[j];
@@ -163,9 +133,15 @@ fn bones_are_nodes_relative_to_their_parents_and_bind_matrices_invert_the_rest()
             DQuat::from_mat3(&bone.basis),
             bone.head + spec.skeleton_position,
         );
-        assert!(world.abs_diff_eq(expected, 1e-6), "joint {j}: {world} vs {expected}");
+        assert!(
+            world.abs_diff_eq(expected, 1e-6),
+            "joint {j}: {world} vs {expected}"
+        );
         let bind = DMat4::from_cols_array(&std::array::from_fn(|k| binds[j][k]));
-        assert!((world * bind).abs_diff_eq(DMat4::IDENTITY, 1e-5), "joint {j}");
+        assert!(
+            (world * bind).abs_diff_eq(DMat4::IDENTITY, 1e-5),
+            "joint {j}"
+        );
     }
     // The bone's length, which glTF has no property for, is in its extras.
     let extras: serde_json::Value =
@@ -209,11 +185,26 @@ fn vertices_split_at_seams_keep_positions_skins_and_shapes() {
     .into();
     mesh.normals = Some(vec![DVec3::Z; 6]);
     // Vertex 2: six influences (two on bone 1, which add up); vertex 5: none.
-    let mut influences: Vec<Influence> = [(2, 0, 0.1), (2, 1, 0.2), (2, 2, 0.3), (2, 3, 0.05), (2, 4, 0.15), (2, 1, 0.1)]
-        .iter()
-        .map(|&(vertex, bone, weight)| Influence { vertex, bone, weight })
-        .collect();
-    influences.extend((0..5).filter(|&v| v != 2).map(|v| Influence { vertex: v, bone: v, weight: 1.0 }));
+    let mut influences: Vec<Influence> = [
+        (2, 0, 0.1),
+        (2, 1, 0.2),
+        (2, 2, 0.3),
+        (2, 3, 0.05),
+        (2, 4, 0.15),
+        (2, 1, 0.1),
+    ]
+    .iter()
+    .map(|&(vertex, bone, weight)| Influence {
+        vertex,
+        bone,
+        weight,
+    })
+    .collect();
+    influences.extend((0..5).filter(|&v| v != 2).map(|v| Influence {
+        vertex: v,
+        bone: v,
+        weight: 1.0,
+    }));
     spec.influences = Some(influences.into());
     let built = build_gltf(&spec, &GltfOptions::default()).unwrap();
     let root = &built.root;
@@ -222,18 +213,49 @@ fn vertices_split_at_seams_keep_positions_skins_and_shapes() {
     assert_eq!(built.meshes[0].given_to_root, 1);
     assert_eq!(built.meshes[0].influences_dropped, 1);
     let primitive = &root.meshes[0].primitives[0];
-    let attribute = |s: json::mesh::Semantic| primitive.attributes[&json::validation::Checked::Valid(s)].value();
-    let p = read(root, &built.buffer, attribute(json::mesh::Semantic::Positions));
-    let uv = read(root, &built.buffer, attribute(json::mesh::Semantic::TexCoords(0)));
-    let joints = read(root, &built.buffer, attribute(json::mesh::Semantic::Joints(0)));
-    let weights = read(root, &built.buffer, attribute(json::mesh::Semantic::Weights(0)));
-    let target = read(root, &built.buffer, primitive.targets.as_ref().unwrap()[0].positions.unwrap().value());
+    let attribute = |s: json::mesh::Semantic| {
+        primitive.attributes[&json::validation::Checked::Valid(s)].value()
+    };
+    let p = read(
+        root,
+        &built.buffer,
+        attribute(json::mesh::Semantic::Positions),
+    );
+    let uv = read(
+        root,
+        &built.buffer,
+        attribute(json::mesh::Semantic::TexCoords(0)),
+    );
+    let joints = read(
+        root,
+        &built.buffer,
+        attribute(json::mesh::Semantic::Joints(0)),
+    );
+    let weights = read(
+        root,
+        &built.buffer,
+        attribute(json::mesh::Semantic::Weights(0)),
+    );
+    let target = read(
+        root,
+        &built.buffer,
+        primitive.targets.as_ref().unwrap()[0]
+            .positions
+            .unwrap()
+            .value(),
+    );
     let indices = read(root, &built.buffer, primitive.indices.unwrap().value());
     assert_eq!(indices.len(), 12);
     let source_of = |g: usize| {
         positions
             .iter()
-            .position(|q| (*q + spec.skeleton_position).as_vec3().as_dvec3().distance(DVec3::from_slice(&p[g])) < 1e-6)
+            .position(|q| {
+                (*q + spec.skeleton_position)
+                    .as_vec3()
+                    .as_dvec3()
+                    .distance(DVec3::from_slice(&p[g]))
+                    < 1e-6
+            })
             .unwrap()
     };
     let mut seen_texcoords_of_2 = Vec::new();
@@ -250,9 +272,16 @@ fn vertices_split_at_seams_keep_positions_skins_and_shapes() {
                 for k in 0..4 {
                     assert!((weights[g][k] - want[k]).abs() < 1e-6, "{:?}", weights[g]);
                 }
-                assert!((target[g][2] - 0.1).abs() < 1e-7, "every copy of vertex 2 moves");
+                assert!(
+                    (target[g][2] - 0.1).abs() < 1e-7,
+                    "every copy of vertex 2 moves"
+                );
             }
-            5 => assert_eq!((joints[g][0], weights[g][0]), (0.0, 1.0), "the root takes it"),
+            5 => assert_eq!(
+                (joints[g][0], weights[g][0]),
+                (0.0, 1.0),
+                "the root takes it"
+            ),
             other => {
                 assert_eq!(joints[g][0], other as f64);
                 assert_eq!(target[g], [0.0; 3]);
@@ -263,7 +292,8 @@ fn vertices_split_at_seams_keep_positions_skins_and_shapes() {
     assert_eq!(seen_texcoords_of_2, [0.2f32 as f64, 0.9f32 as f64]);
     // Names and default weights.
     let mesh = &root.meshes[0];
-    let extras: serde_json::Value = serde_json::from_str(mesh.extras.as_ref().unwrap().get()).unwrap();
+    let extras: serde_json::Value =
+        serde_json::from_str(mesh.extras.as_ref().unwrap().get()).unwrap();
     assert_eq!(extras["targetNames"], serde_json::json!(["Lift"]));
     assert_eq!(mesh.weights, Some(vec![0.25]));
     // Eight influences allowed: all five kept, in two sets.
@@ -336,7 +366,10 @@ fn missing_images_fold_their_placeholders_into_the_factors_and_hints_set_alpha_a
     assert!(pbr.base_color_texture.is_none() && pbr.metallic_roughness_texture.is_none());
     assert_eq!((pbr.roughness_factor.0, pbr.metallic_factor.0), (0.6, 0.2));
     assert!(material.normal_texture.is_some());
-    assert_eq!(material.alpha_mode, json::validation::Checked::Valid(json::material::AlphaMode::Mask));
+    assert_eq!(
+        material.alpha_mode,
+        json::validation::Checked::Valid(json::material::AlphaMode::Mask)
+    );
     assert!(material.double_sided);
     assert_eq!(root.images.len(), 1, "only the present image is written");
     // A normal map brings tangents: unit, orthogonal to the normal, handedness +-1.
@@ -344,29 +377,44 @@ fn missing_images_fold_their_placeholders_into_the_factors_and_hints_set_alpha_a
     let tangents = read(
         root,
         &built.buffer,
-        primitive.attributes[&json::validation::Checked::Valid(json::mesh::Semantic::Tangents)].value(),
+        primitive.attributes[&json::validation::Checked::Valid(json::mesh::Semantic::Tangents)]
+            .value(),
     );
     for t in &tangents {
         let xyz = DVec3::new(t[0], t[1], t[2]);
         assert!((xyz.length() - 1.0).abs() < 1e-5 && xyz.z.abs() < 1e-5 && t[3].abs() == 1.0);
     }
     // Without hints: opaque, single-sided; a transparent one blends.
-    let blend = RenderHints { alpha_to_coverage: false, ..hints };
+    let blend = RenderHints {
+        alpha_to_coverage: false,
+        ..hints
+    };
     spec.mesh.as_mut().unwrap().materials[0].render = Some(blend);
     let built = build_gltf(&spec, &GltfOptions::default()).unwrap();
-    assert_eq!(built.root.materials[0].alpha_mode, json::validation::Checked::Valid(json::material::AlphaMode::Blend));
+    assert_eq!(
+        built.root.materials[0].alpha_mode,
+        json::validation::Checked::Valid(json::material::AlphaMode::Blend)
+    );
 }
 
 #[test]
 fn the_containers_hold_the_same_document_and_buffer() {
-    let spec = TinyCharacter::new("Box").chain(2).weights(&[(0, 0, 1.0), (1, 1, 1.0), (2, 1, 1.0)]).spec();
+    let spec = TinyCharacter::new("Box")
+        .chain(2)
+        .weights(&[(0, 0, 1.0), (1, 1, 1.0), (2, 1, 1.0)])
+        .spec();
     let build = || build_gltf(&spec, &GltfOptions::default()).unwrap();
     let mut built: BuiltGltf = build();
     let buffer = built.buffer.clone();
-    let glb = glb_parts(&mut built, ContainerOptions::default()).unwrap().to_vec();
+    let glb = glb_parts(&mut built, ContainerOptions::default())
+        .unwrap()
+        .to_vec();
     assert_eq!(&glb[..4], b"glTF");
     assert_eq!(u32::from_le_bytes(glb[4..8].try_into().unwrap()), 2);
-    assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
+    assert_eq!(
+        u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
+        glb.len()
+    );
     let json_length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
     assert_eq!(json_length % 4, 0);
     let root = Root::from_slice(&glb[20..20 + json_length]).unwrap();
@@ -376,19 +424,31 @@ fn the_containers_hold_the_same_document_and_buffer() {
     assert_eq!(&bin[..buffer.len()], &buffer[..]);
     assert_eq!(bin.len() % 4, 0);
     let mut built = build();
-    let text = gltf_text(&mut built, &BufferStorage::Embedded, ContainerOptions::default()).unwrap();
+    let text = gltf_text(
+        &mut built,
+        &BufferStorage::Embedded,
+        ContainerOptions::default(),
+    )
+    .unwrap();
     let root = Root::from_slice(&text.json).unwrap();
     let uri = root.buffers[0].uri.clone().unwrap();
     use base64::Engine;
     let decoded = base64::engine::general_purpose::STANDARD
-        .decode(uri.strip_prefix("data:application/octet-stream;base64,").unwrap())
+        .decode(
+            uri.strip_prefix("data:application/octet-stream;base64,")
+                .unwrap(),
+        )
         .unwrap();
     assert_eq!(decoded, buffer);
     let mut built = build();
     let external = BufferStorage::External("box.bin".into());
     let text = gltf_text(&mut built, &external, ContainerOptions { pretty: true }).unwrap();
     assert_eq!(text.external, vec![("box.bin".to_owned(), buffer)]);
-    assert!(String::from_utf8(text.json).unwrap().contains("\n  \"asset\""));
+    assert!(
+        String::from_utf8(text.json)
+            .unwrap()
+            .contains("\n  \"asset\"")
+    );
 }
 
 #[test]
@@ -396,7 +456,10 @@ fn what_gltf_cannot_hold_is_refused_with_what_is_wrong() {
     let mut sheared = TinyCharacter::new("S").chain(2).spec();
     sheared.bones[1].basis = DMat3::from_cols(DVec3::X, DVec3::new(0.3, 1.0, 0.0), DVec3::Z);
     let error = build_gltf(&sheared, &GltfOptions::default()).unwrap_err();
-    assert!(matches!(error, GltfError::BadBone { bone: 1, .. }), "{error}");
+    assert!(
+        matches!(error, GltfError::BadBone { bone: 1, .. }),
+        "{error}"
+    );
     assert!(error.to_string().contains("not a rotation"));
     let mut many = TinyCharacter::new("M").spec();
     many.bones = (0..65_536)
@@ -411,11 +474,21 @@ fn what_gltf_cannot_hold_is_refused_with_what_is_wrong() {
         .collect();
     let error = build_gltf(&many, &GltfOptions::default()).unwrap_err();
     assert!(error.to_string().contains("65,535 joints"), "{error}");
-    let bad_bone = TinyCharacter::new("B").chain(1).weights(&[(0, 3, 1.0)]).spec();
-    let error = build_gltf(&bad_bone, &GltfOptions::default()).unwrap_err().to_string();
-    assert!(error.contains("BBodyMesh: skin influence 0: bone 3 does not exist"), "{error}");
+    let bad_bone = TinyCharacter::new("B")
+        .chain(1)
+        .weights(&[(0, 3, 1.0)])
+        .spec();
+    let error = build_gltf(&bad_bone, &GltfOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("BBodyMesh: skin influence 0: bone 3 does not exist"),
+        "{error}"
+    );
     let beyond = TinyCharacter::new("F").faces(&[&[0, 1, 7]]).spec();
-    let error = build_gltf(&beyond, &GltfOptions::default()).unwrap_err().to_string();
+    let error = build_gltf(&beyond, &GltfOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("vertex 7"), "{error}");
     let mut nan = TinyCharacter::new("N").spec();
     nan.mesh.as_mut().unwrap().positions[1].x = f64::NAN;

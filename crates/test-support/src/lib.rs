@@ -7,9 +7,11 @@
 //!
 //! [`tiny`] builds the small hand-made characters (and G4MF files) the writer, reader,
 //! preview, fuzz and fixture code test with. [`clients`] runs the external glTF clients
-//! (the Khronos glTF-Validator, three.js) on files a test wrote, skipping as loudly without them.
+//! (the Khronos glTF-Validator, three.js) on files a test wrote, skipping as loudly without them;
+//! [`gltf`] reads a glTF file's document and accessors back.
 
 pub mod clients;
+pub mod gltf;
 pub mod tiny;
 
 use std::path::{Path, PathBuf};
