@@ -169,20 +169,28 @@ pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGl
     building.root.asset.version = "2.0".into();
     // Names in the G4MF writer's order: the character (the scene here), its skeleton, bones.
     let scene_name = building.names.claim(&spec.name);
+    let skeleton_name = building.names.claim(&format!("{}Skeleton", spec.name));
     let mut scene_nodes = Vec::new();
     let skeleton = if spec.bones.is_empty() {
         None
     } else {
-        let skeleton = building.push_skeleton(spec, &order, &rotations)?;
+        let skeleton = building.push_skeleton(spec, skeleton_name, &order, &rotations)?;
         scene_nodes.push(skeleton.node);
         Some(skeleton)
     };
-    let mut materials = Materials::new(&spec.textures);
+    // Every texture's name now, as G4MF writes them all here (images written on first use).
+    let texture_names = spec
+        .textures
+        .iter()
+        .map(|t| building.names.claim(&t.name))
+        .collect();
+    let mut materials = Materials::new(&spec.textures, texture_names);
     let mut meshes = Vec::new();
     if let Some(body) = &spec.mesh {
         let names = MeshNames {
             node: format!("{}Body", spec.name),
             mesh: format!("{}BodyMesh", spec.name),
+            shape_prefix: None,
         };
         let (node, written) = building.push_mesh(
             spec,
@@ -206,6 +214,7 @@ pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGl
         let names = MeshNames {
             node: attachment.name.clone(),
             mesh: format!("{}Mesh", attachment.name),
+            shape_prefix: Some(attachment.name.as_str()),
         };
         let (node, written) = building.push_mesh(
             spec,
@@ -267,10 +276,11 @@ fn estimated_bytes(spec: &CharacterSpec) -> usize {
         + spec.bones.len() * 64
 }
 
-/// The names a mesh's node and mesh ask for.
-struct MeshNames {
+/// The names a mesh's node and mesh ask for, and the prefix G4MF gives its shapes' names.
+struct MeshNames<'a> {
     node: String,
     mesh: String,
+    shape_prefix: Option<&'a str>,
 }
 
 /// The skeleton as written: its node, the skin every skinned mesh shares (made on first use),
@@ -297,10 +307,10 @@ impl Building {
     fn push_skeleton(
         &mut self,
         spec: &CharacterSpec,
+        skeleton_name: String,
         order: &[usize],
         rotations: &[DQuat],
     ) -> Result<Skeleton, GltfError> {
-        let skeleton_name = self.names.claim(&format!("{}Skeleton", spec.name));
         let node = index_of(self.root.nodes.len(), "nodes")?;
         let first_bone = self.root.nodes.len() + 1;
         let mut node_of_bone = vec![Index::new(0); spec.bones.len()];
@@ -398,7 +408,7 @@ impl Building {
         spec: &CharacterSpec,
         mesh: &MeshSpec,
         influences: Option<&Influences>,
-        names: &MeshNames,
+        names: &MeshNames<'_>,
         skeleton: Option<&Skeleton>,
         materials: &mut Materials<'_>,
         options: &GltfOptions,
@@ -487,7 +497,7 @@ impl Building {
         let targets = self.morph_targets(mesh, &split, normals.is_some())?;
         let mut primitives = Vec::with_capacity(split.triangles.len());
         for (surface, encoded) in mesh.surfaces.specs().iter().zip(&split.indices) {
-            let surface_name = surface.name.as_deref().map(|n| self.names.claim(n));
+            // Claimed in G4MF's order: the material on its first use, then the surface.
             let material = match &surface.material {
                 None => None,
                 Some(name) => Some(materials.material(
@@ -498,6 +508,7 @@ impl Building {
                     name,
                 )?),
             };
+            let surface_name = surface.name.as_deref().map(|n| self.names.claim(n));
             if encoded.count == 0 {
                 continue;
             }
@@ -519,6 +530,14 @@ impl Building {
                 mesh: mesh_name,
                 problem: "a mesh needs at least one triangle".into(),
             });
+        }
+        // The names G4MF gives the shapes are claimed too (glTF's target names are the plain
+        // ones, unique within the mesh), so later names come out as in G4MF.
+        for shape in &mesh.blend_shapes {
+            match names.shape_prefix {
+                None => self.names.claim(&shape.name),
+                Some(prefix) => self.names.claim(&format!("{prefix}_{}", shape.name)),
+            };
         }
         let amounts: Vec<f32> = mesh.blend_shapes.iter().map(|s| s.amount as f32).collect();
         if amounts.iter().any(|a| !a.is_finite()) {

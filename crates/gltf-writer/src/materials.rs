@@ -24,6 +24,8 @@ pub const ALPHA_CUTOFF: f32 = 0.5;
 /// (shared by every mesh naming it), each texture once, when a material first uses it.
 pub(crate) struct Materials<'s> {
     textures: &'s [TextureSpec],
+    /// Each texture's name, claimed in spec order.
+    texture_names: Vec<String>,
     written_textures: Vec<Option<Option<Index<texture::Texture>>>>,
     by_name: HashMap<String, Index<Material>>,
     /// Textures whose image is missing, folded into their material's factor.
@@ -32,9 +34,10 @@ pub(crate) struct Materials<'s> {
 
 impl<'s> Materials<'s> {
     /// No material written yet, over the spec's textures.
-    pub fn new(textures: &'s [TextureSpec]) -> Self {
+    pub fn new(textures: &'s [TextureSpec], texture_names: Vec<String>) -> Self {
         Self {
             textures,
+            texture_names,
             written_textures: vec![None; textures.len()],
             by_name: HashMap::new(),
             folded: 0,
@@ -68,7 +71,7 @@ impl<'s> Materials<'s> {
         let index = index_of(root.materials.len(), "materials")?;
         let claimed = names.claim(name);
         let material = match specs.iter().find(|m| m.name == name) {
-            Some(spec) => self.written(root, buffer, names, spec, claimed)?,
+            Some(spec) => self.written(root, buffer, spec, claimed)?,
             None => Material {
                 name: Some(claimed),
                 ..bare()
@@ -84,7 +87,6 @@ impl<'s> Materials<'s> {
         &mut self,
         root: &mut Root,
         buffer: &mut BufferBuilder,
-        names: &mut NameRegistry,
         spec: &MaterialSpec,
         name: String,
     ) -> Result<Material, GltfError> {
@@ -105,7 +107,7 @@ impl<'s> Materials<'s> {
             ..bare()
         };
         if let Some(t) = spec.base_color_texture {
-            match self.texture(root, buffer, names, t)? {
+            match self.texture(root, buffer, t)? {
                 Some(index) => pbr.base_color_texture = Some(info(index)),
                 None => {
                     let placeholder = &self.textures[t].placeholder;
@@ -116,7 +118,7 @@ impl<'s> Materials<'s> {
             }
         }
         if let Some(t) = spec.orm_texture {
-            match self.texture(root, buffer, names, t)? {
+            match self.texture(root, buffer, t)? {
                 Some(index) => {
                     pbr.metallic_factor = StrengthFactor(1.0);
                     pbr.metallic_roughness_texture = Some(info(index));
@@ -138,7 +140,7 @@ impl<'s> Materials<'s> {
             }
         }
         if let Some(t) = spec.normal_texture {
-            if let Some(index) = self.texture(root, buffer, names, t)? {
+            if let Some(index) = self.texture(root, buffer, t)? {
                 material.normal_texture = Some(NormalTexture {
                     index,
                     scale: 1.0,
@@ -170,7 +172,6 @@ impl<'s> Materials<'s> {
         &mut self,
         root: &mut Root,
         buffer: &mut BufferBuilder,
-        names: &mut NameRegistry,
         t: usize,
     ) -> Result<Option<Index<texture::Texture>>, GltfError> {
         let spec = self.textures.get(t).ok_or_else(|| GltfError::BadTexture {
@@ -194,7 +195,7 @@ impl<'s> Materials<'s> {
                 None
             }
             Some(image) => {
-                let name = names.claim(&spec.name);
+                let name = self.texture_names[t].clone();
                 let source = index_of(root.images.len(), "images")?;
                 let image = match image {
                     ImageSpec::Embedded { bytes, mime } => image::Image {

@@ -456,6 +456,30 @@ fn a_glb_holds_the_vertices_weights_and_shapes_of_the_g4mf_of_the_same_job() {
         covered.iter().all(|c| *c),
         "every G4MF vertex is a glTF vertex"
     );
+    // The same names for the same things: nodes (the G4MF root is glTF's scene), materials.
+    let g4mf_nodes: Vec<&str> = file.document.nodes[1..]
+        .iter()
+        .filter_map(|n| n.name.as_deref())
+        .collect();
+    let gltf_nodes: Vec<&str> = root
+        .nodes
+        .iter()
+        .filter_map(|n| n.name.as_deref())
+        .collect();
+    assert_eq!(gltf_nodes, g4mf_nodes);
+    assert_eq!(root.scenes[0].name, file.document.nodes[0].name);
+    let g4mf_materials: Vec<&str> = file
+        .document
+        .materials
+        .iter()
+        .filter_map(|m| m.name.as_deref())
+        .collect();
+    let gltf_materials: Vec<&str> = root
+        .materials
+        .iter()
+        .filter_map(|m| m.name.as_deref())
+        .collect();
+    assert_eq!(gltf_materials, g4mf_materials);
     // Every shape: the same names, and every moved vertex moved the same.
     let blend = mesh.blend.as_ref().unwrap();
     let names = test_support::gltf::target_names(&root, 0);
