@@ -34,6 +34,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
             crate::populations::run(&bin, &data, work, &options)
         });
     }
+    // `--formats [--rounds N] [--this BIN]`: populations as `.glb` against `.g4b`.
+    if args.iter().any(|a| a == "--formats") {
+        let rounds = match value("--rounds") {
+            Some(n) => n
+                .parse()
+                .map_err(|_| format!("--rounds {n}: not a number"))?,
+            None => 5,
+        };
+        let bin = match value("--this") {
+            Some(path) => std::path::PathBuf::from(path),
+            None => release_binary()?,
+        };
+        return with_work("formats", |work| {
+            let data = absolute_data()?;
+            crate::formats::run(&bin, &data, work, rounds)
+        });
+    }
     // `--allocators [--rounds N] [--with NAME=BIN]...`: this build's malloc set-up against
     // glibc's defaults and other builds, in whole batches.
     if args.iter().any(|a| a == "--allocators") {

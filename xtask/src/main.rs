@@ -6,6 +6,7 @@ mod allocators;
 mod bench;
 mod blender_check;
 mod blender_pose_check;
+mod formats;
 mod fresh_clone;
 mod fuzz;
 mod hostile;
@@ -31,6 +32,10 @@ commands:
   bench --allocators [--rounds N] [--this BIN] [--with NAME=BIN]...
                                   this build's malloc set-up against glibc's defaults and other
                                   builds (another #[global_allocator]), in whole batches
+  bench --formats [--rounds N] [--this BIN]
+                                  the populations as .glb against .g4b: per-body time (batch
+                                  --jobs 1, interleaved rounds) and file size, then each
+                                  format's warm-body stage table
   bench --dressed                 only the dressed character against the naked one
   bench --textures                file size and convert time with and without embedded images
   bench --against-cat [--against BIN] [--this BIN] [--rounds N]

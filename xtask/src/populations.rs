@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Bodies in each population.
-const BODIES: usize = 100;
+pub(crate) const BODIES: usize = 100;
 
 /// Options of `--populations`.
 pub struct Options {
@@ -39,25 +39,40 @@ pub(crate) fn manifests(
     assets: Option<&Path>,
     work: &Path,
 ) -> Result<Vec<Population>, String> {
+    manifests_as(data, assets, work, "g4b")
+}
+
+/// [`manifests`] writing `.{extension}` outputs into `{name}-{extension}` folders for any
+/// extension but `g4b` (whose folders keep the population's name).
+pub(crate) fn manifests_as(
+    data: &Path,
+    assets: Option<&Path>,
+    work: &Path,
+    extension: &str,
+) -> Result<Vec<Population>, String> {
     let ranges = serde_json::json!({"gender": [0.0, 1.0], "age": [0.3, 0.9], "muscle": [0.0, 1.0],
                                     "weight": [0.0, 1.0], "height": [0.0, 1.0]});
     let mut out = Vec::new();
     let mut add =
         |name: &'static str, defaults: serde_json::Value, draw: Option<serde_json::Value>| {
+            let folder = match extension {
+                "g4b" => name.to_owned(),
+                other => format!("{name}-{other}"),
+            };
             let mut population = serde_json::json!({
                 "rig_name": "default", "count": BODIES, "seed": 42,
-                "output": format!("{name}/{{index}}.g4b"), "ranges": ranges,
+                "output": format!("{folder}/{{index}}.{extension}"), "ranges": ranges,
             });
             if let Some(draw) = draw {
                 population["draw"] = draw;
             }
-            let manifest = work.join(format!("{name}.json"));
+            let manifest = work.join(format!("{folder}.json"));
             let json = serde_json::json!({"defaults": defaults, "population": population});
             std::fs::write(&manifest, json.to_string()).map_err(|e| e.to_string())?;
             out.push(Population {
                 name,
                 manifest,
-                outputs: work.join(name),
+                outputs: work.join(folder),
             });
             Ok::<(), String>(())
         };
@@ -83,13 +98,18 @@ pub(crate) fn manifests(
     Ok(out)
 }
 
-/// Every file directly in `folder` (name and bytes), sorted by name.
+/// Every `.g4b` directly in `folder` (name and bytes), sorted by name.
 fn files_of(folder: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    files_with(folder, ".g4b")
+}
+
+/// Every file directly in `folder` whose name ends in `suffix` (name and bytes), sorted.
+pub(crate) fn files_with(folder: &Path, suffix: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(folder).map_err(|e| format!("{}: {e}", folder.display()))? {
         let entry = entry.map_err(|e| e.to_string())?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.ends_with(".g4b") {
+        if !name.ends_with(suffix) {
             continue;
         }
         let bytes = std::fs::read(entry.path()).map_err(|e| e.to_string())?;
@@ -116,7 +136,7 @@ fn write_durably(folder: &Path, files: &[(String, Vec<u8>)]) -> Result<f64, Stri
 }
 
 /// The wall time of `batch MANIFEST --quiet --jobs JOBS` with `bin`.
-fn batch(bin: &Path, manifest: &Path, jobs: &str) -> Result<f64, String> {
+pub(crate) fn batch(bin: &Path, manifest: &Path, jobs: &str) -> Result<f64, String> {
     let started = std::time::Instant::now();
     let output = Command::new(bin)
         .arg("batch")
@@ -257,7 +277,7 @@ const WARM_BODIES: usize = BODIES / 2;
 
 /// Where a body's time goes once the population is warm: each stage's mean wall time
 /// (`MPFB2G4MF_TIMINGS=1`) over the last half of a `--jobs 1` batch, one column a population.
-fn stage_table(bin: &Path, all: &[Population]) -> Result<(), String> {
+pub(crate) fn stage_table(bin: &Path, all: &[Population]) -> Result<(), String> {
     let mut columns = Vec::new();
     for population in all {
         let output = Command::new(bin)

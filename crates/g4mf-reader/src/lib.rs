@@ -87,6 +87,23 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<G4mfFile, ReadErr
     read_bytes(&bytes, folder.as_deref(), options).map_err(|e| e.with_file(path))
 }
 
+/// True for a glTF 2.0 file rather than a G4MF one: a `.glb` or `.gltf` extension (any case),
+/// or the GLB magic `glTF` in its first bytes. Commands that read G4MF say what reads such a
+/// file instead of failing on its first byte.
+pub fn is_gltf_path(path: &Path) -> bool {
+    let by_name = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
+    if by_name {
+        return true;
+    }
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| &magic == b"glTF")
+}
+
 /// Reads G4MF bytes; `folder` resolves relative buffer URIs (none are followed without it).
 pub fn read_bytes(
     bytes: &[u8],

@@ -678,14 +678,13 @@ impl Building {
         }
         let flat = float32_positions(mesh)?;
         let vertices = self.buffer.add_f32(&mut self.doc, &flat, 3)?;
-        let normals = match float32_normals(mesh)? {
-            Some(values) => Some(self.buffer.add_f32(&mut self.doc, &values, 3)?),
-            None => None,
+        let mut values = |floats: Option<Vec<f32>>, width| {
+            floats
+                .map(|v| self.buffer.add_f32(&mut self.doc, &v, width))
+                .transpose()
         };
-        let texcoords = match float32_texcoords(mesh)? {
-            Some(values) => Some(self.buffer.add_f32(&mut self.doc, &values, 2)?),
-            None => None,
-        };
+        let normals = values(float32_normals(mesh)?, 3)?;
+        let texcoords = values(float32_texcoords(mesh)?, 2)?;
         check_ranges(mesh)?;
         let mut surfaces = Vec::with_capacity(specs.len());
         // Which vertices each surface uses (for per-surface normal offsets of blend shapes).

@@ -145,21 +145,7 @@ fn rotation_of(i: usize, bone: &BoneSpec) -> Result<DQuat, GltfError> {
 
 /// Builds the glTF document and buffer of a character.
 pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGltf, GltfError> {
-    if spec.bones.len() > MAX_JOINTS {
-        return Err(GltfError::TooManyJoints(spec.bones.len()));
-    }
-    let order = bone_order(&spec.bones)?;
-    let rotations = spec
-        .bones
-        .iter()
-        .enumerate()
-        .map(|(i, b)| rotation_of(i, b))
-        .collect::<Result<Vec<_>, _>>()?;
-    if !spec.skeleton_position.is_finite() {
-        return Err(GltfError::NonFinite {
-            what: "the skeleton position".into(),
-        });
-    }
+    let (order, rotations) = checked_bones(spec)?;
     let mut building = Building {
         root: Root::default(),
         buffer: BufferBuilder::with_capacity(estimated_bytes(spec)),
@@ -184,55 +170,18 @@ pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGl
         .iter()
         .map(|t| building.names.claim(&t.name))
         .collect();
-    let mut materials = Materials::new(&spec.textures, texture_names);
+    let mut context = MeshContext {
+        spec,
+        skeleton: skeleton.as_ref(),
+        materials: Materials::new(&spec.textures, texture_names),
+        options,
+    };
     let mut meshes = Vec::new();
-    if let Some(body) = &spec.mesh {
-        let names = MeshNames {
-            node: format!("{}Body", spec.name),
-            mesh: format!("{}BodyMesh", spec.name),
-            shape_prefix: None,
-        };
-        let (node, written) = building.push_mesh(
-            spec,
-            body,
-            spec.influences.as_ref(),
-            &names,
-            skeleton.as_ref(),
-            &mut materials,
-            options,
-            (None, None),
-        )?;
-        scene_nodes.push(node);
-        meshes.push(written);
-    } else if spec.influences.is_some() {
-        return Err(GltfError::BadMesh {
-            mesh: spec.name.clone(),
-            problem: "a skin needs a mesh".into(),
-        });
-    }
-    for attachment in &spec.attachments {
-        let names = MeshNames {
-            node: attachment.name.clone(),
-            mesh: format!("{}Mesh", attachment.name),
-            shape_prefix: Some(attachment.name.as_str()),
-        };
-        let (node, written) = building.push_mesh(
-            spec,
-            &attachment.mesh,
-            attachment.influences.as_ref(),
-            &names,
-            skeleton.as_ref(),
-            &mut materials,
-            options,
-            (
-                attachment.node_extras.as_deref(),
-                attachment.mesh_extras.as_ref(),
-            ),
-        )?;
+    for job in mesh_jobs(spec)? {
+        let (node, written) = building.push_mesh(&job, &mut context)?;
         scene_nodes.push(node);
         meshes.push(written);
     }
-    let folded_textures = materials.folded;
     building.root.scenes.push(Scene {
         extensions: None,
         extras: Default::default(),
@@ -244,12 +193,88 @@ pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGl
         root: building.root,
         buffer: building.buffer.into_bytes(),
         meshes,
-        folded_textures,
+        folded_textures: context.materials.folded,
     };
     // Declared here so the document is whole; the container decides where it lives.
     let length = built.buffer.len();
     crate::container::declare_buffer(&mut built, length, None);
     Ok(built)
+}
+
+/// The bones' depth-first order and rest rotations, every bone checked, and the skeleton's
+/// position finite.
+fn checked_bones(spec: &CharacterSpec) -> Result<(Vec<usize>, Vec<DQuat>), GltfError> {
+    if spec.bones.len() > MAX_JOINTS {
+        return Err(GltfError::TooManyJoints(spec.bones.len()));
+    }
+    let order = bone_order(&spec.bones)?;
+    let rotations = spec
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| rotation_of(i, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !spec.skeleton_position.is_finite() {
+        return Err(GltfError::NonFinite {
+            what: "the skeleton position".into(),
+        });
+    }
+    Ok((order, rotations))
+}
+
+/// One mesh to write: the body's or an attachment's, with its skin, names and extras.
+struct MeshJob<'s> {
+    mesh: &'s MeshSpec,
+    influences: Option<&'s Influences>,
+    names: MeshNames<'s>,
+    node_extras: Option<&'s Value>,
+    mesh_extras: Option<&'s Value>,
+}
+
+/// The body (when there is one), then each attachment in drawing order.
+fn mesh_jobs(spec: &CharacterSpec) -> Result<Vec<MeshJob<'_>>, GltfError> {
+    let mut jobs = Vec::with_capacity(spec.attachments.len() + 1);
+    match &spec.mesh {
+        Some(body) => jobs.push(MeshJob {
+            mesh: body,
+            influences: spec.influences.as_ref(),
+            names: MeshNames {
+                node: format!("{}Body", spec.name),
+                mesh: format!("{}BodyMesh", spec.name),
+                shape_prefix: None,
+            },
+            node_extras: None,
+            mesh_extras: None,
+        }),
+        None if spec.influences.is_some() => {
+            return Err(GltfError::BadMesh {
+                mesh: spec.name.clone(),
+                problem: "a skin needs a mesh".into(),
+            });
+        }
+        None => {}
+    }
+    jobs.extend(spec.attachments.iter().map(|attachment| MeshJob {
+        mesh: &attachment.mesh,
+        influences: attachment.influences.as_ref(),
+        names: MeshNames {
+            node: attachment.name.clone(),
+            mesh: format!("{}Mesh", attachment.name),
+            shape_prefix: Some(attachment.name.as_str()),
+        },
+        node_extras: attachment.node_extras.as_deref(),
+        mesh_extras: attachment.mesh_extras.as_ref(),
+    }));
+    Ok(jobs)
+}
+
+/// What every mesh of a document shares: the spec, the skeleton as written, the materials
+/// written so far, the options.
+struct MeshContext<'s> {
+    spec: &'s CharacterSpec,
+    skeleton: Option<&'s Skeleton>,
+    materials: Materials<'s>,
+    options: &'s GltfOptions,
 }
 
 /// A close estimate of the buffer's size (positions, normals, texture coordinates, a set of
@@ -275,6 +300,9 @@ fn estimated_bytes(spec: &CharacterSpec) -> usize {
         .sum::<usize>()
         + spec.bones.len() * 64
 }
+
+/// The vertex attributes of a primitive, by semantic.
+type Attributes = BTreeMap<Checked<Semantic>, Index<Accessor>>;
 
 /// The names a mesh's node and mesh ask for, and the prefix G4MF gives its shapes' names.
 struct MeshNames<'a> {
@@ -337,30 +365,9 @@ impl Building {
         });
         let mut inverse_binds = Vec::with_capacity(order.len() * 16);
         for &b in order {
-            let bone = &spec.bones[b];
-            let name = self.names.claim(&bone.name);
-            let (local_position, local_rotation) = match bone.parent {
-                None => (bone.head, rotations[b]),
-                Some(p) => {
-                    let inverse = rotations[p].inverse();
-                    (
-                        inverse * (bone.head - spec.bones[p].head),
-                        (inverse * rotations[b]).normalize(),
-                    )
-                }
-            };
-            let world = DMat4::from_rotation_translation(rotations[b], bone.head + translation);
+            let children = std::mem::take(&mut children_of[b]);
+            let world = self.push_bone(spec, b, rotations, children)?;
             inverse_binds.extend(world.inverse().to_cols_array().map(|c| c as f32));
-            self.root.nodes.push(Node {
-                name: Some(name),
-                children: Some(std::mem::take(&mut children_of[b])).filter(|c| !c.is_empty()),
-                translation: Some(local_position.as_vec3().to_array()),
-                rotation: Some(UnitQuaternion(
-                    local_rotation.as_quat().normalize().to_array(),
-                )),
-                extras: raw(Some(&bone_extras(bone)))?,
-                ..empty_node()
-            });
         }
         let root_joint = order
             .iter()
@@ -374,6 +381,43 @@ impl Building {
             inverse_binds,
             skin: std::cell::Cell::new(None),
         })
+    }
+
+    /// Bone `b`'s node, its transform relative to its parent bone (roots: to the skeleton);
+    /// returns its world rest matrix (the skeleton's position included).
+    fn push_bone(
+        &mut self,
+        spec: &CharacterSpec,
+        b: usize,
+        rotations: &[DQuat],
+        children: Vec<Index<Node>>,
+    ) -> Result<DMat4, GltfError> {
+        let bone = &spec.bones[b];
+        let name = self.names.claim(&bone.name);
+        let (local_position, local_rotation) = match bone.parent {
+            None => (bone.head, rotations[b]),
+            Some(p) => {
+                let inverse = rotations[p].inverse();
+                (
+                    inverse * (bone.head - spec.bones[p].head),
+                    (inverse * rotations[b]).normalize(),
+                )
+            }
+        };
+        self.root.nodes.push(Node {
+            name: Some(name),
+            children: Some(children).filter(|c| !c.is_empty()),
+            translation: Some(local_position.as_vec3().to_array()),
+            rotation: Some(UnitQuaternion(
+                local_rotation.as_quat().normalize().to_array(),
+            )),
+            extras: raw(Some(&bone_extras(bone)))?,
+            ..empty_node()
+        });
+        Ok(DMat4::from_rotation_translation(
+            rotations[b],
+            bone.head + spec.skeleton_position,
+        ))
     }
 
     /// The one skin of the file, written when the first skinned mesh needs it.
@@ -402,55 +446,129 @@ impl Building {
 
     /// A mesh (a primitive per surface over shared attributes and morph targets) and its node
     /// at the scene's root, skinned when it has influences.
-    #[allow(clippy::too_many_arguments)]
     fn push_mesh(
         &mut self,
-        spec: &CharacterSpec,
-        mesh: &MeshSpec,
-        influences: Option<&Influences>,
-        names: &MeshNames<'_>,
-        skeleton: Option<&Skeleton>,
-        materials: &mut Materials<'_>,
-        options: &GltfOptions,
-        (node_extras, mesh_extras): (Option<&Value>, Option<&Value>),
+        job: &MeshJob<'_>,
+        context: &mut MeshContext<'_>,
     ) -> Result<(Index<Node>, WrittenMesh), GltfError> {
-        let node_name = self.names.claim(&names.node);
-        let mesh_name = self.names.claim(&names.mesh);
-        let split = split(&mesh.surfaces);
-        check_faces(mesh, &split, &mesh_name)?;
+        let node_name = self.names.claim(&job.names.node);
+        let mesh_name = self.names.claim(&job.names.mesh);
+        let split = split(&job.mesh.surfaces);
+        check_faces(job.mesh, &split, &mesh_name)?;
         let mut written = WrittenMesh {
             vertices: split.len(),
             ..WrittenMesh::default()
         };
-        let world = spec.skeleton_position;
-        let positions = float32_positions(mesh, &split, world, &mesh_name)?;
-        let normals = float32_normals(mesh, &split, &mesh_name)?;
-        let mut attributes = BTreeMap::new();
-        let position_accessor = self.buffer.accessor(
-            &mut self.root,
-            &Encoded::f32(&positions, Type::Vec3, true),
-            Some(Target::ArrayBuffer),
+        let (mut attributes, has_normals) =
+            self.vertex_attributes(job.mesh, &split, context, &mesh_name, &mut written)?;
+        let skin = self.skin_of(
+            job,
+            &split,
+            context,
+            &mesh_name,
+            &mut attributes,
+            &mut written,
         )?;
-        attributes.insert(Checked::Valid(Semantic::Positions), position_accessor);
+        let targets = self.morph_targets(job.mesh, &split, has_normals)?;
+        let primitives = self.primitives(job.mesh, &split, &attributes, &targets, context)?;
+        if primitives.is_empty() {
+            return Err(GltfError::BadMesh {
+                mesh: mesh_name,
+                problem: "a mesh needs at least one triangle".into(),
+            });
+        }
+        let mesh_index = self.push_mesh_of(job, mesh_name, primitives)?;
+        let node = index_of(self.root.nodes.len(), "nodes")?;
+        self.root.nodes.push(Node {
+            name: Some(node_name),
+            mesh: Some(mesh_index),
+            skin,
+            extras: raw(job.node_extras)?,
+            ..empty_node()
+        });
+        Ok((node, written))
+    }
+
+    /// The mesh's skin when it has influences: its `JOINTS_n`/`WEIGHTS_n` sets added to the
+    /// attributes, what was written counted, and the file's one skin.
+    fn skin_of(
+        &mut self,
+        job: &MeshJob<'_>,
+        split: &Arc<Split>,
+        context: &MeshContext<'_>,
+        mesh_name: &str,
+        attributes: &mut Attributes,
+        written: &mut WrittenMesh,
+    ) -> Result<Option<Index<Skin>>, GltfError> {
+        let Some(influences) = job.influences else {
+            return Ok(None);
+        };
+        let Some(skeleton) = context.skeleton else {
+            return Err(GltfError::BadInfluence {
+                mesh: mesh_name.to_owned(),
+                index: 0,
+                problem: "a skin needs bones".into(),
+            });
+        };
+        let sets = skin_sets(
+            influences,
+            split,
+            &skeleton.joint_of_bone,
+            skeleton.root_joint,
+            context.options.max_influences.max(1),
+            job.mesh.positions.len(),
+            mesh_name,
+        )?;
+        self.push_skin_sets(&sets, attributes)?;
+        written.influence_sets = sets.sets.len();
+        written.given_to_root = sets.unweighted;
+        written.influences_dropped = sets.dropped;
+        written.max_influences = sets.max_kept;
+        Ok(Some(self.skin(skeleton, context.spec)?))
+    }
+
+    /// The attributes every primitive of a mesh shares: positions (in the scene's space),
+    /// normals, texture coordinates, and tangents when a material has a normal map; and
+    /// whether the mesh has normals.
+    fn vertex_attributes(
+        &mut self,
+        mesh: &MeshSpec,
+        split: &Split,
+        context: &MeshContext<'_>,
+        mesh_name: &str,
+        written: &mut WrittenMesh,
+    ) -> Result<(Attributes, bool), GltfError> {
+        let world = context.spec.skeleton_position;
+        let positions = float32_positions(mesh, split, world, mesh_name)?;
+        let normals = float32_normals(mesh, split, mesh_name)?;
+        let mut attributes = BTreeMap::new();
+        let mut add = |this: &mut Self, semantic, encoded: &Encoded| -> Result<(), GltfError> {
+            let accessor =
+                this.buffer
+                    .accessor(&mut this.root, encoded, Some(Target::ArrayBuffer))?;
+            attributes.insert(Checked::Valid(semantic), accessor);
+            Ok(())
+        };
+        add(
+            self,
+            Semantic::Positions,
+            &Encoded::f32(&positions, Type::Vec3, true),
+        )?;
         if let Some(normals) = &normals {
-            let accessor = self.buffer.accessor(
-                &mut self.root,
+            add(
+                self,
+                Semantic::Normals,
                 &Encoded::f32(normals, Type::Vec3, false),
-                Some(Target::ArrayBuffer),
             )?;
-            attributes.insert(Checked::Valid(Semantic::Normals), accessor);
         }
         let texcoords = split.texcoords(&mesh.texcoords);
         if let Some(texcoords) = &texcoords {
-            let accessor =
-                self.buffer
-                    .accessor(&mut self.root, texcoords, Some(Target::ArrayBuffer))?;
-            attributes.insert(Checked::Valid(Semantic::TexCoords(0)), accessor);
+            add(self, Semantic::TexCoords(0), texcoords)?;
         }
         let needs_tangents = mesh.surfaces.specs().iter().any(|s| {
             s.material
                 .as_deref()
-                .is_some_and(|m| materials.has_normal_map(&mesh.materials, m))
+                .is_some_and(|m| context.materials.has_normal_map(&mesh.materials, m))
         });
         if let (true, Some(normals), Some(texcoords)) = (needs_tangents, &normals, &texcoords) {
             let uv: Vec<f32> = texcoords
@@ -458,49 +576,33 @@ impl Building {
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
-            let (tangents, conflicts) = crate::tangents::tangents(&split, &positions, normals, &uv);
+            let (tangents, conflicts) = crate::tangents::tangents(split, &positions, normals, &uv);
             written.tangent_conflicts = conflicts;
-            let accessor = self.buffer.accessor(
-                &mut self.root,
+            add(
+                self,
+                Semantic::Tangents,
                 &Encoded::f32(&tangents, Type::Vec4, false),
-                Some(Target::ArrayBuffer),
             )?;
-            attributes.insert(Checked::Valid(Semantic::Tangents), accessor);
         }
-        let skin = match (influences, skeleton) {
-            (Some(influences), Some(skeleton)) => {
-                let sets = skin_sets(
-                    influences,
-                    &split,
-                    &skeleton.joint_of_bone,
-                    skeleton.root_joint,
-                    options.max_influences.max(1),
-                    mesh.positions.len(),
-                    &mesh_name,
-                )?;
-                self.push_skin_sets(&sets, &mut attributes)?;
-                written.influence_sets = sets.sets.len();
-                written.given_to_root = sets.unweighted;
-                written.influences_dropped = sets.dropped;
-                written.max_influences = sets.max_kept;
-                Some(self.skin(skeleton, spec)?)
-            }
-            (Some(_), None) => {
-                return Err(GltfError::BadInfluence {
-                    mesh: mesh_name,
-                    index: 0,
-                    problem: "a skin needs bones".into(),
-                });
-            }
-            _ => None,
-        };
-        let targets = self.morph_targets(mesh, &split, normals.is_some())?;
+        Ok((attributes, normals.is_some()))
+    }
+
+    /// A primitive per surface with triangles (materials written on first use), all over the
+    /// same attributes and morph targets.
+    fn primitives(
+        &mut self,
+        mesh: &MeshSpec,
+        split: &Split,
+        attributes: &Attributes,
+        targets: &[MorphTarget],
+        context: &mut MeshContext<'_>,
+    ) -> Result<Vec<Primitive>, GltfError> {
         let mut primitives = Vec::with_capacity(split.triangles.len());
         for (surface, encoded) in mesh.surfaces.specs().iter().zip(&split.indices) {
             // Claimed in G4MF's order: the material on its first use, then the surface.
             let material = match &surface.material {
                 None => None,
-                Some(name) => Some(materials.material(
+                Some(name) => Some(context.materials.material(
                     &mut self.root,
                     &mut self.buffer,
                     &mut self.names,
@@ -522,53 +624,54 @@ impl Building {
                 indices: Some(indices),
                 material,
                 mode: Checked::Valid(Mode::Triangles),
-                targets: (!targets.is_empty()).then(|| targets.clone()),
+                targets: (!targets.is_empty()).then(|| targets.to_vec()),
             });
         }
-        if primitives.is_empty() {
-            return Err(GltfError::BadMesh {
-                mesh: mesh_name,
-                problem: "a mesh needs at least one triangle".into(),
-            });
-        }
-        // The names G4MF gives the shapes are claimed too (glTF's target names are the plain
-        // ones, unique within the mesh), so later names come out as in G4MF.
-        for shape in &mesh.blend_shapes {
-            match names.shape_prefix {
+        Ok(primitives)
+    }
+
+    /// The mesh of `primitives`, with its morph targets' names and default weights; the
+    /// names G4MF gives the shapes claimed too (glTF's target names are the plain ones, unique
+    /// within the mesh), so later names come out as in G4MF.
+    fn push_mesh_of(
+        &mut self,
+        job: &MeshJob<'_>,
+        mesh_name: String,
+        primitives: Vec<Primitive>,
+    ) -> Result<Index<Mesh>, GltfError> {
+        for shape in &job.mesh.blend_shapes {
+            match job.names.shape_prefix {
                 None => self.names.claim(&shape.name),
                 Some(prefix) => self.names.claim(&format!("{prefix}_{}", shape.name)),
             };
         }
-        let amounts: Vec<f32> = mesh.blend_shapes.iter().map(|s| s.amount as f32).collect();
+        let amounts: Vec<f32> = job
+            .mesh
+            .blend_shapes
+            .iter()
+            .map(|s| s.amount as f32)
+            .collect();
         if amounts.iter().any(|a| !a.is_finite()) {
             return Err(GltfError::NonFinite {
                 what: format!("{mesh_name}'s blend shape amounts"),
             });
         }
-        let mesh_index = index_of(self.root.meshes.len(), "meshes")?;
+        let index = index_of(self.root.meshes.len(), "meshes")?;
         self.root.meshes.push(Mesh {
             extensions: None,
-            extras: raw(Some(&mesh_extras_with_names(mesh, mesh_extras)))?,
+            extras: raw(Some(&mesh_extras_with_names(job.mesh, job.mesh_extras)))?,
             name: Some(mesh_name),
             primitives,
             weights: amounts.iter().any(|&a| a != 0.0).then_some(amounts),
         });
-        let node = index_of(self.root.nodes.len(), "nodes")?;
-        self.root.nodes.push(Node {
-            name: Some(node_name),
-            mesh: Some(mesh_index),
-            skin,
-            extras: raw(node_extras)?,
-            ..empty_node()
-        });
-        Ok((node, written))
+        Ok(index)
     }
 
     /// Each set's `JOINTS_n` and `WEIGHTS_n` accessors, added to the attributes.
     fn push_skin_sets(
         &mut self,
         sets: &SkinSets,
-        attributes: &mut BTreeMap<Checked<Semantic>, Index<Accessor>>,
+        attributes: &mut Attributes,
     ) -> Result<(), GltfError> {
         for (n, (joints, weights)) in sets.sets.iter().enumerate() {
             let n = n as u32;

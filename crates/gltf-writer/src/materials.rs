@@ -110,50 +110,27 @@ impl<'s> Materials<'s> {
             match self.texture(root, buffer, t)? {
                 Some(index) => pbr.base_color_texture = Some(info(index)),
                 None => {
-                    let placeholder = &self.textures[t].placeholder;
-                    for (c, p) in placeholder.iter().take(4).enumerate() {
+                    for (c, p) in self.textures[t].placeholder.iter().take(4).enumerate() {
                         factor[c] *= p;
                     }
                 }
             }
         }
         if let Some(t) = spec.orm_texture {
-            match self.texture(root, buffer, t)? {
-                Some(index) => {
-                    pbr.metallic_factor = StrengthFactor(1.0);
-                    pbr.metallic_roughness_texture = Some(info(index));
-                    material.occlusion_texture = Some(OcclusionTexture {
-                        index,
-                        strength: StrengthFactor(1.0),
-                        tex_coord: 0,
-                        extensions: None,
-                        extras: Default::default(),
-                    });
-                }
-                None => {
-                    let p = &self.textures[t].placeholder;
-                    if let [_, roughness, metallic, ..] = p[..] {
-                        pbr.roughness_factor = StrengthFactor(roughness.clamp(0.0, 1.0) as f32);
-                        pbr.metallic_factor = StrengthFactor(metallic.clamp(0.0, 1.0) as f32);
-                    }
-                }
-            }
+            self.orm(root, buffer, t, &mut pbr, &mut material)?;
         }
         if let Some(t) = spec.normal_texture {
-            if let Some(index) = self.texture(root, buffer, t)? {
-                material.normal_texture = Some(NormalTexture {
-                    index,
-                    scale: 1.0,
-                    tex_coord: 0,
-                    extensions: None,
-                    extras: Default::default(),
-                });
-            }
+            material.normal_texture = self.texture(root, buffer, t)?.map(|index| NormalTexture {
+                index,
+                scale: 1.0,
+                tex_coord: 0,
+                extensions: None,
+                extras: Default::default(),
+            });
         }
         pbr.base_color_factor = PbrBaseColorFactor(factor.map(|c| c.clamp(0.0, 1.0) as f32));
         material.pbr_metallic_roughness = pbr;
-        let hints = spec.render;
-        let (mode, cutoff) = match hints {
+        let (mode, cutoff) = match spec.render {
             Some(h) if h.alpha_to_coverage => (AlphaMode::Mask, Some(ALPHA_CUTOFF)),
             Some(h) if h.transparent => (AlphaMode::Blend, None),
             _ if factor[3] < 1.0 => (AlphaMode::Blend, None),
@@ -161,9 +138,42 @@ impl<'s> Materials<'s> {
         };
         material.alpha_mode = Checked::Valid(mode);
         material.alpha_cutoff = cutoff.map(AlphaCutoff);
-        material.double_sided = hints.is_some_and(|h| !h.backface_cull);
+        material.double_sided = spec.render.is_some_and(|h| !h.backface_cull);
         material.extras = raw(spec.extras.as_ref())?;
         Ok(material)
+    }
+
+    /// The packed occlusion-roughness-metallic texture `t`: the metallic-roughness and the
+    /// occlusion texture at full strength, or, without its image, its roughness and metallic
+    /// placeholder values as the factors.
+    fn orm(
+        &mut self,
+        root: &mut Root,
+        buffer: &mut BufferBuilder,
+        t: usize,
+        pbr: &mut PbrMetallicRoughness,
+        material: &mut Material,
+    ) -> Result<(), GltfError> {
+        match self.texture(root, buffer, t)? {
+            Some(index) => {
+                pbr.metallic_factor = StrengthFactor(1.0);
+                pbr.metallic_roughness_texture = Some(info(index));
+                material.occlusion_texture = Some(OcclusionTexture {
+                    index,
+                    strength: StrengthFactor(1.0),
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+            }
+            None => {
+                if let [_, roughness, metallic, ..] = self.textures[t].placeholder[..] {
+                    pbr.roughness_factor = StrengthFactor(roughness.clamp(0.0, 1.0) as f32);
+                    pbr.metallic_factor = StrengthFactor(metallic.clamp(0.0, 1.0) as f32);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The glTF texture of spec texture `t`, written on first use; `None` when it has no image
@@ -196,40 +206,43 @@ impl<'s> Materials<'s> {
             }
             Some(image) => {
                 let name = self.texture_names[t].clone();
-                let source = index_of(root.images.len(), "images")?;
-                let image = match image {
-                    ImageSpec::Embedded { bytes, mime } => image::Image {
-                        buffer_view: Some(buffer.view(root, bytes, None)?),
-                        mime_type: Some(image::MimeType(mime.clone())),
-                        name: Some(name.clone()),
-                        uri: None,
-                        extensions: None,
-                        extras: Default::default(),
-                    },
-                    ImageSpec::Uri { uri, mime } => image::Image {
-                        buffer_view: None,
-                        mime_type: Some(image::MimeType(mime.clone())),
-                        name: Some(name.clone()),
-                        uri: Some(uri.clone()),
-                        extensions: None,
-                        extras: Default::default(),
-                    },
-                };
-                root.images.push(image);
-                let index = index_of(root.textures.len(), "textures")?;
-                root.textures.push(texture::Texture {
-                    name: Some(name),
-                    sampler: None,
-                    source,
-                    extensions: None,
-                    extras: Default::default(),
-                });
-                Some(index)
+                Some(push_texture(root, buffer, image, name)?)
             }
         };
         self.written_textures[t] = Some(written);
         Ok(written)
     }
+}
+
+/// An image (in a buffer view, or by URI) and a texture of it named `name`.
+fn push_texture(
+    root: &mut Root,
+    buffer: &mut BufferBuilder,
+    image: &ImageSpec,
+    name: String,
+) -> Result<Index<texture::Texture>, GltfError> {
+    let source = index_of(root.images.len(), "images")?;
+    let (buffer_view, uri, mime) = match image {
+        ImageSpec::Embedded { bytes, mime } => (Some(buffer.view(root, bytes, None)?), None, mime),
+        ImageSpec::Uri { uri, mime } => (None, Some(uri.clone()), mime),
+    };
+    root.images.push(image::Image {
+        buffer_view,
+        mime_type: Some(image::MimeType(mime.clone())),
+        name: Some(name.clone()),
+        uri,
+        extensions: None,
+        extras: Default::default(),
+    });
+    let index = index_of(root.textures.len(), "textures")?;
+    root.textures.push(texture::Texture {
+        name: Some(name),
+        sampler: None,
+        source,
+        extensions: None,
+        extras: Default::default(),
+    });
+    Ok(index)
 }
 
 /// A texture reference on the first texture coordinates.

@@ -98,13 +98,30 @@ fn make(
         .max()
         .unwrap_or(0)
         .max(1);
-    let set_count = max_kept.div_ceil(4);
+    let (sets, unweighted) = encoded_sets(split, layout, max_kept.div_ceil(4), row);
+    Ok(SkinSets {
+        sets,
+        unweighted,
+        dropped,
+        max_kept,
+    })
+}
+
+/// `set_count` sets of `JOINTS_n` and `WEIGHTS_n` over the glTF vertices, each vertex's from
+/// its source vertex's `row` (the root joint with weight 1 for an empty row); and how many
+/// source vertices had an empty row.
+fn encoded_sets<'r>(
+    split: &Split,
+    layout: &Layout,
+    set_count: usize,
+    row: impl Fn(usize) -> &'r [(u32, f64)],
+) -> (Vec<(Encoded, Encoded)>, usize) {
     let max_joint = layout.joint_of_bone.iter().copied().max().unwrap_or(0);
     let component = uint_component(max_joint.max(layout.root_joint));
     let mut joints = vec![Vec::with_capacity(split.len() * 4); set_count];
     let mut weights = vec![Vec::with_capacity(split.len() * 4); set_count];
     let mut unweighted = 0;
-    let mut counted = vec![false; used_sources];
+    let mut counted = vec![false; split.max_vertex.map_or(0, |m| m as usize + 1)];
     for &source in &split.source {
         let pairs = row(source as usize);
         let first_copy = !std::mem::replace(&mut counted[source as usize], true);
@@ -135,12 +152,7 @@ fn make(
             )
         })
         .collect();
-    Ok(SkinSets {
-        sets,
-        unweighted,
-        dropped,
-        max_kept,
-    })
+    (sets, unweighted)
 }
 
 /// Every influence's vertex and bone in range and weight a finite non-negative number.

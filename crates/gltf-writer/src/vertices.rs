@@ -4,7 +4,7 @@
 //! glTF vertex, its source vertex and texture coordinate, and for each surface its triangles.
 
 use crate::buffer::{Encoded, index_component};
-use character_spec::{SurfaceSpec, Surfaces};
+use character_spec::{FaceSpec, SurfaceSpec, Surfaces};
 use gltf_json::accessor::Type;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -104,9 +104,11 @@ fn split_surfaces(surfaces: &[SurfaceSpec]) -> Split {
         .flat_map(|s| &s.faces)
         .map(|f| f.vertices.len())
         .sum();
-    let mut index: HashMap<(u32, Option<u32>), u32> = HashMap::with_capacity(corners / 3);
-    let mut source = Vec::new();
-    let mut texcoord = Vec::new();
+    let mut splitting = Splitting {
+        index: HashMap::with_capacity(corners / 3),
+        source: Vec::new(),
+        texcoord: Vec::new(),
+    };
     let mut triangles = Vec::with_capacity(surfaces.len());
     let (mut max_vertex, mut max_texcoord) = (None::<u32>, None::<u32>);
     let mut well_formed = true;
@@ -125,46 +127,19 @@ fn split_surfaces(surfaces: &[SurfaceSpec]) -> Split {
                 well_formed = false;
                 continue;
             }
-            let mut vertex_of = |c: usize| {
-                let key = (face.vertices[c], face.texcoords.as_ref().map(|uv| uv[c]));
-                *index.entry(key).or_insert_with(|| {
-                    source.push(key.0);
-                    texcoord.push(key.1);
-                    (source.len() - 1) as u32
-                })
-            };
-            let r = start_away_from(&face.vertices, previous_start);
-            previous_start = Some(face.vertices[r]);
-            let first = vertex_of(r);
-            for k in 1..n - 1 {
-                list.push(first);
-                list.push(vertex_of((r + k) % n));
-                list.push(vertex_of((r + k + 1) % n));
-            }
+            previous_start = Some(splitting.fan(face, previous_start, &mut list));
         }
         triangles.push(list);
     }
-    let vertex_count = source.len();
-    let component = index_component(vertex_count.saturating_sub(1) as u32);
+    let Splitting {
+        source, texcoord, ..
+    } = splitting;
+    let component = index_component(source.len().saturating_sub(1) as u32);
     let indices = triangles
         .iter()
         .map(|t| Encoded::uint(t, component, Type::Scalar))
         .collect();
-    // Copies of each source vertex, in glTF vertex order (counting sort).
-    let sources = max_vertex.map_or(0, |m| m as usize + 1);
-    let mut copy_offsets = vec![0u32; sources + 1];
-    for &s in &source {
-        copy_offsets[s as usize + 1] += 1;
-    }
-    for i in 0..sources {
-        copy_offsets[i + 1] += copy_offsets[i];
-    }
-    let mut next = copy_offsets.clone();
-    let mut copies = vec![0u32; vertex_count];
-    for (g, &s) in source.iter().enumerate() {
-        copies[next[s as usize] as usize] = g as u32;
-        next[s as usize] += 1;
-    }
+    let (copy_offsets, copies) = copies_by_source(&source, max_vertex);
     Split {
         source,
         texcoord,
@@ -180,10 +155,62 @@ fn split_surfaces(surfaces: &[SurfaceSpec]) -> Split {
     }
 }
 
+/// The glTF vertices found so far, by (source vertex, texture coordinate).
+struct Splitting {
+    index: HashMap<(u32, Option<u32>), u32>,
+    source: Vec<u32>,
+    texcoord: Vec<Option<u32>>,
+}
+
+impl Splitting {
+    /// The glTF vertex of `face`'s corner `c`, made on first use.
+    fn vertex_of(&mut self, face: &FaceSpec, c: usize) -> u32 {
+        let key = (face.vertices[c], face.texcoords.as_ref().map(|uv| uv[c]));
+        *self.index.entry(key).or_insert_with(|| {
+            self.source.push(key.0);
+            self.texcoord.push(key.1);
+            (self.source.len() - 1) as u32
+        })
+    }
+
+    /// `face` (well formed) as a fan of triangles appended to `list`, starting away from
+    /// `previous_start`; returns the source vertex it started on.
+    fn fan(&mut self, face: &FaceSpec, previous_start: Option<u32>, list: &mut Vec<u32>) -> u32 {
+        let n = face.vertices.len();
+        let r = start_away_from(&face.vertices, previous_start);
+        let first = self.vertex_of(face, r);
+        for k in 1..n - 1 {
+            list.push(first);
+            list.push(self.vertex_of(face, (r + k) % n));
+            list.push(self.vertex_of(face, (r + k + 1) % n));
+        }
+        face.vertices[r]
+    }
+}
+
+/// The glTF vertices of each source vertex up to `max_vertex`, in glTF vertex order, as
+/// compressed rows (a counting sort of `source`).
+fn copies_by_source(source: &[u32], max_vertex: Option<u32>) -> (Vec<u32>, Vec<u32>) {
+    let sources = max_vertex.map_or(0, |m| m as usize + 1);
+    let mut offsets = vec![0u32; sources + 1];
+    for &s in source {
+        offsets[s as usize + 1] += 1;
+    }
+    for i in 0..sources {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut next = offsets.clone();
+    let mut copies = vec![0u32; source.len()];
+    for (g, &s) in source.iter().enumerate() {
+        copies[next[s as usize] as usize] = g as u32;
+        next[s as usize] += 1;
+    }
+    (offsets, copies)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use character_spec::FaceSpec;
 
     fn face(vertices: &[u32], texcoords: Option<&[u32]>) -> FaceSpec {
         FaceSpec {

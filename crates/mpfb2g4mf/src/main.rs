@@ -421,24 +421,13 @@ fn output_path(text: &str) -> Result<PathBuf, String> {
 
 /// Refuses a glTF file given to a command that reads G4MF, saying what reads it.
 fn refuse_gltf(path: &Path, command: &str) -> Result<()> {
-    if !is_gltf_file(path) {
+    if !g4mf_reader::is_gltf_path(path) {
         return Ok(());
     }
     bail!(
         "{} is glTF 2.0, not G4MF: `{command}` reads .g4b and .g4tf files. Check a glTF file with the Khronos glTF-Validator, draw it with `mpfb2g4mf preview`, or load it in an engine (three.js, Blender, Godot)",
         path.display()
     )
-}
-
-/// A `.glb`/`.gltf` by its extension, or a file that starts with the GLB magic.
-fn is_gltf_file(path: &Path) -> bool {
-    if OutputFormat::of_path(path, false).is_some_and(OutputFormat::is_gltf) {
-        return true;
-    }
-    let mut magic = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok_and(|()| magic == gltf_writer::GLB_MAGIC)
 }
 
 fn main() -> ExitCode {
