@@ -267,8 +267,12 @@ fn finish(
         transforms::smooth_normals(character)
     };
     crate::timings::lap("normals");
-    let (character, influence_changes) =
-        transforms::limit_influences(character, options.max_influences, options.normalize);
+    let (character, influence_changes) = transforms::limit_influences(
+        character,
+        options.max_influences,
+        options.normalize,
+        &derived.transforms,
+    );
     let character = dress(character, parts, options, derived);
     crate::timings::lap("influences, materials");
     (character, influence_changes)

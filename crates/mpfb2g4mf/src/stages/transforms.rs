@@ -40,7 +40,12 @@ pub struct Derived {
     numberings: Selected<character::Numbering>,
     skins: Selected<character::Skin>,
     offsets: Cache<Both<Offsets, Selection>, Arc<Offsets>, SHAPES>,
+    /// A skin with its influences limited, and what changed, by the skin and the limits.
+    limited: Cache<(Id<character::Skin>, (Option<usize>, bool)), Limited>,
 }
+
+/// A limited skin and what limiting it changed.
+type Limited = (Arc<character::Skin>, character::InfluenceChanges);
 
 /// What a selection of polygons makes of a shared value.
 type Selected<T> = Cache<Both<T, Selection>, Arc<T>>;
@@ -178,23 +183,32 @@ fn select(mesh: &Mesh, helpers: Helpers, hidden: &Hidden, mask: bool) -> Option<
 
 /// Influence limits: with `max`, each vertex keeps its `max` strongest influences,
 /// renormalised; with `normalize`, every vertex's weights are rescaled to sum 1. `None` when
-/// neither was asked (nothing changes).
+/// neither was asked (nothing changes). A skin limited once is shared by every body with that
+/// skin (a population's, or a glTF batch's, whose default is four influences).
 pub fn limit_influences(
     mut character: Character,
     max: Option<usize>,
     normalize: bool,
+    derived: &Derived,
 ) -> (Character, Option<character::InfluenceChanges>) {
     if max.is_none() && !normalize {
         return (character, None);
     }
-    let mut changes = character
-        .skin
-        .as_mut()
-        .map(|skin| std::sync::Arc::make_mut(skin).limit_influences(max, normalize))
-        .unwrap_or_default();
+    let mut limit = |skin: &mut Arc<character::Skin>| {
+        let (limited, changes) = derived
+            .limited
+            .get_or((Id::of(skin), (max, normalize)), || {
+                let mut limited = character::Skin::clone(skin);
+                let changes = limited.limit_influences(max, normalize);
+                (Arc::new(limited), changes)
+            });
+        *skin = limited;
+        changes
+    };
+    let mut changes = character.skin.as_mut().map(&mut limit).unwrap_or_default();
     for attachment in &mut character.attachments {
         if let Some(skin) = &mut attachment.skin {
-            let more = std::sync::Arc::make_mut(skin).limit_influences(max, normalize);
+            let more = limit(skin);
             changes.vertices_changed += more.vertices_changed;
             changes.influences_dropped += more.influences_dropped;
             changes.largest_dropped = changes.largest_dropped.max(more.largest_dropped);
