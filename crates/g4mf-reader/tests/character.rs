@@ -818,3 +818,92 @@ fn instancing_cannot_ask_for_unbounded_memory() {
         Some("/nodes/13/meshInstance")
     );
 }
+
+/// A mesh instance's material and blend-amount overrides apply; unnamed bones, meshes and
+/// shapes get stable names; skin entries past the joints are left out (noted); group names
+/// that disagree between two skins of the skeleton are refused.
+#[test]
+fn instances_override_and_skins_agree_on_group_names() {
+    let tiny = TinyCharacter::new("Overrides")
+        .bone("root", DVec3::ZERO, 1.0)
+        .material("Red", Some([1.0, 0.0, 0.0, 1.0]))
+        .weights(&[(0, 0, 1.0), (1, 0, 1.0)])
+        .blend_shape("Up", 0.0, &[(2, DVec3::Y)]);
+    let overridden = |doc: &mut Document| {
+        // Root 0, skeleton 1, bone 2, body 3: a second instance of the body (node 4) drawn in
+        // Blue, its shape at 0.75, and no names on the bone, the new node or the shape.
+        doc.materials.push(g4mf_writer::model::Material {
+            name: Some("Blue".into()),
+            other: json!({"baseColor": {"factor": [0.0, 0.0, 1.0]}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        });
+        let mut second = doc.nodes[3].clone();
+        second.name = None;
+        let instance = second.mesh_instance.as_mut().unwrap();
+        instance.other.insert("materials".into(), json!([1]));
+        instance.other.insert("blendAmounts".into(), json!([0.75]));
+        doc.nodes.push(second);
+        doc.nodes[1].children.push(NodeIndex::new(4));
+        doc.nodes[2].name = None;
+        doc.meshes[0].blend.as_mut().unwrap().shapes[0].name = None;
+    };
+    let read = edited(&tiny.spec(), |doc, _| overridden(doc)).unwrap();
+    let spec = &read.spec;
+    assert_eq!(spec.bones[0].name, "Bone2");
+    let body = spec.mesh.as_ref().unwrap();
+    assert_eq!(body.materials[0].name, "Red");
+    assert_eq!(body.blend_shapes[0].name, "Shape0");
+    assert_eq!(body.blend_shapes[0].amount, 0.0);
+    let second = &spec.attachments[0];
+    assert_eq!(second.name, "Mesh4");
+    assert_eq!(
+        second.mesh.surfaces.specs()[0].material.as_deref(),
+        Some("Blue")
+    );
+    assert_eq!(
+        second.mesh.materials[0].base_color,
+        Some([0.0, 0.0, 1.0, 1.0])
+    );
+    assert_eq!(second.mesh.blend_shapes[0].amount, 0.75);
+    // Both instances share the mesh's skin on the (renamed) bone; the group name stays the
+    // bone's first name, which a note reports.
+    assert_eq!(second.influences, spec.influences);
+    assert!(
+        read.notes
+            .iter()
+            .any(|n| n.kind == NoteKind::GroupNamesDiffer)
+    );
+
+    // A skin entry on a group past the joints does nothing: left out, noted.
+    let read = edited(&tiny.spec(), |doc, buffer| {
+        let groups = buffer.add_uint(doc, &[0, 5], 1).unwrap();
+        doc.meshes[0].skin.as_mut().unwrap().groups = groups;
+    })
+    .unwrap();
+    assert_eq!(read.spec.influences.as_ref().unwrap().list().len(), 1);
+    assert!(
+        read.notes
+            .iter()
+            .any(|n| n.kind == NoteKind::GroupsBeyondJoints)
+    );
+
+    // A second skinned mesh naming group 0 otherwise: refused where it says so.
+    let error = edited(&tiny.spec(), |doc, _| {
+        let mut mesh = doc.meshes[0].clone();
+        mesh.skin.as_mut().unwrap().group_names = Some(vec!["Other".into()]);
+        doc.meshes.push(mesh);
+        let mut node = doc.nodes[3].clone();
+        node.name = Some("Twin".into());
+        node.mesh_instance.as_mut().unwrap().mesh = g4mf_writer::model::MeshIndex::new(1);
+        doc.nodes.push(node);
+        doc.nodes[1].children.push(NodeIndex::new(4));
+    })
+    .unwrap_err();
+    assert_eq!(
+        error.location.pointer.as_deref(),
+        Some("/meshes/1/skin/groupNames/0"),
+        "{error}"
+    );
+}

@@ -283,7 +283,7 @@ impl Skeleton {
         let (basis, y_scale) = rotation_along_y(world.basis);
         let change = (basis - world.basis).abs().to_cols_array();
         if change.iter().any(|&d| d > ROTATION_NOTE_TOLERANCE) {
-            notes.add(|| format!("/nodes/{i}/basis"), NoteKind::BoneNormalised);
+            notes.add(|| format!("/nodes/{i}"), NoteKind::BoneNormalised);
         }
         // Float rounding alone keeps the composed basis as it is (bit for bit our own).
         let (basis, y_scale) = if change.iter().all(|&d| d <= 1e-9) {
