@@ -8,6 +8,7 @@
 //! sizes beyond [`ReadOptions::max_buffer_bytes`] are refused.
 
 pub mod buffers;
+pub mod character;
 pub mod code;
 pub mod container;
 pub mod error;
@@ -16,6 +17,10 @@ pub mod references;
 pub use buffers::{
     BufferDescription, BufferIssue, BufferSources, DATA_URI_PREFIX, IssueCause, LoadedBuffer,
     decode_measured, load_buffer,
+};
+pub use character::{
+    CharacterError, CharacterErrorKind, CharacterNote, CharacterRead, NoteKind, SpecOptions,
+    character_spec,
 };
 pub use code::{Code, Severity};
 pub use container::{
