@@ -179,10 +179,16 @@ pub fn ensure_blender() -> Result<(), String> {
 
 /// Runs `script` (after [`BUILD`]) in headless Blender with `request`; returns its result.
 pub fn run_blender(work: &Path, script: &str, request: &Value) -> Result<Value, String> {
+    run_blender_script(work, &format!("{BUILD}\n{script}"), request)
+}
+
+/// Runs `script` as it is in headless Blender (`-- REQUEST RESULT` after it); returns the
+/// JSON it wrote to RESULT.
+pub fn run_blender_script(work: &Path, script: &str, request: &Value) -> Result<Value, String> {
     let script_path = work.join("script.py");
     let request_path = work.join("request.json");
     let result_path = work.join("result.json");
-    std::fs::write(&script_path, format!("{BUILD}\n{script}")).map_err(|e| e.to_string())?;
+    std::fs::write(&script_path, script).map_err(|e| e.to_string())?;
     std::fs::write(&request_path, request.to_string()).map_err(|e| e.to_string())?;
     let output = Command::new("blender")
         .args([

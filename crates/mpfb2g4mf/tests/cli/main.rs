@@ -7,6 +7,7 @@
 mod common;
 
 mod batch;
+mod blender_gltf;
 mod bodies;
 mod convert;
 mod demo;
