@@ -1,5 +1,6 @@
-//! The character as a glTF document: a skeleton node (the spec's skeleton position) with a
-//! node per bone (translation and rotation relative to its parent, G4MF's names), one skin
+//! The character as a glTF document: a skeleton node (at the origin; its root bones carry the
+//! spec's skeleton position) with a node per bone (translation and rotation relative to its
+//! parent, G4MF's names), one skin
 //! over every skinned mesh (all bones as joints, inverse bind matrices from the rest), and a
 //! node per mesh at the scene's root (glTF ignores a skinned mesh's parent transforms, and
 //! the validator warns about them), each mesh a primitive per surface sharing one set of
@@ -355,11 +356,12 @@ impl Building {
                 Some(p) => children_of[p].push(node_of_bone[b]),
             }
         }
-        let translation = spec.skeleton_position;
+        // The skeleton node stays at the origin and the root bones carry its position:
+        // Blender's importer takes inverse bind matrices as relative to the armature's root
+        // node, so a translated skeleton node would lift its rest pose off the skinned mesh.
         self.root.nodes.push(Node {
             name: Some(skeleton_name),
             children: (!roots.is_empty()).then_some(roots),
-            translation: (translation != DVec3::ZERO).then(|| translation.as_vec3().to_array()),
             extras: raw(spec.skeleton_extras.as_deref())?,
             ..empty_node()
         });
@@ -395,7 +397,7 @@ impl Building {
         let bone = &spec.bones[b];
         let name = self.names.claim(&bone.name);
         let (local_position, local_rotation) = match bone.parent {
-            None => (bone.head, rotations[b]),
+            None => (bone.head + spec.skeleton_position, rotations[b]),
             Some(p) => {
                 let inverse = rotations[p].inverse();
                 (
