@@ -39,6 +39,7 @@ pub mod options;
 pub mod setup;
 pub mod shape_names;
 pub mod summary;
+pub mod to_gltf;
 pub mod to_mpfb;
 
 pub use convert::convert;

@@ -36,6 +36,9 @@ enum Command {
     Inspect(InspectArgs),
     /// Write MPFB rig (and weights) files back from a G4MF file.
     ToMpfb(ToMpfbArgs),
+    /// Write any 3D G4MF character (skeleton, skin, blend shapes, materials, textures) as
+    /// glTF 2.0 (.glb or .gltf) for engines.
+    ToGltf(ToGltfArgs),
     /// Run many conversions from a manifest (JSON or TOML), in parallel.
     Batch(BatchArgs),
     /// Render a G4MF 3D mesh (any file, ours or not) to a PNG picture.
@@ -356,6 +359,42 @@ struct ToMpfbArgs {
 }
 
 #[derive(Args)]
+struct ToGltfArgs {
+    /// The G4MF file (.g4b or .g4tf).
+    input: PathBuf,
+    /// The glTF file: .glb (binary) or .gltf (text).
+    #[arg(short, long, value_parser = gltf_output_path)]
+    output: PathBuf,
+    /// With .gltf: write the buffer to a .bin file beside it instead of embedding it.
+    #[arg(long)]
+    external_bin: bool,
+    /// Pretty-print the JSON.
+    #[arg(long)]
+    pretty: bool,
+    /// Keep each vertex's N strongest influences, renormalised (four make the one set every
+    /// client reads; more write further JOINTS_n/WEIGHTS_n sets).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    max_influences: u16,
+    /// Check the document (every index in range, every required property) before writing.
+    #[arg(long)]
+    validate: bool,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// A glTF output path (a usage error otherwise, exit code 2).
+fn gltf_output_path(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    match OutputFormat::of_path(&path, false) {
+        Some(format) if format.is_gltf() => Ok(path),
+        _ => Err("the output must end in .glb or .gltf".into()),
+    }
+}
+
+#[derive(Args)]
 struct BatchArgs {
     /// The manifest (.json, or .toml).
     manifest: PathBuf,
@@ -447,6 +486,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => run_validate(args),
         Command::Inspect(args) => run_inspect(args),
         Command::ToMpfb(args) => run_to_mpfb(args),
+        Command::ToGltf(args) => run_to_gltf(args),
         Command::Batch(args) => run_batch(args),
         Command::Preview(args) => run_preview(args),
         Command::Data(DataCommand::Status(args)) => run_data_status(args),
@@ -663,6 +703,38 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
     );
     mpfb2g4mf::files::write_atomic(&args.output, &g4mf_preview::png_bytes(&image))
         .with_context(|| format!("cannot write {}", args.output.display()))?;
+    Ok(())
+}
+
+fn run_to_gltf(args: ToGltfArgs) -> Result<()> {
+    refuse_gltf(&args.input, "to-gltf")?;
+    let file = g4mf_reader::read_path(&args.input, &args.read.options())?;
+    let options = mpfb2g4mf::to_gltf::ToGltfOptions {
+        output: args.output.clone(),
+        external_bin: args.external_bin,
+        pretty: args.pretty,
+        max_influences: usize::from(args.max_influences),
+        validate: args.validate,
+    };
+    let summary = mpfb2g4mf::to_gltf::to_gltf(&args.input, &file, &options)?;
+    if !args.quiet {
+        eprintln!(
+            "mpfb2g4mf: wrote {} ({}) from {}",
+            summary.output.display(),
+            human_size(summary.bytes),
+            args.input.display()
+        );
+        eprintln!(
+            "  character {} bones, {} meshes, {} blend shapes",
+            summary.bones, summary.meshes, summary.blend_shapes
+        );
+        for external in &summary.external {
+            eprintln!("  buffer    {}", external.display());
+        }
+        for note in &summary.notes {
+            eprintln!("  note      {note}");
+        }
+    }
     Ok(())
 }
 

@@ -84,8 +84,9 @@ fn variant(output: &str, flags: &[&str], assets: bool) -> Variant {
     }
 }
 
-/// Every variant the issue names, converted by the CLI into `out`; the files written.
-fn convert_variants(data: &Path, assets: Option<&Path>, out: &Path) -> Vec<PathBuf> {
+/// Every variant the issue names, converted by the CLI into `out` as glTF, and as G4MF taken
+/// to glTF by `to-gltf`; the pairs of glTF files.
+fn convert_variants(data: &Path, assets: Option<&Path>, out: &Path) -> Vec<(PathBuf, PathBuf)> {
     let skin = textured_skin(out);
     let skin = skin.to_str().unwrap();
     let mut variants: Vec<Variant> = test_support::TEST_RIGS
@@ -171,24 +172,195 @@ fn convert_variants(data: &Path, assets: Option<&Path>, out: &Path) -> Vec<PathB
     ]);
     let mut written = Vec::new();
     for v in variants {
-        let mut command = bin();
-        command
-            .current_dir(test_support::workspace_root())
-            .arg("convert")
-            .args(&v.flags)
-            .arg("--mpfb-data")
-            .arg(data);
-        if v.assets {
-            match assets {
-                Some(assets) => command.arg("--assets").arg(assets),
-                None => continue,
-            };
+        if v.assets && assets.is_none() {
+            continue;
         }
-        let path = out.join(&v.output);
-        succeed(command.arg("--validate").arg("-o").arg(&path));
-        written.push(path);
+        // The job as glTF, and as G4MF taken to glTF by `to-gltf`; the G4MF file limited to as
+        // many influences as the glTF file (its default keeps them all: picking the strongest
+        // four of float32 weights could then order near-equal ones otherwise).
+        let influences = v
+            .flags
+            .iter()
+            .position(|f| f == "--max-influences")
+            .map_or("4", |i| v.flags[i + 1].as_str());
+        let g4b = out.join(v.output.replace(".glb", ".g4b").replace(".gltf", ".g4b"));
+        for path in [out.join(&v.output), g4b.clone()] {
+            let mut command = bin();
+            command
+                .current_dir(test_support::workspace_root())
+                .arg("convert")
+                .args(&v.flags)
+                .arg("--mpfb-data")
+                .arg(data);
+            if let Some(assets) = assets.filter(|_| v.assets) {
+                command.arg("--assets").arg(assets);
+            }
+            if path == g4b && !v.flags.iter().any(|f| f == "--max-influences") {
+                command.args(["--max-influences", influences]);
+            }
+            succeed(command.arg("--validate").arg("-o").arg(&path));
+        }
+        let via = out.join(format!("via-{}", v.output));
+        let mut to_gltf = bin();
+        to_gltf
+            .arg("to-gltf")
+            .arg(&g4b)
+            .args(["--validate", "--max-influences", influences, "-o"])
+            .arg(&via);
+        if v.flags.iter().any(|f| f == "--external-bin") {
+            to_gltf.arg("--external-bin");
+        }
+        succeed(&mut to_gltf);
+        written.push((out.join(&v.output), via));
     }
     written
+}
+
+/// A glTF vertex as comparable values: its place, weights by bone name, morph target
+/// offsets by name (the targets that move it), and normal.
+#[derive(Debug)]
+struct Vertex {
+    position: DVec3,
+    weights: HashMap<String, f64>,
+    shapes: HashMap<String, DVec3>,
+    normal: Option<DVec3>,
+}
+
+impl Vertex {
+    /// The same vertex, within float32 rounding (a G4MF file read back stores float32 values
+    /// that the direct write computed in float64).
+    fn matches(&self, other: &Vertex) -> bool {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+        self.position.distance(other.position) < 1e-6
+            && self.weights.len() == other.weights.len()
+            && self
+                .weights
+                .iter()
+                .all(|(n, w)| other.weights.get(n).is_some_and(|v| close(*v, *w)))
+            && self.shapes.len() == other.shapes.len()
+            && self
+                .shapes
+                .iter()
+                .all(|(n, o)| other.shapes.get(n).is_some_and(|p| p.distance(*o) < 1e-6))
+            && match (self.normal, other.normal) {
+                (Some(a), Some(b)) => a.distance(b) < 1e-5,
+                (a, b) => a.is_none() && b.is_none(),
+            }
+    }
+}
+
+/// A glTF file's vertices, mesh by mesh.
+fn vertices_of(path: &Path) -> HashMap<String, Vec<Vertex>> {
+    let (root, buffer) = test_support::gltf::read(path);
+    let read = |a: usize| test_support::gltf::accessor(&root, &buffer, a);
+    let joint_names: Vec<String> = root
+        .skins
+        .first()
+        .map(|s| {
+            s.joints
+                .iter()
+                .map(|j| root.nodes[j.value()].name.clone().unwrap())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = HashMap::new();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        let primitive = &mesh.primitives[0];
+        let attribute = |s: Semantic| {
+            primitive
+                .attributes
+                .get(&Checked::Valid(s))
+                .map(|a| read(a.value()))
+        };
+        let positions = attribute(Semantic::Positions).unwrap();
+        let normals = attribute(Semantic::Normals);
+        let sets: Vec<(Vec<Vec<f64>>, Vec<Vec<f64>>)> = (0..4)
+            .map_while(|n| {
+                Some((
+                    attribute(Semantic::Joints(n))?,
+                    attribute(Semantic::Weights(n))?,
+                ))
+            })
+            .collect();
+        let names = test_support::gltf::target_names(&root, m);
+        let targets: Vec<Vec<Vec<f64>>> = primitive
+            .targets
+            .iter()
+            .flatten()
+            .map(|t| read(t.positions.unwrap().value()))
+            .collect();
+        let vertices = (0..positions.len())
+            .map(|g| Vertex {
+                position: DVec3::from_slice(&positions[g]),
+                weights: sets
+                    .iter()
+                    .flat_map(|(j, w)| (0..4).map(move |k| (j[g][k], w[g][k])))
+                    .filter(|(_, w)| *w > 0.0)
+                    .map(|(j, w)| (joint_names[j as usize].clone(), w))
+                    .collect(),
+                shapes: names
+                    .iter()
+                    .zip(&targets)
+                    .filter(|(_, t)| t[g].iter().any(|c| *c != 0.0))
+                    .map(|(n, t)| (n.clone(), DVec3::from_slice(&t[g])))
+                    .collect(),
+                normal: normals.as_ref().map(|n| DVec3::from_slice(&n[g])),
+            })
+            .collect();
+        out.insert(mesh.name.clone().unwrap_or_default(), vertices);
+    }
+    out
+}
+
+/// Two glTF files of one character hold the same nodes, vertices (places, weights, shape
+/// offsets, normals, within float32 rounding) and materials (factors, alpha, sides, which
+/// textures).
+fn assert_equivalent(direct: &Path, via: &Path) {
+    let (a, _) = test_support::gltf::read(direct);
+    let (b, _) = test_support::gltf::read(via);
+    let names = |r: &gltf_writer::json::Root| -> Vec<Option<String>> {
+        r.nodes.iter().map(|n| n.name.clone()).collect()
+    };
+    assert_eq!(names(&a), names(&b), "{}", via.display());
+    let materials = |r: &gltf_writer::json::Root| -> Vec<String> {
+        r.materials
+            .iter()
+            .map(|m| {
+                let pbr = &m.pbr_metallic_roughness;
+                format!(
+                    "{:?} {:?} {} {} {} {} {} {:?} {}",
+                    m.name,
+                    pbr.base_color_factor.0.map(|c| (c * 1e5).round() as i64),
+                    (pbr.metallic_factor.0 * 1e5).round(),
+                    (pbr.roughness_factor.0 * 1e5).round(),
+                    pbr.base_color_texture.is_some(),
+                    pbr.metallic_roughness_texture.is_some(),
+                    m.normal_texture.is_some(),
+                    m.alpha_mode,
+                    m.double_sided
+                )
+            })
+            .collect()
+    };
+    assert_eq!(materials(&a), materials(&b), "{}", via.display());
+    let (va, vb) = (vertices_of(direct), vertices_of(via));
+    let mut meshes: Vec<&String> = va.keys().collect();
+    meshes.sort();
+    let mut other_meshes: Vec<&String> = vb.keys().collect();
+    other_meshes.sort();
+    assert_eq!(meshes, other_meshes, "{}", via.display());
+    for mesh in meshes {
+        let (ours, theirs) = (&va[mesh], &vb[mesh]);
+        assert_eq!(ours.len(), theirs.len(), "{}: {mesh}", via.display());
+        let grid = Positions::new(theirs.iter().map(|v| v.position).collect());
+        for v in ours {
+            assert!(
+                grid.at(v.position).iter().any(|&i| v.matches(&theirs[i])),
+                "{}: {mesh}: no vertex like {v:?}",
+                via.display()
+            );
+        }
+    }
 }
 
 /// A population of four bodies written as `.glb` by a batch.
@@ -229,8 +401,23 @@ fn every_gltf_variant_passes_the_khronos_validator_and_loads_in_three_as_written
         );
     }
     let out = tempfile::tempdir().unwrap();
-    let mut files = convert_variants(&data, assets.as_deref(), out.path());
+    let pairs = convert_variants(&data, assets.as_deref(), out.path());
+    // A file we wrote taken to glTF holds what its job written as glTF holds.
+    for (direct, via) in &pairs {
+        assert_equivalent(direct, via);
+    }
+    let mut files: Vec<PathBuf> = pairs.into_iter().flat_map(|(a, b)| [a, b]).collect();
     files.extend(population(&data, out.path()));
+    for fixture in std::fs::read_dir(test_support::workspace_root().join("fixtures/g4mf")).unwrap()
+    {
+        let fixture = fixture.unwrap().path();
+        let via = out.path().join(format!(
+            "fixture-{}.glb",
+            fixture.file_stem().unwrap().to_string_lossy()
+        ));
+        succeed(bin().arg("to-gltf").arg(&fixture).arg("-o").arg(&via));
+        files.push(via);
+    }
     let Some(reports) = gltf_validator(test, &files) else {
         return;
     };

@@ -292,13 +292,16 @@ fn place_meshes(
         spec.influences = body.influences;
     }
     spec.attachments = meshes
-        .map(|(instance, read)| {
+        .map(|(instance, mut read)| {
             let node = &doc.nodes[instance.node];
+            let name = attachment_name(
+                node.name.as_deref(),
+                doc.meshes[instance.mesh].name.as_deref(),
+            )
+            .unwrap_or_else(|| format!("Mesh{}", instance.node));
+            unprefix_shapes(&mut read.mesh, &name);
             AttachmentSpec {
-                name: node
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| format!("Mesh{}", instance.node)),
+                name,
                 mesh: read.mesh,
                 influences: read.influences,
                 node_extras: node.extras.clone(),
@@ -306,4 +309,38 @@ fn place_meshes(
             }
         })
         .collect();
+}
+
+/// An attachment's name: what our writers named its node and mesh after (`{name}`, and
+/// `{name}Mesh`; the node's name gets `_2` when a bone already has it), so a rewrite names
+/// both as the original did; else the node's name (none for an unnamed node).
+fn attachment_name(node: Option<&str>, mesh: Option<&str>) -> Option<String> {
+    let stem = mesh
+        .and_then(|m| m.strip_suffix("Mesh"))
+        .filter(|s| !s.is_empty());
+    match (node, stem) {
+        (Some(node), Some(stem))
+            if node == stem
+                || node
+                    .strip_prefix(stem)
+                    .and_then(|rest| rest.strip_prefix('_'))
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            Some(stem.to_owned())
+        }
+        (node, _) => node.map(str::to_owned),
+    }
+}
+
+/// An attachment's shapes under the body's names: our G4MF writer names them
+/// `{attachment}_{shape}` (G4MF names are file-wide); when every shape carries that prefix it
+/// is taken off, as the spec holds them.
+fn unprefix_shapes(mesh: &mut character_spec::MeshSpec, attachment: &str) {
+    let prefix = format!("{attachment}_");
+    let prefixed = |n: &str| n.len() > prefix.len() && n.starts_with(&prefix);
+    if !mesh.blend_shapes.is_empty() && mesh.blend_shapes.iter().all(|s| prefixed(&s.name)) {
+        for shape in &mut mesh.blend_shapes {
+            shape.name.drain(..prefix.len());
+        }
+    }
 }

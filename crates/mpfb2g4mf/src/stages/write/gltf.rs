@@ -29,6 +29,7 @@ pub(super) fn write_gltf(
         check_valid(&built, &options.output)?;
     }
     let images = copy_images(textures)?;
+    let output = output(&mut built, &options.output, options.pretty, format, commit)?;
     let body = spec
         .mesh
         .is_some()
@@ -50,7 +51,6 @@ pub(super) fn write_gltf(
             "{conflicts} vertices have mirrored texture coordinates on their faces: their tangents keep the first face's handedness"
         ));
     }
-    let output = output(&mut built, options, format, commit)?;
     Ok(Written {
         pending: output.0,
         external: output.1,
@@ -70,7 +70,7 @@ pub(super) fn write_gltf(
 
 /// The document checked by `gltf-json`'s validation (every index in range, every required
 /// property set): a document that fails is an error before anything is written.
-fn check_valid(built: &BuiltGltf, output: &Path) -> Result<(), ConvertError> {
+pub(crate) fn check_valid(built: &BuiltGltf, output: &Path) -> Result<(), ConvertError> {
     let mut problems = Vec::new();
     built.root.validate(
         &built.root,
@@ -89,19 +89,19 @@ fn check_valid(built: &BuiltGltf, output: &Path) -> Result<(), ConvertError> {
     }
 }
 
-/// Encodes the built character in `format` and writes it: a `.glb` now or, with
+/// What writing a glTF file left: the `.glb` to commit later, the external buffers, the bytes.
+pub(crate) type Output = (Option<crate::atomic::PendingFile>, Vec<PathBuf>, u64);
+
+/// Encodes the built character in `format` and writes it to `path`: a `.glb` now or, with
 /// [`Commit::Later`], as a pending file; a `.gltf` with its buffer replaced as a pair.
-/// Returns the pending file, the external buffers and the bytes written.
-fn output(
+pub(crate) fn output(
     built: &mut BuiltGltf,
-    options: &ConvertOptions,
+    path: &Path,
+    pretty: bool,
     format: OutputFormat,
     commit: Commit,
-) -> Result<(Option<crate::atomic::PendingFile>, Vec<PathBuf>, u64), ConvertError> {
-    let container = ContainerOptions {
-        pretty: options.pretty,
-    };
-    let path = &options.output;
+) -> Result<Output, ConvertError> {
+    let container = ContainerOptions { pretty };
     if format == OutputFormat::Glb {
         let file = gltf_writer::glb_parts(built, container)?;
         crate::timings::lap("write: encode");

@@ -5,7 +5,7 @@
 //! `gltf-writer`), atomically.
 
 mod g4mf;
-mod gltf;
+pub(crate) mod gltf;
 
 use g4mf::Uncarried;
 
@@ -307,7 +307,7 @@ fn shorten_list(items: &[String]) -> String {
 }
 
 /// `target` relative to `folder`, with forward slashes (absolute when no relative path exists).
-fn relative_uri(folder: &Path, target: &Path) -> String {
+pub(crate) fn relative_uri(folder: &Path, target: &Path) -> String {
     let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let relative = pathdiff::diff_paths(absolute(target), absolute(folder))
         .unwrap_or_else(|| absolute(target));
