@@ -51,7 +51,8 @@ commands:
   long-functions                  list the product functions longer than a screen (60 lines)
                                   and check ARCHITECTURE.md lists each with its reason
   pictures                        render the README's pictures into docs/ (convert, preview,
-                                  batch --contact-sheet on the real data)
+                                  batch --contact-sheet on the real data), and .glb outputs
+                                  drawn by three.js in headless chromium (clients/render.mjs)
   roundtrip                       the round-trip conformance suite over every shipped rig, as a table
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-pose-check              pose the rigs with T-pose files in Blender (armature modifier) and

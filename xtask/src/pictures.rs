@@ -1,8 +1,11 @@
 //! `cargo xtask pictures`: renders the README's pictures into `docs/` with the real CLI
-//! (`convert`, `preview`, `batch --contact-sheet`), so every picture there has a command.
+//! (`convert`, `preview`, `batch --contact-sheet`), so every picture there has a command, and
+//! draws `.glb` outputs as an engine does (three.js in headless chromium, `clients/render.mjs`).
 
 use std::path::Path;
 use std::process::Command;
+
+use test_support::clients::render::{RenderOptions, Renderer, View};
 
 fn run(bin: &Path, args: &[&str]) -> Result<(), String> {
     let out = Command::new(bin)
@@ -21,6 +24,9 @@ fn run(bin: &Path, args: &[&str]) -> Result<(), String> {
 }
 
 pub fn run_all(_args: &[String]) -> Result<(), String> {
+    // First, so a machine without chromium or the clients stops before the long part.
+    let renderer =
+        Renderer::find().map_err(|why| format!("cannot draw the three.js pictures: {why}"))?;
     let bin = crate::bench::release_binary()?;
     let root = test_support::workspace_root();
     let data = test_support::mpfb_data().ok_or("no MPFB data")?;
@@ -169,9 +175,12 @@ caucasian = [0.0, 1.0]
         &docs.join("population-sheet.png"),
     )?;
     dressed(&bin, data, &docs, work.path())?;
+    dressed_in_three(&bin, &renderer, data, &docs, work.path())?;
     for name in [
         "dressed-views.png",
         "dressed-t-pose.png",
+        "dressed-three.png",
+        "dressed-t-pose-three.png",
         "dressed-population-sheet.png",
         "default-views.png",
         "default-front-bones.png",
@@ -279,6 +288,85 @@ eyebrows = ["eyebrow001", "eyebrow006", "eyebrow009"]
         ),
         &docs.join("dressed-population-sheet.png"),
     )?;
+    Ok(())
+}
+
+/// The dressed characters as `.glb` files drawn by three.js in headless chromium: the test
+/// description `fixtures/bodies/dressed.mhm` from the front, three-quarter and side, and MPFB's
+/// default character in the README's ponytail outfit, in MPFB's T-pose, from the front and back.
+fn dressed_in_three(
+    bin: &Path,
+    renderer: &Renderer,
+    data: &str,
+    docs: &Path,
+    work: &Path,
+) -> Result<(), String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let assets = assets.to_str().ok_or("the assets path is not UTF-8")?;
+    let root = test_support::workspace_root();
+    let human = root.join("fixtures/bodies/dressed.mhm");
+    let human = human.to_str().ok_or("the fixture path is not UTF-8")?;
+    let dana = work.join("dana.glb");
+    let ponytail = work.join("ponytail-t.glb");
+    let ponytail_outfit = [
+        "--rig-name",
+        "default",
+        "--clothes",
+        "male_casualsuit01",
+        "--clothes",
+        "shoes01",
+        "--hair",
+        "ponytail01",
+        "--eyebrows",
+        "eyebrow001",
+        "--eyelashes",
+        "eyelashes01",
+        "--rest-pose",
+        "t-pose",
+    ];
+    for (out, flags) in [
+        (&dana, &["--human", human][..]),
+        (&ponytail, &ponytail_outfit[..]),
+    ] {
+        let out = out.to_str().ok_or("the work path is not UTF-8")?;
+        let mut args = vec!["convert", "--mpfb-data", data, "--assets", assets];
+        args.extend(flags);
+        args.extend(["-q", "-o", out]);
+        run(bin, &args)?;
+    }
+    let pictures = [
+        (
+            &dana,
+            "dressed-three.png",
+            vec![View::Front, View::ThreeQuarter, View::Side],
+            (320, 560),
+        ),
+        (
+            &ponytail,
+            "dressed-t-pose-three.png",
+            vec![View::Front, View::Back],
+            (420, 420),
+        ),
+    ];
+    for (model, name, views, (width, height)) in pictures {
+        let options = RenderOptions {
+            views,
+            width,
+            height,
+            ..RenderOptions::default()
+        };
+        let report = renderer
+            .render(&[model], &docs.join(name), &options)
+            .map_err(|why| format!("{name}: {why}"))?;
+        let problems: Vec<&String> = report.files.iter().flat_map(|f| &f.errors).collect();
+        if !problems.is_empty() {
+            return Err(format!("{name}: three.js: {problems:?}"));
+        }
+        println!(
+            "drew docs/{name} with three.js in {} ({}) in {} ms",
+            report.user_agent, report.webgl, report.milliseconds
+        );
+    }
     Ok(())
 }
 

@@ -1,5 +1,6 @@
 //! Running the external glTF clients of `clients/` (the Khronos glTF-Validator, three.js's
-//! GLTFLoader) on files a test wrote, and skipping loudly when node or their packages are absent.
+//! GLTFLoader, and three.js drawing in headless chromium: [`render`]) on files a test wrote, and
+//! skipping loudly when node, their packages or chromium are absent.
 //!
 //! The clients are npm packages pinned by `clients/package-lock.json` and installed into
 //! `clients/node_modules` by `npm ci --prefix clients` ([`CLIENTS_INSTALL`]; `.ci/run` runs it
@@ -29,6 +30,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::{skip_or_fail, workspace_root};
+
+pub mod render;
 
 /// The command, run at the repository root, that installs the clients' pinned packages.
 pub const CLIENTS_INSTALL: &str = "npm ci --prefix clients";

@@ -8,7 +8,7 @@ use std::process::Command;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Value, json};
-use test_support::clients::{self, Severity};
+use test_support::clients::{self, Severity, render};
 
 const FLOAT: u32 = 5126;
 const UNSIGNED_BYTE: u32 = 5121;
@@ -566,5 +566,139 @@ fn without_node_a_client_test_skips_loudly_or_fails_when_required() {
         out.contains("no `node` on PATH")
             && out.contains("MPFB_DATA_REQUIRED or CI says it is required"),
         "{out}"
+    );
+}
+
+/// A 1 m square facing +Z (one-sided), red, as a GLB.
+fn red_quad(path: &Path) {
+    let mut buffer = Buffer::default();
+    let corners = [
+        -0.5, -0.5, 0.0, 0.5, -0.5, 0.0, 0.5, 0.5, 0.0, -0.5, 0.5, 0.0,
+    ];
+    let position = buffer.floats(
+        &corners,
+        4,
+        "VEC3",
+        json!({"min": [-0.5, -0.5, 0.0], "max": [0.5, 0.5, 0.0]}),
+    );
+    let normal = buffer.floats(&[0.0, 0.0, 1.0].repeat(4), 4, "VEC3", json!({}));
+    let indices = buffer.indices(&[0, 1, 2, 0, 2, 3]);
+    let mut gltf = json!({
+        "asset": {"version": "2.0", "generator": "test-support clients test"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"name": "quad", "mesh": 0}],
+        "meshes": [{"name": "quad", "primitives": [
+            {"attributes": {"POSITION": position, "NORMAL": normal}, "indices": indices, "material": 0}
+        ]}],
+        "materials": [{"name": "red", "pbrMetallicRoughness": {
+            "baseColorFactor": [0.8, 0.05, 0.05, 1.0], "metallicFactor": 0.0}}],
+    });
+    buffer.finish(&mut gltf, None);
+    write_glb(path, &gltf, &buffer.bytes);
+}
+
+/// A PNG's width, height and RGBA pixels (8-bit RGB or RGBA).
+fn read_png(path: &Path) -> (u32, u32, Vec<[u8; 4]>) {
+    let bytes = std::fs::read(path).expect("the picture is written");
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut data = vec![0; reader.output_buffer_size().expect("a size")];
+    let frame = reader.next_frame(&mut data).expect("its pixels");
+    let pixels = match frame.color_type {
+        png::ColorType::Rgba => data[..frame.buffer_size()]
+            .chunks_exact(4)
+            .map(|p| [p[0], p[1], p[2], p[3]])
+            .collect(),
+        png::ColorType::Rgb => data[..frame.buffer_size()]
+            .chunks_exact(3)
+            .map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        other => panic!("an unexpected PNG colour type {other:?}"),
+    };
+    (frame.width, frame.height, pixels)
+}
+
+#[test]
+fn three_in_chromium_draws_a_red_quad_from_the_front_and_culls_its_back() {
+    let name = "three_in_chromium_draws_a_red_quad_from_the_front_and_culls_its_back";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let quad = dir.path().join("quad.glb");
+    red_quad(&quad);
+    let picture = dir.path().join("quad.png");
+    let background = [40, 90, 160];
+    let options = render::RenderOptions {
+        views: vec![render::View::Front, render::View::Back],
+        width: 64,
+        height: 48,
+        background: Some(background),
+        timeout_seconds: None,
+    };
+    let Some(report) = render::render(name, &[&quad], &picture, &options) else {
+        return;
+    };
+    let file = &report.files[0];
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    assert!(
+        file.loaded && file.meshes == 1 && file.triangles == 2,
+        "{file:?}"
+    );
+    let bounds = file.bounds.expect("a box");
+    assert_eq!(
+        (bounds.min, bounds.max),
+        ([-0.5, -0.5, 0.0], [0.5, 0.5, 0.0])
+    );
+    assert_eq!((report.width, report.height), (128, 48));
+
+    let (width, height, pixels) = read_png(&picture);
+    assert_eq!((width, height), (128, 48));
+    let at = |x: u32, y: u32| pixels[(y * width + x) as usize];
+    let is_background =
+        |p: [u8; 4]| p[3] == 255 && p.iter().zip(background).all(|(a, b)| a.abs_diff(b) <= 1);
+    // The front tile: the quad's red in the middle, the background in its corners.
+    let centre = at(32, 24);
+    assert!(
+        centre[0] > 120 && centre[1] < centre[0] / 3 && centre[2] < centre[0] / 3,
+        "the front view's centre is not the quad's red: {centre:?}"
+    );
+    for (x, y) in [(1, 1), (62, 1), (1, 46), (62, 46)] {
+        assert!(is_background(at(x, y)), "({x}, {y}) is {:?}", at(x, y));
+    }
+    // The back tile: a one-sided face seen from behind is not drawn.
+    assert!(
+        is_background(at(96, 24)),
+        "the back view's centre is {:?}",
+        at(96, 24)
+    );
+}
+
+/// Run only by [`without_chromium_a_render_test_skips_loudly`].
+#[test]
+#[ignore = "a probe run in a child process with a chosen environment"]
+fn probe_without_chromium() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let quad = dir.path().join("quad.glb");
+    red_quad(&quad);
+    let picture = dir.path().join("quad.png");
+    let options = render::RenderOptions::default();
+    assert!(render::render("probe_without_chromium", &[&quad], &picture, &options).is_none());
+}
+
+#[test]
+fn without_chromium_a_render_test_skips_loudly() {
+    let output = Command::new(std::env::current_exe().expect("test binary"))
+        .args(["--ignored", "--exact", "probe_without_chromium"])
+        .env(render::CHROMIUM_ENV, "/nonexistent/chromium")
+        .env_remove("CI")
+        .env_remove(test_support::MPFB_DATA_REQUIRED_ENV)
+        .output()
+        .expect("the probe runs");
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "SKIPPED probe_without_chromium: no renderer: /nonexistent/chromium (CHROMIUM) is not an executable chromium"
+        ),
+        "{text}"
     );
 }
