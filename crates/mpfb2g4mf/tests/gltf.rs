@@ -249,6 +249,9 @@ impl Vertex {
     }
 }
 
+/// An accessor's elements.
+type Elements = Vec<Vec<f64>>;
+
 /// A glTF file's vertices, mesh by mesh.
 fn vertices_of(path: &Path) -> HashMap<String, Vec<Vertex>> {
     let (root, buffer) = test_support::gltf::read(path);
@@ -274,7 +277,7 @@ fn vertices_of(path: &Path) -> HashMap<String, Vec<Vertex>> {
         };
         let positions = attribute(Semantic::Positions).unwrap();
         let normals = attribute(Semantic::Normals);
-        let sets: Vec<(Vec<Vec<f64>>, Vec<Vec<f64>>)> = (0..4)
+        let sets: Vec<(Elements, Elements)> = (0..4)
             .map_while(|n| {
                 Some((
                     attribute(Semantic::Joints(n))?,

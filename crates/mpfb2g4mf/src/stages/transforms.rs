@@ -41,8 +41,11 @@ pub struct Derived {
     skins: Selected<character::Skin>,
     offsets: Cache<Both<Offsets, Selection>, Arc<Offsets>, SHAPES>,
     /// A skin with its influences limited, and what changed, by the skin and the limits.
-    limited: Cache<(Id<character::Skin>, (Option<usize>, bool)), Limited>,
+    limited: Cache<LimitKey, Limited>,
 }
+
+/// A skin and the limits asked of it (`--max-influences`, `--normalize`).
+type LimitKey = (Id<character::Skin>, (Option<usize>, bool));
 
 /// A limited skin and what limiting it changed.
 type Limited = (Arc<character::Skin>, character::InfluenceChanges);
