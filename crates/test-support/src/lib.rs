@@ -6,8 +6,9 @@
 //! only when it has every file of every feature, so a test never runs on half the data.
 //!
 //! [`tiny`] builds the small hand-made characters (and G4MF files) the writer, reader,
-//! preview, fuzz and fixture code test with.
+//! preview, fuzz and fixture code test with; [`gltf`] writes small glTF files by hand.
 
+pub mod gltf;
 pub mod tiny;
 
 use std::path::{Path, PathBuf};
