@@ -747,8 +747,7 @@ impl Builder<'_> {
             .filter(|_| !self.options.no_textures)
             .and_then(|info| {
                 let image = self.root.textures[info.index.value()].source.value();
-                let pointer = format!("/materials/{i}/pbrMetallicRoughness/baseColorTexture");
-                self.texture(image, uses_alpha, &pointer)
+                self.texture(image, uses_alpha)
                     .map(|id| (id, info.tex_coord))
             });
         Look {
@@ -760,13 +759,16 @@ impl Builder<'_> {
 
     /// Image `image` decoded for sampling (once per scene, and through the shared cache when
     /// there is one), or `None` with a note saying why it is drawn with its colour alone.
-    fn texture(&mut self, image: usize, uses_alpha: bool, pointer: &str) -> Option<u32> {
+    fn texture(&mut self, image: usize, uses_alpha: bool) -> Option<u32> {
         if let Some(&(_, found)) = self.decoded.iter().find(|(k, _)| *k == (image, uses_alpha)) {
             return found;
         }
         let decoded = match self.file.image_bytes(image) {
             Err(e) => {
-                self.note(pointer, format!("{e}; drawn with the material's colour"));
+                // The error says where (the image's URI or view).
+                self.scene
+                    .notes
+                    .push(format!("{e}; drawn with the material's colour"));
                 None
             }
             Ok(bytes) => {

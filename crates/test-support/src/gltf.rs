@@ -238,3 +238,280 @@ pub fn png(width: u32, height: u32, texels: &[[u8; 4]]) -> Vec<u8> {
     }
     bytes
 }
+
+/// What `preview` must make of a hostile glTF file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Exit 1 with one error line naming the file and holding this text.
+    Refused(&'static str),
+    /// Exit 0 with a picture, and a warning line holding this text (none when empty).
+    Drawn(&'static str),
+}
+
+/// One hostile glTF file for `preview`, written by [`hostile_files`].
+#[derive(Debug, Clone)]
+pub struct Hostile {
+    /// A short name (the file's stem).
+    pub name: &'static str,
+    /// The file.
+    pub file: std::path::PathBuf,
+    /// Arguments `preview` takes besides the file and its output.
+    pub args: Vec<String>,
+    /// What must happen.
+    pub expect: Expect,
+}
+
+/// A valid red square: the base every hostile file is edited from.
+fn hostile_base() -> GltfBuilder {
+    let mut b = GltfBuilder::new();
+    let m = b.push(
+        "materials",
+        json!({"pbrMetallicRoughness": {"baseColorFactor": [1, 0, 0, 1]}}),
+    );
+    let square = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+    let mesh = b.mesh(&square, Some(&[0, 1, 2, 0, 2, 3]), &[], Some(m));
+    b.root_node(json!({"mesh": mesh}));
+    b
+}
+
+/// A `.glb` of `b` whose document `edit` changed first.
+fn edited(b: &GltfBuilder, edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut json = b.document(None);
+    edit(&mut json);
+    glb(
+        &serde_json::to_vec(&json).unwrap_or_default(),
+        Some(b.bin.as_slice()),
+    )
+}
+
+/// Writes the hostile glTF files into `dir` (and `dir`'s parent gets `outside.bin`, the
+/// buffer a file there must not reach): broken containers, lying sizes, URIs we refuse,
+/// ranges past their data, a node tree that is not a tree, a chain 10,000 deep, an image
+/// header of 100,000 x 100,000 texels, a vertex that is not a number.
+pub fn hostile_files(dir: &std::path::Path) -> std::io::Result<Vec<Hostile>> {
+    let base = hostile_base();
+    let good = base.glb();
+    let mut out = Vec::new();
+    let mut add = |name: &'static str, ext: &str, bytes: Vec<u8>, args: &[&str], expect| {
+        let file = dir.join(format!("{name}.{ext}"));
+        std::fs::write(&file, bytes)?;
+        out.push(Hostile {
+            name,
+            file,
+            args: args.iter().map(|a| a.to_string()).collect(),
+            expect,
+        });
+        std::io::Result::Ok(())
+    };
+    let refused = Expect::Refused;
+    add(
+        "truncated",
+        "glb",
+        good[..good.len() / 2].to_vec(),
+        &[],
+        refused("byte 8: the header declares"),
+    )?;
+    let mut short = good.clone();
+    short[8..12].copy_from_slice(&4u32.to_le_bytes());
+    add(
+        "header_length_4",
+        "glb",
+        short,
+        &[],
+        refused("byte 8: the header declares 4 bytes"),
+    )?;
+    let mut long_chunk = good.clone();
+    long_chunk[12..16].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
+    add(
+        "json_chunk_past_end",
+        "glb",
+        long_chunk,
+        &[],
+        refused("byte 12: the JSON chunk's"),
+    )?;
+    add(
+        "json_not_json",
+        "glb",
+        glb(b"this is not JSON at all", None),
+        &[],
+        refused("byte 21: expected ident"),
+    )?;
+    let huge = edited(&base, |j| j["buffers"][0]["byteLength"] = json!(1u64 << 53));
+    add(
+        "buffer_2_pow_53",
+        "glb",
+        huge,
+        &[],
+        refused("/buffers/0/byteLength: buffer 0 is 9007199254740992 bytes"),
+    )?;
+    // 1,200,000 bytes of base64 payload, over a 1 MiB limit.
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        "AAAA".repeat(400_000)
+    );
+    let mut doc = base.document(Some(&uri));
+    doc["buffers"][0]["byteLength"] = json!(base.bin.len());
+    add(
+        "data_uri_huge",
+        "gltf",
+        serde_json::to_vec(&doc).unwrap_or_default(),
+        &["--max-buffer-mib", "1"],
+        refused("/buffers/0/uri: the data URI's data is 1200000 bytes, above the limit of 1048576"),
+    )?;
+    let declares = serde_json::to_vec(&{
+        let mut d = base.document(Some("data:application/octet-stream;base64,AAAA"));
+        d["buffers"][0]["byteLength"] = json!(1u64 << 40);
+        d
+    })
+    .unwrap_or_default();
+    add(
+        "data_uri_declares_2_pow_40",
+        "gltf",
+        declares,
+        &[],
+        refused("/buffers/0/byteLength: buffer 0 is 1099511627776 bytes"),
+    )?;
+    let past = edited(&base, |j| j["accessors"][0]["count"] = json!(1000));
+    add(
+        "accessor_past_view",
+        "glb",
+        past,
+        &[],
+        refused("/accessors/0: 1000 elements of 12 bytes"),
+    )?;
+    let mut beyond = hostile_base();
+    let index = beyond.json["meshes"][0]["primitives"][0]["indices"]
+        .as_u64()
+        .unwrap_or(1) as usize;
+    let view = beyond.json["accessors"][index]["bufferView"]
+        .as_u64()
+        .unwrap_or(1) as usize;
+    let offset = beyond.json["bufferViews"][view]["byteOffset"]
+        .as_u64()
+        .unwrap_or(0) as usize;
+    beyond.bin[offset + 4..offset + 6].copy_from_slice(&99u16.to_le_bytes());
+    add(
+        "index_past_vertices",
+        "glb",
+        beyond.glb(),
+        &[],
+        refused("/meshes/0/primitives/0/indices: index 2 is 99, past the primitive's 4 vertices"),
+    )?;
+    for (name, uri, expect) in [
+        (
+            "uri_http",
+            "http://example.com/quad.bin",
+            "refusing to follow `http://example.com/quad.bin`",
+        ),
+        (
+            "uri_absolute",
+            "/etc/passwd",
+            "refusing to follow the absolute path `/etc/passwd`",
+        ),
+        (
+            "uri_outside",
+            "../outside.bin",
+            "refusing to follow `../outside.bin`: it leaves the file's folder",
+        ),
+    ] {
+        add(
+            name,
+            "gltf",
+            base.gltf_with_buffer_at(uri),
+            &[],
+            refused(expect),
+        )?;
+    }
+    if let Some(parent) = dir.parent() {
+        std::fs::write(parent.join("outside.bin"), &base.bin)?;
+    }
+    let mut image = hostile_base();
+    let mut png_bytes = png(1, 1, &[[0, 0, 0, 255]]);
+    png_bytes[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+    png_bytes[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+    let texture = image.png_texture(&png_bytes);
+    let uv = image.floats(&[0.0; 8], "VEC2");
+    image.json["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] =
+        json!({"index": texture});
+    image.json["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = json!(uv);
+    add(
+        "png_100000_square",
+        "glb",
+        image.glb(),
+        &[],
+        Expect::Drawn("/images/0: not a PNG or JPEG image of at most"),
+    )?;
+    let mut nan = hostile_base();
+    let view = nan.json["accessors"][0]["bufferView"].as_u64().unwrap_or(0) as usize;
+    let offset = nan.json["bufferViews"][view]["byteOffset"]
+        .as_u64()
+        .unwrap_or(0) as usize;
+    nan.bin[offset..offset + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    add(
+        "nan_position",
+        "glb",
+        nan.glb(),
+        &[],
+        Expect::Drawn("1 of 4 vertices are not finite numbers"),
+    )?;
+    let cycle = edited(&base, |j| {
+        j["nodes"] = json!([{"children": [1], "mesh": 0}, {"children": [0]}]);
+    });
+    add(
+        "node_cycle",
+        "glb",
+        cycle,
+        &[],
+        refused("/nodes/0: node 0 is its own ancestor"),
+    )?;
+    let chain = edited(&base, |j| {
+        let mut nodes: Vec<Value> = (1..10_000)
+            .map(|i| json!({"children": [i], "translation": [0.0, 0.0, 0.0001]}))
+            .collect();
+        nodes.push(json!({"mesh": 0}));
+        j["nodes"] = json!(nodes);
+    });
+    add(
+        "node_chain_10000_deep",
+        "glb",
+        chain,
+        &[],
+        Expect::Drawn(""),
+    )?;
+    let mut morph = hostile_base();
+    let target = morph.floats(&[0.0; 9], "VEC3");
+    morph.json["meshes"][0]["primitives"][0]["targets"] = json!([{"POSITION": target}]);
+    morph.json["meshes"][0]["weights"] = json!([1.0]);
+    add(
+        "morph_target_count_differs",
+        "glb",
+        morph.glb(),
+        &[],
+        refused(
+            "/meshes/0/primitives/0/targets/0/POSITION: the morph target has 3 displacements for the primitive's 4 vertices",
+        ),
+    )?;
+    let position = edited(&base, |j| {
+        j["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(7)
+    });
+    add(
+        "position_accessor_out_of_range",
+        "glb",
+        position,
+        &[],
+        refused("/meshes/0/primitives/0/attributes/POSITION: 7 is not an index into `accessors`"),
+    )?;
+    let http_image = edited(&base, |j| {
+        j["images"] = json!([{"uri": "http://example.com/skin.png"}]);
+        j["textures"] = json!([{"source": 0}]);
+        j["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0});
+    });
+    add(
+        "image_uri_http",
+        "glb",
+        http_image,
+        &[],
+        Expect::Drawn("/images/0/uri: refusing to follow"),
+    )?;
+    Ok(out)
+}
