@@ -531,39 +531,51 @@ impl GltfFile {
             ));
         }
         budget.charge(n.saturating_mul(width as u64 + 1), &sp)?;
-        let index_type = match sparse.indices.component_type {
-            Checked::Valid(t) => t.0,
-            Checked::Invalid => {
-                return Err(at(
-                    format!("{sp}/indices/componentType"),
-                    GltfErrorKind::Invalid("not an index type".into()),
-                ));
-            }
-        };
-        let index_size = index_type.size() as u64;
-        let (index_bytes, index_stride) = self.elements_bytes(
-            sparse.indices.buffer_view.value(),
-            sparse.indices.byte_offset.0,
-            n,
-            index_size,
-            &format!("{sp}/indices"),
-        )?;
-        let element = ty.size() as u64 * width as u64;
+        let indices = self.sparse_indices(&sparse.indices, n, count, &sp)?;
+        let size = ty.size();
         let (value_bytes, value_stride) = self.elements_bytes(
             sparse.values.buffer_view.value(),
             sparse.values.byte_offset.0,
             n,
-            element,
+            (size * width) as u64,
             &format!("{sp}/values"),
         )?;
-        let mut previous: Option<u32> = None;
+        for (k, i) in indices.into_iter().enumerate() {
+            for c in 0..width {
+                let from = k * value_stride + c * size;
+                values[i as usize * width + c] = convert(&value_bytes[from..from + size], ty);
+            }
+        }
+        Ok(())
+    }
+
+    /// A sparse accessor's `n` indices, checked to increase and stay below `count`.
+    fn sparse_indices(
+        &self,
+        indices: &json::accessor::sparse::Indices,
+        n: u64,
+        count: u64,
+        sp: &str,
+    ) -> Result<Vec<u32>, GltfError> {
+        let Checked::Valid(json::accessor::IndexComponentType(index_type)) = indices.component_type
+        else {
+            return Err(at(
+                format!("{sp}/indices/componentType"),
+                GltfErrorKind::Invalid("not an index type".into()),
+            ));
+        };
+        let size = index_type.size();
+        let (bytes, stride) = self.elements_bytes(
+            indices.buffer_view.value(),
+            indices.byte_offset.0,
+            n,
+            size as u64,
+            &format!("{sp}/indices"),
+        )?;
+        let mut out: Vec<u32> = Vec::with_capacity(n as usize);
         for k in 0..n as usize {
-            let at_index = k * index_stride;
-            let i = integer_of(
-                &index_bytes[at_index..at_index + index_size as usize],
-                index_type,
-            );
-            if u64::from(i) >= count || previous.is_some_and(|q| i <= q) {
+            let i = integer_of(&bytes[k * stride..k * stride + size], index_type);
+            if u64::from(i) >= count || out.last().is_some_and(|&q| i <= q) {
                 return Err(at(
                     format!("{sp}/indices"),
                     GltfErrorKind::Accessor(format!(
@@ -571,15 +583,9 @@ impl GltfFile {
                     )),
                 ));
             }
-            previous = Some(i);
-            let at_value = k * value_stride;
-            let size = ty.size();
-            for c in 0..width {
-                let from = at_value + c * size;
-                values[i as usize * width + c] = convert(&value_bytes[from..from + size], ty);
-            }
+            out.push(i);
         }
-        Ok(())
+        Ok(out)
     }
 }
 
@@ -757,35 +763,7 @@ fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GltfError> {
     }
     let json_length = word(12).unwrap_or(0) as u64;
     let second = 20 + json_length;
-    let glb = gltf::binary::Glb::from_slice(&bytes[..length]).map_err(|e| {
-        use gltf::binary::{ChunkType, Error};
-        match e {
-            gltf::Error::Binary(Error::ChunkLength {
-                ty: ChunkType::Json,
-                length,
-                length_read,
-            }) => container(
-                12,
-                format!(
-                    "the JSON chunk's {length} bytes run past the file's end ({length_read} left)"
-                ),
-            ),
-            gltf::Error::Binary(Error::ChunkLength {
-                length,
-                length_read,
-                ..
-            }) => container(
-                second,
-                format!(
-                    "the BIN chunk's {length} bytes run past the file's end ({length_read} left)"
-                ),
-            ),
-            gltf::Error::Binary(Error::Io(_)) => {
-                container(second, "the second chunk's header is cut short".into())
-            }
-            other => container(second, format!("the second chunk: {other}")),
-        }
-    })?;
+    let glb = gltf::binary::Glb::from_slice(&bytes[..length]).map_err(|e| glb_error(e, second))?;
     match (glb.json, glb.bin) {
         (Cow::Borrowed(json), Some(Cow::Borrowed(bin))) => Ok((json, Some(bin))),
         (Cow::Borrowed(json), None) => Ok((json, None)),
@@ -795,6 +773,35 @@ fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GltfError> {
             "the chunks could not be read in place".into(),
         )),
     }
+}
+
+/// The `gltf` crate's GLB error placed: at the JSON chunk's length (byte 12) or at the second
+/// chunk (byte `second`); the header and the first chunk's type were checked before.
+fn glb_error(e: gltf::Error, second: u64) -> GltfError {
+    use gltf::binary::{ChunkType, Error};
+    let (offset, message) = match e {
+        gltf::Error::Binary(Error::ChunkLength {
+            ty: ChunkType::Json,
+            length,
+            length_read,
+        }) => (
+            12,
+            format!("the JSON chunk's {length} bytes run past the file's end ({length_read} left)"),
+        ),
+        gltf::Error::Binary(Error::ChunkLength {
+            length,
+            length_read,
+            ..
+        }) => (
+            second,
+            format!("the BIN chunk's {length} bytes run past the file's end ({length_read} left)"),
+        ),
+        gltf::Error::Binary(Error::Io(_)) => {
+            (second, "the second chunk's header is cut short".into())
+        }
+        other => (second, format!("the second chunk: {other}")),
+    };
+    at_byte(offset, GltfErrorKind::Container(message))
 }
 
 /// The byte offset of 1-based `line` and `column` in `text` (the end when past it).

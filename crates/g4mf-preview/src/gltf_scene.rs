@@ -248,6 +248,21 @@ impl Builder<'_> {
         self.scene.notes.push(format!("{pointer}: {message}"));
     }
 
+    /// Says how many of a primitive's placed vertices are not numbers (the rasterizer skips
+    /// their triangles).
+    fn note_non_finite(&mut self, at_p: &str, positions: &[Vec3]) {
+        let bad = positions.iter().filter(|v| !v.is_finite()).count();
+        if bad > 0 {
+            self.note(
+                &format!("{at_p}/attributes/POSITION"),
+                format!(
+                    "{bad} of {} vertices are not finite numbers; triangles using them are not drawn",
+                    positions.len()
+                ),
+            );
+        }
+    }
+
     fn add_node(&mut self, n: usize) -> Result<(), GltfError> {
         let node = &self.root.nodes[n];
         let Some(m) = node.mesh.map(|m| m.value()) else {
@@ -393,13 +408,7 @@ impl Builder<'_> {
             Some(joints) => self.skinned(m, p, n, &vertices, joints)?,
             None => placed(&vertices, self.tree.world[n]),
         };
-        let bad = positions.iter().filter(|v| !v.is_finite()).count();
-        if bad > 0 {
-            self.note(
-                &format!("{at_p}/attributes/POSITION"),
-                format!("{bad} of {count} vertices are not finite numbers; triangles using them are not drawn"),
-            );
-        }
+        self.note_non_finite(&at_p, &positions);
         self.scene.set_style(look.style);
         for corner in corners.chunks_exact(3) {
             let mut c = [corner[0] as usize, corner[1] as usize, corner[2] as usize];
@@ -485,15 +494,38 @@ impl Builder<'_> {
             )?),
             None => None,
         };
-        for (t, target) in primitive.targets.iter().flatten().enumerate() {
+        self.morph(m, p, weights, &mut positions, normals.as_mut())?;
+        let uvs = match uv_set.and_then(|s| attribute(Semantic::TexCoords(s)).map(|a| (s, a))) {
+            Some((s, a)) => Some(self.uvs(a, count, &format!("{at_p}/attributes/TEXCOORD_{s}"))?),
+            None => None,
+        };
+        Ok(Vertices {
+            positions,
+            normals,
+            uvs,
+        })
+    }
+
+    /// Morph targets of primitive `p` of mesh `m` added to `positions` and `normals` at
+    /// `weights`; every target's counts checked whatever its weight.
+    fn morph(
+        &mut self,
+        m: usize,
+        p: usize,
+        weights: &[f64],
+        positions: &mut [DVec3],
+        mut normals: Option<&mut Vec<DVec3>>,
+    ) -> Result<(), GltfError> {
+        let count = positions.len();
+        let targets = self.root.meshes[m].primitives[p].targets.iter().flatten();
+        for (t, target) in targets.enumerate() {
             let weight = weights.get(t).copied().unwrap_or(0.0);
             let moves = [("POSITION", target.positions), ("NORMAL", target.normals)];
             for (name, accessor) in moves {
                 let Some(a) = accessor.map(|a| a.value()) else {
                     continue;
                 };
-                let pointer = format!("{at_p}/targets/{t}/{name}");
-                // Counts are checked whatever the weight: a target that cannot apply is an error.
+                let pointer = format!("/meshes/{m}/primitives/{p}/targets/{t}/{name}");
                 let moved = self.root.accessors[a].count.0;
                 if moved != count as u64 {
                     return Err(at(
@@ -507,43 +539,35 @@ impl Builder<'_> {
                     continue;
                 }
                 let deltas = self.vec3s(a, Some(count), &pointer, "displacements")?;
-                let into = match name {
-                    "POSITION" => Some(&mut positions),
-                    _ => normals.as_mut(),
+                let into: Option<&mut [DVec3]> = match name {
+                    "POSITION" => Some(&mut *positions),
+                    _ => normals.as_deref_mut().map(Vec::as_mut_slice),
                 };
                 for (v, d) in into.into_iter().flat_map(|v| v.iter_mut().zip(&deltas)) {
                     *v += *d * weight;
                 }
             }
         }
-        let uvs = match uv_set.and_then(|s| attribute(Semantic::TexCoords(s)).map(|a| (s, a))) {
-            Some((s, a)) => {
-                let pointer = format!("{at_p}/attributes/TEXCOORD_{s}");
-                let e = self.file.read_floats(a, &mut self.budget)?;
-                if e.width != 2 || e.count() != count {
-                    return Err(at(
-                        pointer,
-                        GltfErrorKind::Data(format!(
-                            "{} texture coordinates of {} values for {count} vertices (VEC2 each)",
-                            e.count(),
-                            e.width
-                        )),
-                    ));
-                }
-                Some(
-                    e.values
-                        .chunks_exact(2)
-                        .map(|c| Vec2::new(c[0], c[1]))
-                        .collect(),
-                )
-            }
-            None => None,
-        };
-        Ok(Vertices {
-            positions,
-            normals,
-            uvs,
-        })
+        Ok(())
+    }
+
+    /// Accessor `a` as `count` texture coordinates.
+    fn uvs(&mut self, a: usize, count: usize, pointer: &str) -> Result<Vec<Vec2>, GltfError> {
+        let e = self.file.read_floats(a, &mut self.budget)?;
+        if e.width != 2 || e.count() != count {
+            return Err(at(
+                pointer,
+                GltfErrorKind::Data(format!(
+                    "{} texture coordinates of {} values for {count} vertices (VEC2 each)",
+                    e.count(),
+                    e.width
+                )),
+            ));
+        }
+        Ok(e.values
+            .chunks_exact(2)
+            .map(|c| Vec2::new(c[0], c[1]))
+            .collect())
     }
 
     /// The corners of a primitive's triangles (vertex indices, three a triangle) by its mode,
@@ -616,9 +640,43 @@ impl Builder<'_> {
         vertices: &Vertices,
         joints: &[DMat4],
     ) -> Result<Placed, GltfError> {
+        let count = vertices.positions.len();
+        let blend = self.blend_matrices(m, p, count, joints)?;
+        let node = self.tree.world[n];
+        let mut positions = Vec::with_capacity(count);
+        let mut normals = vertices.normals.as_ref().map(|_| Vec::with_capacity(count));
+        for (v, (matrix, sum)) in blend.into_iter().enumerate() {
+            let matrix = if sum > 0.0 && sum.is_finite() {
+                matrix * (1.0 / sum)
+            } else {
+                node
+            };
+            positions.push(matrix.transform_point3(vertices.positions[v]).as_vec3());
+            if let (Some(out), Some(given)) = (normals.as_mut(), &vertices.normals) {
+                out.push(normal_through(
+                    DMat3::from_mat4(matrix).inverse().transpose(),
+                    given[v],
+                ));
+            }
+        }
+        Ok(Placed {
+            positions,
+            normals,
+            flip: false,
+        })
+    }
+
+    /// Each vertex's joint matrices weighted by its `JOINTS_n`/`WEIGHTS_n` sets, summed, and
+    /// the sum of its weights.
+    fn blend_matrices(
+        &mut self,
+        m: usize,
+        p: usize,
+        count: usize,
+        joints: &[DMat4],
+    ) -> Result<Vec<(DMat4, f64)>, GltfError> {
         let primitive = &self.root.meshes[m].primitives[p];
         let at_p = format!("/meshes/{m}/primitives/{p}/attributes");
-        let count = vertices.positions.len();
         let mut blend = vec![(DMat4::ZERO, 0.0f64); count];
         for set in 0.. {
             let attribute = |s: Semantic| {
@@ -649,51 +707,17 @@ impl Builder<'_> {
                     )),
                 ));
             }
-            for ((b, ids), amounts) in blend
-                .iter_mut()
-                .zip(ids.values.chunks_exact(4))
-                .zip(amounts.values.chunks_exact(4))
-            {
-                for (&id, &amount) in ids.iter().zip(amounts) {
-                    if amount == 0.0 {
-                        continue;
-                    }
-                    let joint = joints.get(id as usize).ok_or_else(|| {
-                        at(
-                            format!("{at_p}/JOINTS_{set}"),
-                            GltfErrorKind::Data(format!(
-                                "joint {id} is past the skin's {} joints",
-                                joints.len()
-                            )),
-                        )
-                    })?;
-                    b.0 += *joint * f64::from(amount);
-                    b.1 += f64::from(amount);
-                }
-            }
+            accumulate(&mut blend, &ids.values, &amounts.values, joints).map_err(|id| {
+                at(
+                    format!("{at_p}/JOINTS_{set}"),
+                    GltfErrorKind::Data(format!(
+                        "joint {id} is past the skin's {} joints",
+                        joints.len()
+                    )),
+                )
+            })?;
         }
-        let node = self.tree.world[n];
-        let mut positions = Vec::with_capacity(count);
-        let mut normals = vertices.normals.as_ref().map(|_| Vec::with_capacity(count));
-        for (v, (matrix, sum)) in blend.into_iter().enumerate() {
-            let matrix = if sum > 0.0 && sum.is_finite() {
-                matrix * (1.0 / sum)
-            } else {
-                node
-            };
-            positions.push(matrix.transform_point3(vertices.positions[v]).as_vec3());
-            if let (Some(out), Some(given)) = (normals.as_mut(), &vertices.normals) {
-                out.push(normal_through(
-                    DMat3::from_mat4(matrix).inverse().transpose(),
-                    given[v],
-                ));
-            }
-        }
-        Ok(Placed {
-            positions,
-            normals,
-            flip: false,
-        })
+        Ok(blend)
     }
 
     /// How material `material` draws: glTF's default material when there is none.
@@ -842,6 +866,25 @@ impl Builder<'_> {
             }
         }
     }
+}
+
+/// Adds each vertex's four joint matrices times their weights (`ids` and `amounts`, four a
+/// vertex) to its sum, and the weights to their sum; a joint past `joints` is the error.
+fn accumulate(
+    blend: &mut [(DMat4, f64)],
+    ids: &[u32],
+    amounts: &[f32],
+    joints: &[DMat4],
+) -> Result<(), u32> {
+    let vertices = ids.chunks_exact(4).zip(amounts.chunks_exact(4));
+    for ((matrix, sum), (ids, amounts)) in blend.iter_mut().zip(vertices) {
+        for (&id, &amount) in ids.iter().zip(amounts).filter(|(_, a)| **a != 0.0) {
+            let joint = joints.get(id as usize).ok_or(id)?;
+            *matrix += *joint * f64::from(amount);
+            *sum += f64::from(amount);
+        }
+    }
+    Ok(())
 }
 
 /// The draw style of a glTF material: `OPAQUE` ignores alpha, `MASK` cuts out below its

@@ -600,16 +600,8 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
     };
     let mut scenes = Vec::new();
     for path in &args.files {
-        let scene = g4mf_preview::read_scene(path, &read, &scene_options, None).map_err(|e| {
-            // Read errors name the file; a G4MF scene's data errors need it said.
-            let names_file = e.names_file();
-            let e = anyhow::Error::new(e);
-            if names_file {
-                e
-            } else {
-                e.context(format!("cannot picture {}", path.display()))
-            }
-        })?;
+        let scene = g4mf_preview::read_scene(path, &read, &scene_options, None)
+            .map_err(|e| picture_error(path, e))?;
         for note in &scene.notes {
             eprintln!("mpfb2g4mf: warning: {}: {note}", path.display());
         }
@@ -654,6 +646,16 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
     mpfb2g4mf::files::write_atomic(&args.output, &g4mf_preview::png_bytes(&image))
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     Ok(())
+}
+
+/// A file that cannot be pictured: read errors name the file; a G4MF scene's data errors
+/// need it said.
+fn picture_error(path: &Path, e: g4mf_preview::PreviewError) -> anyhow::Error {
+    if e.names_file() {
+        anyhow::Error::new(e)
+    } else {
+        anyhow::Error::new(e).context(format!("cannot picture {}", path.display()))
+    }
 }
 
 fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
