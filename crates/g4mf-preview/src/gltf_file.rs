@@ -73,9 +73,9 @@ fn at_byte(offset: u64, kind: GltfErrorKind) -> GltfError {
 }
 
 /// Most values (components) one accessor without a buffer view may hold: its zeros come from
-/// no data, so they are bounded here rather than by the file (4 Mi, a morph target of a
-/// million vertices and more).
-pub const MAX_ZERO_FILLED: u64 = 1 << 22;
+/// no data, so they are bounded here rather than by the file (1 Mi, a morph target of a
+/// third of a million vertices).
+pub const MAX_ZERO_FILLED: u64 = 1 << 20;
 
 /// Most values a scene reads from all its accessors together (64 Mi): a bound on time and
 /// memory however often a file instances its meshes or repeats its accessors.
@@ -846,28 +846,38 @@ fn check_document(root: &json::Root) -> Result<(), GltfError> {
             let path = path().0;
             let bounds =
                 path.ends_with("[\"POSITION\"].min") || path.ends_with("[\"POSITION\"].max");
-            if !bounds {
+            // Quantized attributes are read (integers, normalized or not).
+            let quantized = path.ends_with(" = \"KHR_mesh_quantization\"");
+            if !bounds && !quantized {
                 first = Some((path, error));
             }
         }
     });
     match first {
         None => Ok(()),
-        Some((path, error)) => {
-            use json::validation::Error;
-            let what = match error {
-                Error::IndexOutOfBounds => "is not an index into its array",
-                Error::Invalid => "is not a valid value here",
-                Error::Missing => "is required but missing",
-                Error::Oversize => "is too large",
-                Error::Unsupported => "names an extension this reader does not support",
-            };
-            Err(at(
-                pointer_of(&path),
-                GltfErrorKind::Invalid(format!("the value {what}")),
-            ))
-        }
+        Some((path, error)) => Err(validation_error(&path, error)),
     }
+}
+
+/// The `gltf` crate's validation error as ours, at the pointer of its path. A path may end
+/// with the value at fault: `extensionsRequired[0] = "EXT_x"`.
+fn validation_error(path: &str, error: json::validation::Error) -> GltfError {
+    use json::validation::Error;
+    let (path, value) = match path.split_once(" = ") {
+        Some((path, value)) => (path, format!("{value} ")),
+        None => (path, String::new()),
+    };
+    let what = match error {
+        Error::IndexOutOfBounds => "is not an index into its array",
+        Error::Invalid => "is not a valid value here",
+        Error::Missing => "is required but missing",
+        Error::Oversize => "is too large",
+        Error::Unsupported => "is an extension this reader does not support",
+    };
+    at(
+        pointer_of(path),
+        GltfErrorKind::Invalid(format!("the value {value}{what}")),
+    )
 }
 
 /// The `gltf` crate's path (`meshes[0].attributes["POSITION"]`) as a JSON pointer

@@ -447,3 +447,36 @@ fn the_kind_of_file_is_chosen_by_extension_then_by_content() {
     .unwrap();
     assert_eq!(scene.triangles.len(), 2);
 }
+
+#[test]
+fn quantized_positions_are_read_and_unknown_required_extensions_refused() {
+    // The square's corners as normalized unsigned shorts (KHR_mesh_quantization).
+    let mut b = GltfBuilder::new();
+    let corners: Vec<u32> = SQUARE.iter().map(|&c| c as u32 * 65535).collect();
+    let position = b.integers(&corners, "VEC3", 5123);
+    b.json["accessors"][position]["normalized"] = json!(true);
+    b.json["accessors"][position]["min"] = json!([0, 0, 0]);
+    b.json["accessors"][position]["max"] = json!([65535, 65535, 0]);
+    let indices = b.integers(&SQUARE_INDICES, "SCALAR", 5123);
+    let mesh = b.push(
+        "meshes",
+        json!({"primitives": [{"attributes": {"POSITION": position}, "indices": indices}]}),
+    );
+    b.root_node(json!({"mesh": mesh}));
+    b.json["extensionsUsed"] = json!(["KHR_mesh_quantization"]);
+    b.json["extensionsRequired"] = json!(["KHR_mesh_quantization"]);
+    let s = scene(&b.glb(), &SceneOptions::default());
+    assert!((s.extent() - Vec3::new(1.0, 1.0, 0.0)).abs().max_element() < 1e-6);
+    b.json["extensionsRequired"] = json!(["KHR_mesh_quantization", "EXT_unknown"]);
+    let err = Scene::from_gltf(
+        &b.glb(),
+        None,
+        &ReadOptions::default(),
+        &SceneOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "/extensionsRequired/1: the value \"EXT_unknown\" is an extension this reader does not support"
+    );
+}

@@ -143,7 +143,10 @@ fn preview_draws_gltf_files_beside_g4mf_files() {
         png.to_str().unwrap(),
     ]);
     assert!(result.status.success(), "{}", stderr(&result));
-    assert_eq!(image::open(&png).unwrap().to_rgba8().dimensions(), (128, 64));
+    assert_eq!(
+        image::open(&png).unwrap().to_rgba8().dimensions(),
+        (128, 64)
+    );
     let close = out.path().join("hip.png");
     let result = run(&[
         "preview",
