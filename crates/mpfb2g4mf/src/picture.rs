@@ -95,8 +95,9 @@ struct Drawn {
 }
 
 /// A contact sheet drawn tile by tile as files arrive (a batch's outputs as each is written),
-/// from any thread: each file (G4MF or glTF) is read, drawn from the front in a `tile` x `tile` square at its
-/// own figure's scale and dropped, so memory holds tiles, never every file. [`finish`]
+/// from any thread: each file (G4MF or glTF) is read, drawn from the front in a `tile` x
+/// `tile` square at its own figure's scale and dropped, so memory holds tiles, never every
+/// file. [`finish`]
 /// brings every tile to one scale (the tallest figure fills 90% of its tile, so bodies compare
 /// in size), labels it with its file stem and lays the tiles out in order, in rows of about
 /// the square root of their count (10 for 100).
