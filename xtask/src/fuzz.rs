@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 16] = [
+const TARGETS: [&str; 17] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -24,6 +24,7 @@ const TARGETS: [&str; 16] = [
     "manifest",
     "mhclo",
     "mhmat",
+    "gltf_scene",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

@@ -1,7 +1,8 @@
-//! `cargo xtask hostile`: the time and peak memory of each hostile input of issue 25 with the
-//! release build, as the table in `docs/benchmarks.md` (target: under 5 s and 512 MiB on the
-//! 2-core machine). The tests (`crates/mpfb2g4mf/tests/hostile_inputs.rs`) assert what each
-//! input must give; this only measures it, outside the required test path.
+//! `cargo xtask hostile`: the time and peak memory of each hostile input of issue 25 (and of
+//! the hostile glTF files of issue 39) with the release build, as the table in
+//! `docs/benchmarks.md` (target: under 5 s and 512 MiB on the 2-core machine). The tests
+//! (`crates/mpfb2g4mf/tests/hostile_inputs.rs`, `hostile_gltf.rs`) assert what each input must
+//! give; this only measures it, outside the required test path.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -229,5 +230,17 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
             million,
         ],
     });
+    // The hostile glTF files of tests/hostile_gltf.rs, through `preview`.
+    let gltf = work.join("gltf");
+    std::fs::create_dir_all(&gltf).map_err(|e| e.to_string())?;
+    for case in test_support::gltf::hostile_files(&gltf).map_err(|e| e.to_string())? {
+        let mut args = vec!["preview".to_owned(), s(case.file)];
+        args.extend(case.args);
+        args.extend(["-o".to_owned(), "out/p.png".to_owned()]);
+        cases.push(Case {
+            name: case.name,
+            args,
+        });
+    }
     Ok(cases)
 }

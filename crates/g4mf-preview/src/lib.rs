@@ -1,17 +1,25 @@
-//! `g4mf-preview`: pictures of G4MF 3D meshes and skeletons, for people and for tests.
+//! `g4mf-preview`: pictures of G4MF 3D meshes and skeletons (and of glTF 2.0 files), for
+//! people and for tests.
 //!
 //! [`Scene::from_file`] turns any 3D G4MF file into triangles (placed by the node tree, shaded
 //! by the file's normals or flat where it has none, coloured by material base colours and
 //! embedded base-colour textures, drawn in the order and with the blending their materials'
 //! MakeHuman render hints ask for: [`DrawStyle`]) and bone segments; [`render`] draws orthographic views of a scene; [`contact_sheet`] tiles
-//! labelled pictures; [`png_bytes`] encodes. Why a rasterizer of our own: see ARCHITECTURE.md.
+//! labelled pictures; [`png_bytes`] encodes. [`Scene::from_gltf`] draws `.glb`/`.gltf` files
+//! the same way (read by [`GltfFile`] under the same rules as G4MF), and [`read_scene`]
+//! reads either kind of file ([`FileKind::of`]). Why a rasterizer of our own: see
+//! ARCHITECTURE.md.
 
 #![forbid(unsafe_code)]
 
+pub mod gltf_file;
+pub mod gltf_scene;
 pub mod raster;
 pub mod scene;
 pub mod sheet;
 
+pub use gltf_file::{Elements, GltfError, GltfErrorKind, GltfFile};
+pub use gltf_scene::MAX_SCENE_TEXELS;
 pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render, render_many};
 pub use scene::{
     AlphaMode, BoneSegment, DrawStyle, SampledTexture, Scene, SceneOptions, StyleRun, TextureCache,
@@ -19,7 +27,9 @@ pub use scene::{
 };
 pub use sheet::{Tile, contact_sheet};
 
+use g4mf_reader::ReadOptions;
 use image::RgbaImage;
+use std::path::Path;
 
 /// A file cannot be pictured.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +43,104 @@ pub enum PreviewError {
     /// The data contradicts itself (indices past the end, wrong vector sizes).
     #[error("{0}")]
     Data(String),
+    /// A glTF file cannot be read or pictured (located: file, pointer or byte offset).
+    #[error(transparent)]
+    Gltf(#[from] GltfError),
+}
+
+impl PreviewError {
+    /// Whether the message names the file it is about (read errors do; a G4MF scene's data
+    /// errors leave that to the caller).
+    pub fn names_file(&self) -> bool {
+        match self {
+            PreviewError::Read(e) => e.location.file.is_some(),
+            PreviewError::Gltf(e) => e.location.file.is_some(),
+            PreviewError::Dimension(_) | PreviewError::Data(_) => false,
+        }
+    }
+}
+
+/// The kinds of file a picture is drawn from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `.g4b` or `.g4tf`.
+    G4mf,
+    /// `.glb` or `.gltf`.
+    Gltf,
+}
+
+impl FileKind {
+    /// The kind of the file at `path` whose bytes are `bytes`: by its extension (`.g4b`,
+    /// `.g4tf`, `.glb`, `.gltf`, in any case), else by its first bytes (`glTF` is a `.glb`'s
+    /// magic; JSON whose `asset.version` is "2.0" and that has no `asset.dimension` is a
+    /// `.gltf`), else G4MF.
+    pub fn of(path: &Path, bytes: &[u8]) -> FileKind {
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("glb" | "gltf") => return FileKind::Gltf,
+            Some("g4b" | "g4tf") => return FileKind::G4mf,
+            _ => {}
+        }
+        if bytes.starts_with(b"glTF") {
+            return FileKind::Gltf;
+        }
+        #[derive(serde::Deserialize)]
+        struct Head {
+            asset: Asset,
+        }
+        #[derive(serde::Deserialize)]
+        struct Asset {
+            version: Option<String>,
+            dimension: Option<serde::de::IgnoredAny>,
+        }
+        match serde_json::from_slice::<Head>(bytes) {
+            Ok(Head { asset })
+                if asset.dimension.is_none() && asset.version.as_deref() == Some("2.0") =>
+            {
+                FileKind::Gltf
+            }
+            _ => FileKind::G4mf,
+        }
+    }
+}
+
+/// The scene of the file at `path`, G4MF or glTF ([`FileKind::of`]), read under `read` (the
+/// file itself at most its JSON and buffer limits together), showing `options`, decoding
+/// textures through `textures` when given. Read errors and glTF errors name the file.
+pub fn read_scene(
+    path: &Path,
+    read: &ReadOptions,
+    options: &SceneOptions,
+    textures: Option<&TextureCache>,
+) -> Result<Scene, PreviewError> {
+    let limit = read.max_json_bytes.saturating_add(read.max_buffer_bytes);
+    let bytes = location::read_bounded(path, limit).map_err(|e| {
+        g4mf_reader::ReadError::new(
+            g4mf_reader::Location::default(),
+            g4mf_reader::ReadErrorKind::Io {
+                what: path.display().to_string(),
+                error: e.into(),
+            },
+        )
+        .with_file(path)
+    })?;
+    match FileKind::of(path, &bytes) {
+        FileKind::Gltf => {
+            let in_file = |e: GltfError| PreviewError::Gltf(e.with_file(path));
+            let file = GltfFile::read_bytes(&bytes, path.parent(), read).map_err(in_file)?;
+            drop(bytes);
+            Scene::from_gltf_file(&file, options, textures).map_err(in_file)
+        }
+        FileKind::G4mf => {
+            let file = g4mf_reader::read_bytes(&bytes, path.parent(), read)
+                .map_err(|e| e.with_file(path))?;
+            drop(bytes);
+            Scene::from_file_cached(&file, options, textures)
+        }
+    }
 }
 
 /// The picture as PNG bytes (8-bit RGBA).

@@ -356,8 +356,9 @@ fn draw_triangle(
         match style.mode {
             AlphaMode::Opaque | AlphaMode::Coverage => {
                 let threshold = match style.mode {
-                    // A texture whose alpha is used cuts out below half.
-                    AlphaMode::Opaque => 0.5,
+                    // A texture whose alpha is used cuts out below the cutoff (half, or a
+                    // glTF MASK material's alphaCutoff).
+                    AlphaMode::Opaque => style.cutoff,
                     _ => COVERAGE[(at.y % 2) * 2 + at.x % 2],
                 };
                 if alpha < threshold {

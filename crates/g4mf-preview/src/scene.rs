@@ -69,6 +69,9 @@ pub struct DrawStyle {
     pub draw_order: i32,
     /// Faces whose winding turns away from the camera are not drawn; false draws both sides.
     pub backface_cull: bool,
+    /// In [`AlphaMode::Opaque`], samples whose alpha is below this are not drawn (0.5; a glTF
+    /// `MASK` material's `alphaCutoff`).
+    pub cutoff: f32,
 }
 
 impl Default for DrawStyle {
@@ -79,6 +82,7 @@ impl Default for DrawStyle {
             alpha: 1.0,
             draw_order: 0,
             backface_cull: false,
+            cutoff: 0.5,
         }
     }
 }
@@ -112,6 +116,7 @@ impl DrawStyle {
             alpha,
             draw_order,
             backface_cull,
+            cutoff: 0.5,
         }
     }
 }
@@ -153,6 +158,10 @@ pub struct Scene {
     /// (or in a scene with none) draw with [`DrawStyle::default`]. Runs, not a field of
     /// [`Triangle`], so callers that build triangles themselves need not know of styles.
     pub styles: Vec<StyleRun>,
+    /// What the picture leaves out or draws otherwise than the file asks, and why, each
+    /// `pointer: what` (an image drawn as its material's colour, vertices that are not
+    /// numbers, primitives that are not triangles).
+    pub notes: Vec<String>,
 }
 
 /// Most triangles a scene takes from a file: a bound on memory (a scene holds ~64 bytes per
@@ -365,7 +374,7 @@ impl TextureCache {
 
     /// The texture of `bytes`, decoded on first use. Decoding holds the lock: images are
     /// decoded once each, and two threads never hold a full-size decode at the same time.
-    fn get(&self, bytes: &[u8], uses_alpha: bool) -> Option<Arc<SampledTexture>> {
+    pub(crate) fn get(&self, bytes: &[u8], uses_alpha: bool) -> Option<Arc<SampledTexture>> {
         let key = (xxhash_rust::xxh3::xxh3_128(bytes), uses_alpha);
         let mut state = self
             .state
@@ -441,7 +450,11 @@ fn embedded_image(file: &G4mfFile, index: usize) -> Option<(&[u8], bool)> {
 
 /// An image decoded for sampling when it is within [`MAX_TEXELS`], reduced to at most
 /// `max_side` texels a side when one is given.
-fn decode_image(bytes: &[u8], uses_alpha: bool, max_side: Option<u32>) -> Option<SampledTexture> {
+pub(crate) fn decode_image(
+    bytes: &[u8],
+    uses_alpha: bool,
+    max_side: Option<u32>,
+) -> Option<SampledTexture> {
     let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .ok()?;

@@ -576,6 +576,7 @@ fn materials_hints_become_draw_styles() {
         alpha,
         draw_order,
         backface_cull,
+        cutoff: 0.5,
     };
     let expected = [
         DrawStyle::default(),

@@ -108,8 +108,8 @@ enum ViewArg {
 
 #[derive(Args)]
 struct PreviewArgs {
-    /// The G4MF file (.g4b or .g4tf); several are drawn side by side at one scale (a baked
-    /// rest pose next to the original, say).
+    /// The G4MF (.g4b, .g4tf) or glTF 2.0 (.glb, .gltf) file; several are drawn side by side
+    /// at one scale (a baked rest pose next to the original, say).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// The picture to write (PNG).
@@ -659,11 +659,12 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
     };
     let mut scenes = Vec::new();
     for path in &args.files {
-        let file = g4mf_reader::read_path(path, &read)?;
-        scenes.push(
-            g4mf_preview::Scene::from_file_with(&file, &scene_options)
-                .with_context(|| format!("cannot picture {}", path.display()))?,
-        );
+        let scene = g4mf_preview::read_scene(path, &read, &scene_options, None)
+            .map_err(|e| picture_error(path, e))?;
+        for note in &scene.notes {
+            eprintln!("mpfb2g4mf: warning: {}: {note}", path.display());
+        }
+        scenes.push(scene);
     }
     let region = match &args.focus {
         None => None,
@@ -736,6 +737,16 @@ fn run_to_gltf(args: ToGltfArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A file that cannot be pictured: read errors name the file; a G4MF scene's data errors
+/// need it said.
+fn picture_error(path: &Path, e: g4mf_preview::PreviewError) -> anyhow::Error {
+    if e.names_file() {
+        anyhow::Error::new(e)
+    } else {
+        anyhow::Error::new(e).context(format!("cannot picture {}", path.display()))
+    }
 }
 
 fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {

@@ -95,8 +95,9 @@ struct Drawn {
 }
 
 /// A contact sheet drawn tile by tile as files arrive (a batch's outputs as each is written),
-/// from any thread: each file is read, drawn from the front in a `tile` x `tile` square at its
-/// own figure's scale and dropped, so memory holds tiles, never every file. [`finish`]
+/// from any thread: each file (G4MF or glTF) is read, drawn from the front in a `tile` x
+/// `tile` square at its own figure's scale and dropped, so memory holds tiles, never every
+/// file. [`finish`]
 /// brings every tile to one scale (the tallest figure fills 90% of its tile, so bodies compare
 /// in size), labels it with its file stem and lays the tiles out in order, in rows of about
 /// the square root of their count (10 for 100).
@@ -135,34 +136,33 @@ impl ContactSheet {
             path: path.to_path_buf(),
             reason,
         };
-        let drawn = g4mf_reader::read_path(path, &self.read)
-            .map_err(|e| fail(e.to_string()))
-            .and_then(|file| {
-                Scene::from_file_cached(&file, &Default::default(), Some(&self.textures))
-                    .map_err(|e| fail(e.to_string()))
-            })
-            .map(|scene| {
-                let size = scene.extent();
-                let extent = size.x.max(size.y);
-                let image = g4mf_preview::render(
-                    &scene,
-                    &RenderOptions {
-                        views: vec![View::Front],
-                        width: self.tile,
-                        height: self.tile,
-                        pixels_per_metre: (extent > 0.0).then(|| 0.9 * self.tile as f32 / extent),
-                        ..Default::default()
-                    },
-                );
-                Drawn {
-                    order,
-                    image,
-                    label: path
-                        .file_stem()
-                        .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
-                    extent,
-                }
-            });
+        // G4MF or glTF, by extension or content.
+        let drawn =
+            g4mf_preview::read_scene(path, &self.read, &Default::default(), Some(&self.textures))
+                .map_err(|e| fail(e.to_string()))
+                .map(|scene| {
+                    let size = scene.extent();
+                    let extent = size.x.max(size.y);
+                    let image = g4mf_preview::render(
+                        &scene,
+                        &RenderOptions {
+                            views: vec![View::Front],
+                            width: self.tile,
+                            height: self.tile,
+                            pixels_per_metre: (extent > 0.0)
+                                .then(|| 0.9 * self.tile as f32 / extent),
+                            ..Default::default()
+                        },
+                    );
+                    Drawn {
+                        order,
+                        image,
+                        label: path
+                            .file_stem()
+                            .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+                        extent,
+                    }
+                });
         let mut state = self
             .drawn
             .lock()

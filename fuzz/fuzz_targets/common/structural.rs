@@ -70,8 +70,30 @@ fn get_mut<'a>(v: &'a mut Value, path: &[PathStep]) -> Option<&'a mut Value> {
     Some(at)
 }
 
+/// The reference-bearing properties of G4MF that edits insert.
+const G4MF_KEYS: [&str; 12] = [
+    "children",
+    "joints",
+    "mesh",
+    "vertices",
+    "simplexes",
+    "material",
+    "bufferView",
+    "buffer",
+    "vectorSize",
+    "byteLength",
+    "byteOffset",
+    "chunk",
+];
+
 /// Applies the edits that `ops` spells to `doc`.
 fn mutate(doc: &mut Value, ops: &[u8]) {
+    mutate_with(doc, ops, &G4MF_KEYS);
+}
+
+/// Applies the edits that `ops` spells to `doc`, inserting `keys` (reference-bearing
+/// properties of the format) where an edit adds one.
+pub fn mutate_with(doc: &mut Value, ops: &[u8], keys: &[&str]) {
     for op in ops.chunks_exact(4).take(16) {
         let mut all = Vec::new();
         paths(doc, &mut Vec::new(), &mut all);
@@ -145,21 +167,8 @@ fn mutate(doc: &mut Value, ops: &[u8]) {
             // Swap in a reference-bearing property on an object.
             _ => {
                 if let Some(Value::Object(m)) = get_mut(doc, path) {
-                    let key = [
-                        "children",
-                        "joints",
-                        "mesh",
-                        "vertices",
-                        "simplexes",
-                        "material",
-                        "bufferView",
-                        "buffer",
-                        "vectorSize",
-                        "byteLength",
-                        "byteOffset",
-                        "chunk",
-                    ][usize::from(arg) % 12];
-                    let value = INTERESTING[usize::from(arg / 12) % INTERESTING.len()];
+                    let key = keys[usize::from(arg) % keys.len()];
+                    let value = INTERESTING[usize::from(arg) / keys.len() % INTERESTING.len()];
                     m.insert(
                         key.into(),
                         if key == "children" || key == "joints" {

@@ -105,3 +105,72 @@ fn thumbnails_are_embedded_pngs_the_validator_accepts() {
     ]);
     assert!(result.status.success(), "{}", stderr(&result));
 }
+
+/// `preview` draws a `.glb` beside a `.g4b` at one scale, closes up on a glTF joint by its
+/// node name, and says which file a warning is about.
+#[test]
+fn preview_draws_gltf_files_beside_g4mf_files() {
+    use serde_json::json;
+    use test_support::gltf::GltfBuilder;
+    let out = tempfile::tempdir().unwrap();
+    let g4b = out.path().join("tri.g4b");
+    let tiny = test_support::tiny::TinyCharacter::new("Tri").bone("root", glam::DVec3::ZERO, 1.0);
+    std::fs::write(&g4b, tiny.g4b_bytes()).unwrap();
+    let mut b = GltfBuilder::new();
+    let square = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+    let joints = b.integers(&[0; 16], "VEC4", 5121);
+    let weights = b.floats(&[[1.0f32, 0.0, 0.0, 0.0]; 4].concat(), "VEC4");
+    let mesh = b.mesh(
+        &square,
+        Some(&[0, 1, 2, 0, 2, 3]),
+        &[("JOINTS_0", joints), ("WEIGHTS_0", weights)],
+        None,
+    );
+    b.root_node(json!({"name": "hip"}));
+    b.push("skins", json!({"joints": [0]}));
+    b.root_node(json!({"mesh": mesh, "skin": 0}));
+    let glb = out.path().join("quad.glb");
+    std::fs::write(&glb, b.glb()).unwrap();
+    let png = out.path().join("both.png");
+    let result = run(&[
+        "preview",
+        g4b.to_str().unwrap(),
+        glb.to_str().unwrap(),
+        "--size",
+        "64",
+        "--bones",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert_eq!(
+        image::open(&png).unwrap().to_rgba8().dimensions(),
+        (128, 64)
+    );
+    let close = out.path().join("hip.png");
+    let result = run(&[
+        "preview",
+        glb.to_str().unwrap(),
+        "--focus",
+        "hip",
+        "-o",
+        close.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    // A morph target name the file lacks: one line naming the file.
+    let result = run(&[
+        "preview",
+        glb.to_str().unwrap(),
+        "--blend",
+        "Smile=1",
+        "-o",
+        close.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    let text = stderr(&result);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.contains("quad.glb: no morph target `Smile` in the file (it has: none)"),
+        "{text}"
+    );
+}
