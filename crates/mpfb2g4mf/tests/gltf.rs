@@ -747,3 +747,53 @@ fn g4mf_only_flags_and_g4mf_readers_refuse_gltf_in_one_line() {
         }
     }
 }
+
+#[test]
+fn a_glb_pictures_as_the_g4mf_of_the_same_job() {
+    let test = "a_glb_pictures_as_the_g4mf_of_the_same_job";
+    let Some(data) = test_support::mpfb_data_or_skip(test) else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let picture = |output: &str| {
+        let model = out.path().join(output);
+        succeed(
+            bin()
+                .args([
+                    "convert",
+                    "--rig-name",
+                    "default",
+                    "--max-influences",
+                    "4",
+                    "-q",
+                ])
+                .arg("--mpfb-data")
+                .arg(&data)
+                .arg("-o")
+                .arg(&model),
+        );
+        let png = model.with_extension("png");
+        succeed(
+            bin()
+                .arg("preview")
+                .arg(&model)
+                .args(["--view", "all", "--size", "160x280", "-o"])
+                .arg(&png),
+        );
+        image::open(&png).unwrap().to_rgba8()
+    };
+    let (g4mf, gltf) = (picture("a.g4b"), picture("a.glb"));
+    assert_eq!(g4mf.dimensions(), gltf.dimensions());
+    // The same triangles, normals and colours: pixels differ only where float32 rounding
+    // moves an edge by a sample.
+    let differing = g4mf
+        .pixels()
+        .zip(gltf.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 8))
+        .count();
+    let total = (g4mf.width() * g4mf.height()) as usize;
+    assert!(
+        differing * 200 < total,
+        "{differing} of {total} pixels differ"
+    );
+}
