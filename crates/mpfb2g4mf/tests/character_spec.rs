@@ -281,7 +281,13 @@ fn file_mesh(file: &G4mfFile, node: usize, m: usize) -> MeshContent {
         })
         .collect();
     MeshContent {
-        node: doc.nodes[node].name.clone().unwrap(),
+        // What our writer named the node after (its mesh is `{that}Mesh`; the node itself gets
+        // `_2` when a bone already has the name).
+        node: mesh
+            .name
+            .as_deref()
+            .and_then(|n| n.strip_suffix("Mesh"))
+            .map_or_else(|| doc.nodes[node].name.clone().unwrap(), str::to_owned),
         positions: vec3s(file, mesh.vertices).into_iter().map(bits3).collect(),
         normals: normals.map(|n| vec3s(file, n.values).into_iter().map(bits3).collect()),
         texcoords: texcoords.map_or_else(Vec::new, |t| {
@@ -447,10 +453,15 @@ fn spec_content(spec: &CharacterSpec) -> Content {
             spec.influences.as_ref(),
         )
     });
-    let attachments = spec
-        .attachments
-        .iter()
-        .map(|a| spec_mesh(spec, a.name.clone(), &a.mesh, a.influences.as_ref()));
+    // An attachment's shapes carry its name in G4MF (`{attachment}_{shape}`: names are
+    // file-wide), as the writer names them.
+    let attachments = spec.attachments.iter().map(|a| {
+        let mut content = spec_mesh(spec, a.name.clone(), &a.mesh, a.influences.as_ref());
+        for shape in &mut content.shapes {
+            shape.0 = format!("{}_{}", a.name, shape.0);
+        }
+        content
+    });
     Content {
         name: spec.name.clone(),
         skeleton_position: spec.skeleton_position,
