@@ -14,16 +14,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // `--populations [--rounds N] [--against BIN] [--this BIN] [--only NAME]`: only the
     // populations against the durable writes of their files.
     if args.iter().any(|a| a == "--populations") {
-        let rounds = match value("--rounds") {
-            Some(n) => n
-                .parse()
-                .map_err(|_| format!("--rounds {n}: not a number"))?,
-            None => 5,
-        };
-        let bin = match value("--this") {
-            Some(path) => std::path::PathBuf::from(path),
-            None => release_binary()?,
-        };
+        let rounds = rounds_of(value("--rounds"))?;
+        let bin = this_binary(value("--this"))?;
         let options = crate::populations::Options {
             rounds,
             against: value("--against").map(std::path::PathBuf::from),
@@ -36,16 +28,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     // `--formats [--rounds N] [--this BIN]`: populations as `.glb` against `.g4b`.
     if args.iter().any(|a| a == "--formats") {
-        let rounds = match value("--rounds") {
-            Some(n) => n
-                .parse()
-                .map_err(|_| format!("--rounds {n}: not a number"))?,
-            None => 5,
-        };
-        let bin = match value("--this") {
-            Some(path) => std::path::PathBuf::from(path),
-            None => release_binary()?,
-        };
+        let rounds = rounds_of(value("--rounds"))?;
+        let bin = this_binary(value("--this"))?;
         return with_work("formats", |work| {
             let data = absolute_data()?;
             crate::formats::run(&bin, &data, work, rounds)
@@ -54,12 +38,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // `--allocators [--rounds N] [--with NAME=BIN]...`: this build's malloc set-up against
     // glibc's defaults and other builds, in whole batches.
     if args.iter().any(|a| a == "--allocators") {
-        let rounds = match value("--rounds") {
-            Some(n) => n
-                .parse()
-                .map_err(|_| format!("--rounds {n}: not a number"))?,
-            None => 5,
-        };
+        let rounds = rounds_of(value("--rounds"))?;
         let mut with = Vec::new();
         for (i, arg) in args.iter().enumerate() {
             if arg == "--with" {
@@ -70,10 +49,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 with.push((name.to_owned(), std::path::PathBuf::from(bin)));
             }
         }
-        let bin = match value("--this") {
-            Some(path) => std::path::PathBuf::from(path),
-            None => release_binary()?,
-        };
+        let bin = this_binary(value("--this"))?;
         let options = crate::allocators::Options { rounds, with };
         return with_work("allocators", |work| {
             let data = absolute_data()?;
@@ -117,10 +93,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         };
         // `--this BIN` times another build instead of this tree's (a commit's, for a change's
         // before-and-after without rebuilding).
-        let bin = match value("--this") {
-            Some(path) => std::path::PathBuf::from(path),
-            None => release_binary()?,
-        };
+        let bin = this_binary(value("--this"))?;
         let data = test_support::mpfb_data().ok_or("no MPFB data")?;
         let work = std::env::temp_dir().join(format!("mpfb2g4mf-cat-{}", std::process::id()));
         std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
@@ -191,6 +164,22 @@ pub fn release_binary() -> Result<std::path::PathBuf, String> {
         return Err("cannot build the release binary".into());
     }
     Ok(test_support::workspace_root().join("target/release/mpfb2g4mf"))
+}
+
+/// `--rounds N` (5 when absent).
+fn rounds_of(text: Option<&String>) -> Result<usize, String> {
+    match text {
+        Some(n) => n.parse().map_err(|_| format!("--rounds {n}: not a number")),
+        None => Ok(5),
+    }
+}
+
+/// `--this BIN`, else this tree's release build.
+fn this_binary(text: Option<&String>) -> Result<std::path::PathBuf, String> {
+    match text {
+        Some(path) => Ok(std::path::PathBuf::from(path)),
+        None => release_binary(),
+    }
 }
 
 /// The MPFB data folder, absolute (manifests resolve relative paths against their own folder).

@@ -206,6 +206,53 @@ pub struct CharacterSpec {
     pub generator: String,
 }
 
+/// Why bones cannot be ordered: a bone whose parent is not another bone, or bones whose
+/// parents form a cycle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoneOrderError {
+    /// The bone at fault (for a cycle, the first bone no root reaches).
+    pub bone: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// Depth-first pre-order of `bones` (roots and siblings in their order), so every parent comes
+/// before its children: the order both writers give bone nodes.
+pub fn bone_order(bones: &[BoneSpec]) -> Result<Vec<usize>, BoneOrderError> {
+    let mut children = vec![Vec::new(); bones.len()];
+    let mut roots = Vec::new();
+    for (i, bone) in bones.iter().enumerate() {
+        match bone.parent {
+            None => roots.push(i),
+            Some(p) if p < bones.len() && p != i => children[p].push(i),
+            Some(p) => {
+                return Err(BoneOrderError {
+                    bone: i,
+                    problem: format!("parent {p} is not another bone"),
+                });
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(bones.len());
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        stack.extend(children[i].iter().rev());
+    }
+    if order.len() != bones.len() {
+        let mut reached = vec![false; bones.len()];
+        for &i in &order {
+            reached[i] = true;
+        }
+        let stuck = reached.iter().position(|r| !r).unwrap_or(0);
+        return Err(BoneOrderError {
+            bone: stuck,
+            problem: "its parents form a cycle".into(),
+        });
+    }
+    Ok(order)
+}
+
 impl CharacterSpec {
     /// The body and the attachments' meshes, body first, each with its influences.
     pub fn meshes(&self) -> impl Iterator<Item = (&MeshSpec, Option<&Influences>)> {

@@ -75,39 +75,13 @@ pub struct BuiltCharacter {
     pub attachment_meshes: Vec<usize>,
 }
 
-/// Depth-first pre-order of bones (roots and siblings in input order), checking parents.
+/// Depth-first pre-order of bones (`character_spec::bone_order`), as this writer's error.
 fn bone_order(bones: &[BoneSpec]) -> Result<Vec<usize>, WriteError> {
-    let mut children = vec![Vec::new(); bones.len()];
-    let mut roots = Vec::new();
-    for (i, bone) in bones.iter().enumerate() {
-        match bone.parent {
-            None => roots.push(i),
-            Some(p) if p < bones.len() && p != i => children[p].push(i),
-            Some(p) => {
-                return Err(WriteError::BadBone {
-                    bone: i,
-                    name: bone.name.clone(),
-                    problem: format!("parent {p} is not another bone"),
-                });
-            }
-        }
-    }
-    let mut order = Vec::with_capacity(bones.len());
-    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
-    while let Some(i) = stack.pop() {
-        order.push(i);
-        stack.extend(children[i].iter().rev());
-    }
-    if order.len() != bones.len() {
-        let reached: std::collections::HashSet<usize> = order.iter().copied().collect();
-        let stuck = (0..bones.len()).find(|i| !reached.contains(i)).unwrap_or(0);
-        return Err(WriteError::BadBone {
-            bone: stuck,
-            name: bones[stuck].name.clone(),
-            problem: "its parents form a cycle".into(),
-        });
-    }
-    Ok(order)
+    character_spec::bone_order(bones).map_err(|e| WriteError::BadBone {
+        bone: e.bone,
+        name: bones[e.bone].name.clone(),
+        problem: e.problem,
+    })
 }
 
 /// A close upper estimate of the buffer a spec fills (float32 positions, normals and texture

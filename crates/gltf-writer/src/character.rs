@@ -77,42 +77,13 @@ pub struct BuiltGltf {
     pub folded_textures: usize,
 }
 
-/// Depth-first pre-order of bones (roots and siblings in spec order), checking parents.
+/// Depth-first pre-order of bones (`character_spec::bone_order`), as this writer's error.
 fn bone_order(bones: &[BoneSpec]) -> Result<Vec<usize>, GltfError> {
-    let mut children = vec![Vec::new(); bones.len()];
-    let mut roots = Vec::new();
-    for (i, bone) in bones.iter().enumerate() {
-        match bone.parent {
-            None => roots.push(i),
-            Some(p) if p < bones.len() && p != i => children[p].push(i),
-            Some(p) => {
-                return Err(GltfError::BadBone {
-                    bone: i,
-                    name: bone.name.clone(),
-                    problem: format!("parent {p} is not another bone"),
-                });
-            }
-        }
-    }
-    let mut order = Vec::with_capacity(bones.len());
-    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
-    while let Some(i) = stack.pop() {
-        order.push(i);
-        stack.extend(children[i].iter().rev());
-    }
-    if order.len() != bones.len() {
-        let mut reached = vec![false; bones.len()];
-        for &i in &order {
-            reached[i] = true;
-        }
-        let stuck = reached.iter().position(|r| !r).unwrap_or(0);
-        return Err(GltfError::BadBone {
-            bone: stuck,
-            name: bones[stuck].name.clone(),
-            problem: "its parents form a cycle".into(),
-        });
-    }
-    Ok(order)
+    character_spec::bone_order(bones).map_err(|e| GltfError::BadBone {
+        bone: e.bone,
+        name: bones[e.bone].name.clone(),
+        problem: e.problem,
+    })
 }
 
 /// A bone's rest basis as a rotation, refused when it is not one (within float rounding).
@@ -331,8 +302,9 @@ struct Building {
 }
 
 impl Building {
-    /// The skeleton node at the skeleton's position and a node per bone in `order`, each
-    /// relative to its parent; every bone is a joint, in node order.
+    /// The skeleton node (at the origin) and a node per bone in `order`, each relative to its
+    /// parent (root bones carry the skeleton's position); every bone is a joint, in node
+    /// order.
     fn push_skeleton(
         &mut self,
         spec: &CharacterSpec,

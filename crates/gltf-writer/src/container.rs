@@ -160,6 +160,8 @@ pub fn gltf_text(
     let bin = std::mem::take(&mut built.buffer);
     let length = bin.len();
     let (uri, external) = match storage {
+        // Nothing to store (a skeleton without meshes): no buffer, no file beside it.
+        _ if bin.is_empty() => (String::new(), Vec::new()),
         BufferStorage::Embedded => (
             format!(
                 "data:application/octet-stream;base64,{}",

@@ -130,8 +130,12 @@ impl<'s> Materials<'s> {
         }
         pbr.base_color_factor = PbrBaseColorFactor(factor.map(|c| c.clamp(0.0, 1.0) as f32));
         material.pbr_metallic_roughness = pbr;
+        // MakeHuman honours alpha to coverage only on transparent materials (so does our
+        // preview): such a material is cut out, any other transparent one blended.
         let (mode, cutoff) = match spec.render {
-            Some(h) if h.alpha_to_coverage => (AlphaMode::Mask, Some(ALPHA_CUTOFF)),
+            Some(h) if h.transparent && h.alpha_to_coverage => {
+                (AlphaMode::Mask, Some(ALPHA_CUTOFF))
+            }
             Some(h) if h.transparent => (AlphaMode::Blend, None),
             _ if factor[3] < 1.0 => (AlphaMode::Blend, None),
             _ => (AlphaMode::Opaque, None),

@@ -1,6 +1,6 @@
 //! Blend shapes as glTF morph targets: a shape's offsets carried to every glTF vertex made
 //! from a moved vertex, written sparse (indices and values) when that is smaller than the
-//! dense list, dense otherwise, and as a view-less zero accessor when a shape moves none.
+//! dense list, dense otherwise, and as a sparse accessor of one zero when a shape moves none.
 
 use crate::buffer::{BufferBuilder, Encoded, index_component};
 use crate::error::GltfError;

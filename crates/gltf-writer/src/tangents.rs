@@ -1,8 +1,9 @@
 //! MikkTSpace tangents for meshes with normal maps (glTF: a normal texture without `TANGENT`
 //! leaves the tangent space to each client, which the validator warns about), computed by
 //! `bevy_mikktspace` over the glTF vertices' float32 positions, normals and texture
-//! coordinates as written, with the coordinates as stored (glTF's origin top-left), as the
-//! glTF specification asks clients to compute them.
+//! coordinates as written (origin top-left). MikkTSpace's bitangent then follows +v, down the
+//! image; glTF's normal textures have +Y up the image, so the handedness `w` is negated, as
+//! three.js (`computeMikkTSpaceTangents` for glTF), Bevy and Blender's exporter do.
 
 use crate::vertices::Split;
 use bevy_mikktspace::{Geometry, TangentSpace};
@@ -35,7 +36,8 @@ pub(crate) fn tangents(
         let t = (t - n * n.dot(t))
             .try_normalize()
             .unwrap_or_else(|| n.any_orthonormal_vector());
-        let w = if sum[3] < 0.0 { -1.0 } else { 1.0 };
+        // MikkTSpace's sign on top-left coordinates, negated for glTF's +Y-up normal maps.
+        let w = if sum[3] < 0.0 { 1.0 } else { -1.0 };
         out.extend_from_slice(&[t.x, t.y, t.z, w]);
     }
     let conflicts = geometry.conflicts.iter().filter(|c| **c).count();
@@ -111,8 +113,10 @@ mod tests {
     use character_spec::{FaceSpec, SurfaceSpec, Surfaces};
 
     #[test]
-    fn a_flat_quad_gets_the_u_direction_as_its_tangent() {
-        // A quad in the XY plane facing +Z, u along +X, v (top-left origin) along -Y.
+    fn an_upright_quad_gets_u_as_its_tangent_and_the_image_top_as_its_bitangent() {
+        // A quad in the XY plane facing +Z, u along +X, v (top-left origin) along -Y: the
+        // image stands upright, so glTF's bitangent (cross(N, T) * w, the normal map's +Y) is
+        // +Y and w is +1.
         let surfaces: Surfaces = vec![SurfaceSpec {
             name: None,
             material: None,
@@ -140,7 +144,7 @@ mod tests {
                 (t[0] - 1.0).abs() < 1e-5 && t[1].abs() < 1e-5 && t[2].abs() < 1e-5,
                 "{t:?}"
             );
-            assert_eq!(t[3].abs(), 1.0);
+            assert_eq!(t[3], 1.0, "the bitangent points up the image");
         }
     }
 }

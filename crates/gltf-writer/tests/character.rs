@@ -382,18 +382,35 @@ fn missing_images_fold_their_placeholders_into_the_factors_and_hints_set_alpha_a
     );
     for t in &tangents {
         let xyz = DVec3::new(t[0], t[1], t[2]);
-        assert!((xyz.length() - 1.0).abs() < 1e-5 && xyz.z.abs() < 1e-5 && t[3].abs() == 1.0);
+        assert!((xyz.length() - 1.0).abs() < 1e-5 && xyz.z.abs() < 1e-5);
+        // The triangle's texture coordinates run u along +X and v (down the image) along +Y,
+        // so the image is upside down on it: the bitangent (up the image) is -Y, w = -1.
+        let bitangent = DVec3::Z.cross(xyz) * t[3];
+        assert!((bitangent - DVec3::NEG_Y).length() < 1e-5, "{t:?}");
     }
-    // Without hints: opaque, single-sided; a transparent one blends.
+    // A transparent material without alpha to coverage blends; alpha to coverage on an
+    // opaque one (most MakeHuman suits) is not honoured, as MakeHuman does: opaque.
+    let mode = |hints: RenderHints| {
+        let mut spec = spec.clone();
+        spec.mesh.as_mut().unwrap().materials[0].render = Some(hints);
+        // An opaque image (the folded alpha would blend on its own).
+        spec.textures[0].placeholder[3] = 1.0;
+        let built = build_gltf(&spec, &GltfOptions::default()).unwrap();
+        built.root.materials[0].alpha_mode.clone()
+    };
+    let valid = json::validation::Checked::Valid;
     let blend = RenderHints {
         alpha_to_coverage: false,
         ..hints
     };
-    spec.mesh.as_mut().unwrap().materials[0].render = Some(blend);
-    let built = build_gltf(&spec, &GltfOptions::default()).unwrap();
+    assert_eq!(mode(blend), valid(json::material::AlphaMode::Blend));
+    let covered_opaque = RenderHints {
+        transparent: false,
+        ..hints
+    };
     assert_eq!(
-        built.root.materials[0].alpha_mode,
-        json::validation::Checked::Valid(json::material::AlphaMode::Blend)
+        mode(covered_opaque),
+        valid(json::material::AlphaMode::Opaque)
     );
 }
 
@@ -449,6 +466,13 @@ fn the_containers_hold_the_same_document_and_buffer() {
             .unwrap()
             .contains("\n  \"asset\"")
     );
+    // A skeleton without meshes has no buffer: nothing is written beside it.
+    let mut bones_only = TinyCharacter::new("Bones").chain(2).spec();
+    bones_only.mesh = None;
+    let mut built = build_gltf(&bones_only, &GltfOptions::default()).unwrap();
+    let text = gltf_text(&mut built, &external, ContainerOptions::default()).unwrap();
+    assert!(text.external.is_empty());
+    assert!(Root::from_slice(&text.json).unwrap().buffers.is_empty());
 }
 
 #[test]

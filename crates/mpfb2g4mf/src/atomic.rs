@@ -140,26 +140,44 @@ fn finish_temp(
     }
 }
 
-/// The file name of a `.g4tf`'s external buffer: the stem, then a hash of what the file will
-/// hold, so a new buffer never replaces the one the old `.g4tf` still points to (and an
-/// unchanged buffer keeps its name).
+/// The file name of a `.g4tf`'s (or `.gltf`'s) external buffer: the stem, then a hash of what
+/// the file will hold, so a new buffer never replaces the one the old text file still points
+/// to (and an unchanged buffer keeps its name). The file name is its URI too, so the stem
+/// keeps only what a URI may hold as it is (letters, digits, `-`, `.`, `_`, `~`); anything else
+/// becomes `_` (`50%.gltf` gets `50_.<hash>.bin`, never the escape `50%.`).
 pub fn buffer_name(stem: &str, blob: &[u8], encoding: &str) -> String {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(blob);
     hasher.update(encoding.as_bytes());
-    format!("{stem}.{:016x}.bin", hasher.digest())
+    format!("{}.{:016x}.bin", uri_safe(stem), hasher.digest())
 }
 
-/// True for a name [`buffer_name`] makes for `stem` (or the `STEM.bin` of earlier versions).
+/// `stem` with every character a URI would need escaped replaced by `_`.
+fn uri_safe(stem: &str) -> String {
+    stem.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-._~".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// True for a name [`buffer_name`] makes for `stem` (or the `STEM.bin` of earlier versions,
+/// whose stems were not made URI-safe).
 fn is_our_buffer_name(name: &str, stem: &str) -> bool {
-    let Some(rest) = name.strip_prefix(stem) else {
-        return false;
-    };
-    rest == ".bin"
-        || rest
-            .strip_prefix('.')
-            .and_then(|r| r.strip_suffix(".bin"))
-            .is_some_and(|hash| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    [uri_safe(stem), stem.to_owned()].iter().any(|stem| {
+        let Some(rest) = name.strip_prefix(stem.as_str()) else {
+            return false;
+        };
+        rest == ".bin"
+            || rest
+                .strip_prefix('.')
+                .and_then(|r| r.strip_suffix(".bin"))
+                .is_some_and(|hash| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    })
 }
 
 /// The external buffer files a `.g4tf` names (plain file names beside it), if it is one.
@@ -181,8 +199,8 @@ fn buffers_named_by(text_path: &Path) -> Vec<String> {
         .collect()
 }
 
-/// True when a `.g4tf` in `folder` other than `text_path` mentions `name` (a copy of the old
-/// file still uses its buffer): such a buffer is kept.
+/// True when a `.g4tf` or `.gltf` in `folder` other than `text_path` mentions `name` (a copy of
+/// the old file still uses its buffer): such a buffer is kept.
 fn named_by_another(folder: &Path, text_path: &Path, name: &str) -> bool {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return true;
@@ -190,7 +208,8 @@ fn named_by_another(folder: &Path, text_path: &Path, name: &str) -> bool {
     let finder = memchr::memmem::Finder::new(name.as_bytes());
     entries.flatten().any(|e| {
         let path = e.path();
-        path.extension().is_some_and(|x| x.eq_ignore_ascii_case("g4tf"))
+        path.extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("g4tf") || x.eq_ignore_ascii_case("gltf"))
             && path.file_name() != text_path.file_name()
             // A file we cannot read might name it: keep the buffer.
             && location::read_bounded(&path, 64 << 20)
@@ -339,6 +358,10 @@ mod tests {
         assert_ne!(a, buffer_name("out", b"abd", "None"));
         assert_ne!(a, buffer_name("out", b"abc", "Zstd(3)"));
         assert!(is_our_buffer_name(&a, "out"));
+        // A stem a URI would escape is made safe, and still recognised.
+        let odd = buffer_name("50% my char", b"abc", "None");
+        assert!(odd.starts_with("50__my_char."), "{odd}");
+        assert!(is_our_buffer_name(&odd, "50% my char"));
         assert!(is_our_buffer_name("out.bin", "out"));
         for other in ["other.bin", "out.textures.bin", "out.0123.bin", "outer.bin"] {
             assert!(!is_our_buffer_name(other, "out"), "{other}");

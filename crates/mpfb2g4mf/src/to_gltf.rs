@@ -107,7 +107,13 @@ pub fn to_gltf(
         error,
     })?;
     let mut spec = read.spec;
-    rebase_image_uris(&mut spec, folder_of(input), folder_of(&options.output));
+    let mut notes: Vec<String> = read.notes.iter().map(ToString::to_string).collect();
+    rebase_image_uris(
+        &mut spec,
+        folder_of(input),
+        folder_of(&options.output),
+        &mut notes,
+    );
     let layout = GltfOptions {
         max_influences: options.max_influences.max(1),
     };
@@ -122,6 +128,13 @@ pub fn to_gltf(
         format,
         Commit::Now,
     )?;
+    notes.extend(gltf::mesh_notes(&built.meshes, layout.max_influences));
+    let unmoved: usize = built.meshes.iter().map(|m| m.given_to_root).sum();
+    if unmoved > 0 {
+        notes.push(format!(
+            "{unmoved} vertices no bone moves were given to the root bone with weight 1 (glTF's weights sum to one)"
+        ));
+    }
     Ok(ToGltfSummary {
         output: options.output.clone(),
         external,
@@ -129,7 +142,7 @@ pub fn to_gltf(
         bones: spec.bones.len(),
         meshes: built.meshes.len(),
         blend_shapes: spec.meshes().map(|(m, _)| m.blend_shapes.len()).sum(),
-        notes: read.notes.iter().map(ToString::to_string).collect(),
+        notes,
     })
 }
 
@@ -141,16 +154,34 @@ fn folder_of(path: &Path) -> &Path {
 }
 
 /// Relative image URIs, which name files beside the G4MF file, made relative to the glTF
-/// file's folder instead (URLs, data URIs and absolute paths are left as they are).
-fn rebase_image_uris(spec: &mut CharacterSpec, from: &Path, to: &Path) {
-    if same_folder(from, to) {
-        return;
-    }
+/// file's folder instead; a note for each that now leaves that folder (readers that confine
+/// files to it, ours among them, will not follow it) and each kept as it was because it is no
+/// relative path (a URL, an absolute path: readers may refuse it).
+fn rebase_image_uris(spec: &mut CharacterSpec, from: &Path, to: &Path, notes: &mut Vec<String>) {
+    let same = same_folder(from, to);
     for texture in &mut spec.textures {
-        if let Some(ImageSpec::Uri { uri, .. }) = &mut texture.image {
-            if let Ok(path) = g4mf_reader::resolve_relative_uri(uri, from, true) {
-                *uri = relative_uri(to, &path);
+        let Some(ImageSpec::Uri { uri, .. }) = &mut texture.image else {
+            continue;
+        };
+        if uri.starts_with("data:") {
+            continue;
+        }
+        match g4mf_reader::resolve_relative_uri(uri, from, true) {
+            Ok(path) => {
+                if !same {
+                    *uri = relative_uri(to, &path);
+                }
+                if uri.starts_with("../") || uri == ".." {
+                    notes.push(format!(
+                        "image `{uri}` of {} is outside the glTF file's folder (kept as a relative URI)",
+                        texture.name
+                    ));
+                }
             }
+            Err(_) => notes.push(format!(
+                "image `{uri}` of {} is not a relative path (kept as it is)",
+                texture.name
+            )),
         }
     }
 }

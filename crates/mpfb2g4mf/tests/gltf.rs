@@ -797,3 +797,68 @@ fn a_glb_pictures_as_the_g4mf_of_the_same_job() {
         "{differing} of {total} pixels differ"
     );
 }
+
+#[test]
+fn gltf_pairs_uri_safe_buffer_names_and_to_gltf_notes() {
+    let test = "gltf_pairs_uri_safe_buffer_names_and_to_gltf_notes";
+    let Some(data) = test_support::mpfb_data_or_skip(test) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let convert = |output: &Path, extra: &[&str]| {
+        succeed(
+            bin()
+                .args(["convert", "--rig-name", "default", "-q"])
+                .arg("--mpfb-data")
+                .arg(&data)
+                .args(extra)
+                .arg("-o")
+                .arg(output),
+        )
+    };
+    let preview = |file: &Path| {
+        bin()
+            .arg("preview")
+            .arg(file)
+            .args(["--size", "64", "-o"])
+            .arg(dir.path().join("p.png"))
+            .output()
+            .unwrap()
+    };
+    // A copy of a .gltf keeps its buffer when the original is replaced (as for .g4tf).
+    let pair = dir.path().join("x.gltf");
+    convert(&pair, &["--external-bin"]);
+    std::fs::copy(&pair, dir.path().join("copy.gltf")).unwrap();
+    convert(&pair, &["--external-bin", "--flat"]);
+    let copy = preview(&dir.path().join("copy.gltf"));
+    assert!(
+        copy.status.success(),
+        "{}",
+        String::from_utf8_lossy(&copy.stderr)
+    );
+    // A name a URI would escape gives a buffer name that needs no escape.
+    let odd = dir.path().join("50% my.gltf");
+    convert(&odd, &["--external-bin"]);
+    let (root, _) = test_support::gltf::read(&odd);
+    let uri = root.buffers[0].uri.clone().unwrap();
+    assert!(uri.starts_with("50__my.") && uri.ends_with(".bin"), "{uri}");
+    assert!(preview(&odd).status.success());
+    // to-gltf says what it changed: influences beyond four, images outside its folder.
+    let (d1, d2) = (dir.path().join("d1"), dir.path().join("d2"));
+    std::fs::create_dir_all(&d1).unwrap();
+    std::fs::create_dir_all(&d2).unwrap();
+    let g4tf = d1.join("x.g4tf");
+    convert(&g4tf, &["--textures", "copy"]);
+    let text = succeed(
+        bin()
+            .arg("to-gltf")
+            .arg(&g4tf)
+            .arg("-o")
+            .arg(d2.join("x.glb")),
+    );
+    assert!(
+        text.contains("influences dropped beyond 4 a vertex"),
+        "{text}"
+    );
+    assert!(text.contains("is outside the glTF file's folder"), "{text}");
+}

@@ -5,7 +5,8 @@
 //! external buffers as a pair).
 
 use super::{
-    Commit, Derived, Kept, TextureTable, Written, copy_images, texture_warnings, to_value,
+    Commit, Derived, Kept, TextureTable, Written, copy_images, output_error, text_bytes,
+    texture_warnings, to_value,
 };
 use crate::derived::{Both, Id};
 use crate::error::ConvertError;
@@ -296,12 +297,7 @@ fn output(
     };
     let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
     crate::timings::lap("write: encode");
-    let bytes = text.json.len() as u64
-        + text
-            .external
-            .iter()
-            .map(|(_, d)| d.len() as u64)
-            .sum::<u64>();
+    let bytes = text_bytes(&text.json, &text.external);
     let external = write_text(&text, options)?;
     Ok(Output {
         pending: None,
@@ -342,12 +338,6 @@ fn write_text(
         return Err(e);
     }
     written.map_err(output_error(&options.output))
-}
-
-/// The error of writing `path`, for `map_err`.
-fn output_error(path: &Path) -> impl FnOnce(std::io::Error) -> ConvertError {
-    let path = path.to_path_buf();
-    move |source| ConvertError::Output { path, source }
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 //! rules by `gltf-json`'s validation when asked, then `.glb` (now, or later as a pending file)
 //! or `.gltf` with its buffer embedded or beside it as a pair, atomically.
 
-use super::{Commit, Kept, TextureTable, Written, copy_images, texture_warnings};
+use super::{
+    Commit, Kept, TextureTable, Written, copy_images, output_error, text_bytes, texture_warnings,
+};
 use crate::error::ConvertError;
 use crate::options::{ConvertOptions, GLTF_DEFAULT_INFLUENCES, OutputFormat};
 use g4mf_writer::CharacterSpec;
@@ -44,13 +46,7 @@ pub(super) fn write_gltf(
         .influences
         .as_ref()
         .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count());
-    let mut notes = Vec::new();
-    let conflicts: usize = built.meshes.iter().map(|m| m.tangent_conflicts).sum();
-    if conflicts > 0 {
-        notes.push(format!(
-            "{conflicts} vertices have mirrored texture coordinates on their faces: their tangents keep the first face's handedness"
-        ));
-    }
+    let notes = mesh_notes(&built.meshes, layout.max_influences);
     Ok(Written {
         pending: output.0,
         external: output.1,
@@ -66,6 +62,28 @@ pub(super) fn write_gltf(
         unweighted_to_root: true,
         notes,
     })
+}
+
+/// What the glTF writer changed of the meshes, one line each: influences dropped beyond
+/// `max_influences` (none when the pipeline limited them first), tangents of mirrored faces.
+pub(crate) fn mesh_notes(
+    meshes: &[gltf_writer::WrittenMesh],
+    max_influences: usize,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let dropped: usize = meshes.iter().map(|m| m.influences_dropped).sum();
+    if dropped > 0 {
+        notes.push(format!(
+            "{dropped} influences dropped beyond {max_influences} a vertex (the strongest kept, renormalised; --max-influences keeps more)"
+        ));
+    }
+    let conflicts: usize = meshes.iter().map(|m| m.tangent_conflicts).sum();
+    if conflicts > 0 {
+        notes.push(format!(
+            "{conflicts} vertices have mirrored texture coordinates on their faces: their tangents keep the first face's handedness"
+        ));
+    }
+    notes
 }
 
 /// The document checked by `gltf-json`'s validation (every index in range, every required
@@ -131,20 +149,9 @@ pub(crate) fn output(
     };
     let text = gltf_writer::gltf_text(built, &storage, container)?;
     crate::timings::lap("write: encode");
-    let bytes = text.json.len() as u64
-        + text
-            .external
-            .iter()
-            .map(|(_, d)| d.len() as u64)
-            .sum::<u64>();
+    let bytes = text_bytes(&text.json, &text.external);
     let external =
         crate::atomic::replace_text_with_buffers(path, &text.json, &text.external, &mut |_| Ok(()))
             .map_err(output_error(path))?;
     Ok((None, external, bytes))
-}
-
-/// The error of writing `path`, for `map_err`.
-fn output_error(path: &Path) -> impl FnOnce(std::io::Error) -> ConvertError {
-    let path = path.to_path_buf();
-    move |source| ConvertError::Output { path, source }
 }

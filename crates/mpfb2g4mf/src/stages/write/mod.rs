@@ -306,17 +306,43 @@ fn shorten_list(items: &[String]) -> String {
     text
 }
 
-/// `target` relative to `folder`, with forward slashes (absolute when no relative path exists).
+/// `target` relative to `folder` as a URI reference (absolute when no relative path exists):
+/// segments joined by `/`, each percent-encoded as RFC 3986 asks (a space, `#`, `%`, `?` or a
+/// non-ASCII letter in a file name would otherwise end or change the URI), as every reader
+/// here decodes them.
 pub(crate) fn relative_uri(folder: &Path, target: &Path) -> String {
     let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let relative = pathdiff::diff_paths(absolute(target), absolute(folder))
         .unwrap_or_else(|| absolute(target));
     relative
         .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .map(|c| {
+            percent_encoding::utf8_percent_encode(&c.as_os_str().to_string_lossy(), SEGMENT)
+                .to_string()
+        })
         .collect::<Vec<_>>()
         .join("/")
 }
+
+/// What a URI path segment escapes: everything but unreserved characters and `!$&'()*+,;=@`
+/// (`:` too, so a first segment is never read as a scheme).
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b'@');
 
 /// What writing derives from shared values alone: what the writer takes, made once for every
 /// body sharing it.
@@ -421,16 +447,7 @@ fn attachment_specs(
                         .iter()
                         .map(|m| material_spec(m, textures))
                         .collect(),
-                    blend_shapes: attachment
-                        .blend_shapes
-                        .into_iter()
-                        .map(|b| BlendShapeSpec {
-                            name: b.name,
-                            amount: b.amount,
-                            offsets: written_offsets(&b.offsets, derived),
-                            normal_offsets: b.normal_offsets,
-                        })
-                        .collect(),
+                    blend_shapes: shape_specs(attachment.blend_shapes, derived),
                 },
                 influences,
                 node_extras: to_value(&AssetNodeExtras {
@@ -629,16 +646,32 @@ fn body_mesh_spec(
             .iter()
             .map(|m| material_spec(m, textures))
             .collect(),
-        blend_shapes: std::mem::take(&mut character.blend_shapes)
-            .into_iter()
-            .map(|b| BlendShapeSpec {
-                name: b.name,
-                amount: b.amount,
-                offsets: written_offsets(&b.offsets, derived),
-                normal_offsets: b.normal_offsets,
-            })
-            .collect(),
+        blend_shapes: shape_specs(std::mem::take(&mut character.blend_shapes), derived),
     }
+}
+
+/// The bytes a text file and the buffers beside it hold.
+fn text_bytes(json: &[u8], external: &[(String, Vec<u8>)]) -> u64 {
+    json.len() as u64 + external.iter().map(|(_, d)| d.len() as u64).sum::<u64>()
+}
+
+/// The error of writing `path`, for `map_err`.
+fn output_error(path: &Path) -> impl FnOnce(std::io::Error) -> ConvertError {
+    let path = path.to_path_buf();
+    move |source| ConvertError::Output { path, source }
+}
+
+/// Blend shapes as the writers take them (their offsets shared, see [`written_offsets`]).
+fn shape_specs(shapes: Vec<character::BlendShape>, derived: &Derived) -> Vec<BlendShapeSpec> {
+    shapes
+        .into_iter()
+        .map(|b| BlendShapeSpec {
+            name: b.name,
+            amount: b.amount,
+            offsets: written_offsets(&b.offsets, derived),
+            normal_offsets: b.normal_offsets,
+        })
+        .collect()
 }
 
 /// Copies the images `--textures copy` puts beside the output, before the output is written,
