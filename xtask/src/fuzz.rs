@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 17] = [
+const TARGETS: [&str; 18] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -25,6 +25,7 @@ const TARGETS: [&str; 17] = [
     "mhclo",
     "mhmat",
     "gltf_scene",
+    "to_gltf",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
