@@ -14,6 +14,7 @@ pub mod container;
 pub mod error;
 pub mod kind;
 pub mod references;
+pub mod transform;
 
 pub use buffers::{
     BufferDescription, BufferIssue, BufferSources, DATA_URI_PREFIX, IssueCause, LoadedBuffer,
@@ -32,6 +33,7 @@ pub use g4mf_model as model;
 use g4mf_model::{AccessorIndex, DefinedComponentType, Document};
 pub use kind::FileKind;
 pub use references::{BadReference, bad_references};
+pub use transform::{Transform, TransformError, rotor_to_quat};
 
 use std::path::{Component, Path, PathBuf};
 
