@@ -590,6 +590,25 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
     report(&summary, &args.report)
 }
 
+/// `validate`'s answer to a glTF file: [`gltf_refusal`] instead of its report. A glTF file is
+/// never valid G4MF, so only a file that fails is sniffed, by the readers' rule (a file that
+/// cannot be read keeps its report, which says so).
+fn refuse_invalid_gltf(
+    files: &[PathBuf],
+    reports: &[g4mf_validator::Report],
+    read: &g4mf_reader::ReadOptions,
+) -> Result<()> {
+    for (file, report) in files.iter().zip(reports) {
+        if !report.is_valid()
+            && g4mf_reader::FileKind::of_file(file, read)
+                .is_ok_and(|kind| kind == g4mf_reader::FileKind::Gltf)
+        {
+            return Err(gltf_refusal(file, "validate"));
+        }
+    }
+    Ok(())
+}
+
 fn run_validate(args: ValidateArgs) -> Result<()> {
     let mut options = g4mf_validator::ValidateOptions::default();
     options.read = args.read.options();
@@ -601,16 +620,7 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
         .iter()
         .map(|f| g4mf_validator::validate_path(f, &options))
         .collect();
-    // A glTF file is never valid G4MF: only a file that fails is sniffed, by the readers' rule
-    // (a file that cannot be read keeps its report, which says so).
-    for (file, report) in args.files.iter().zip(&reports) {
-        if !report.is_valid()
-            && g4mf_reader::FileKind::of_file(file, &options.read)
-                .is_ok_and(|kind| kind == g4mf_reader::FileKind::Gltf)
-        {
-            return Err(gltf_refusal(file, "validate"));
-        }
-    }
+    refuse_invalid_gltf(&args.files, &reports, &options.read)?;
     match args.format {
         ReportFormat::Json => {
             let json = if reports.len() == 1 {
