@@ -7,7 +7,7 @@
 //! MakeHuman render hints ask for: [`DrawStyle`]) and bone segments; [`render`] draws orthographic views of a scene; [`contact_sheet`] tiles
 //! labelled pictures; [`png_bytes`] encodes. [`Scene::from_gltf`] draws `.glb`/`.gltf` files
 //! the same way (read by [`GltfFile`] under the same rules as G4MF), and [`read_scene`]
-//! reads either kind of file ([`FileKind::of`]). Why a rasterizer of our own: see
+//! reads either kind of file ([`g4mf_reader::FileKind::of`]). Why a rasterizer of our own: see
 //! ARCHITECTURE.md.
 
 #![forbid(unsafe_code)]
@@ -27,7 +27,7 @@ pub use scene::{
 };
 pub use sheet::{Tile, contact_sheet};
 
-use g4mf_reader::ReadOptions;
+use g4mf_reader::{FileKind, ReadOptions};
 use image::RgbaImage;
 use std::path::Path;
 
@@ -60,56 +60,10 @@ impl PreviewError {
     }
 }
 
-/// The kinds of file a picture is drawn from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
-    /// `.g4b` or `.g4tf`.
-    G4mf,
-    /// `.glb` or `.gltf`.
-    Gltf,
-}
-
-impl FileKind {
-    /// The kind of the file at `path` whose bytes are `bytes`: by its extension (`.g4b`,
-    /// `.g4tf`, `.glb`, `.gltf`, in any case), else by its first bytes (`glTF` is a `.glb`'s
-    /// magic; JSON whose `asset.version` is "2.0" and that has no `asset.dimension` is a
-    /// `.gltf`), else G4MF.
-    pub fn of(path: &Path, bytes: &[u8]) -> FileKind {
-        let extension = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        match extension.as_deref() {
-            Some("glb" | "gltf") => return FileKind::Gltf,
-            Some("g4b" | "g4tf") => return FileKind::G4mf,
-            _ => {}
-        }
-        if bytes.starts_with(b"glTF") {
-            return FileKind::Gltf;
-        }
-        #[derive(serde::Deserialize)]
-        struct Head {
-            asset: Asset,
-        }
-        #[derive(serde::Deserialize)]
-        struct Asset {
-            version: Option<String>,
-            dimension: Option<serde::de::IgnoredAny>,
-        }
-        match serde_json::from_slice::<Head>(bytes) {
-            Ok(Head { asset })
-                if asset.dimension.is_none() && asset.version.as_deref() == Some("2.0") =>
-            {
-                FileKind::Gltf
-            }
-            _ => FileKind::G4mf,
-        }
-    }
-}
-
-/// The scene of the file at `path`, G4MF or glTF ([`FileKind::of`]), read under `read` (the
-/// file itself at most its JSON and buffer limits together), showing `options`, decoding
-/// textures through `textures` when given. Read errors and glTF errors name the file.
+/// The scene of the file at `path`, G4MF or glTF ([`FileKind::of`]: the rule by which the G4MF
+/// readers refuse glTF), read under `read` (the file itself at most its JSON and buffer limits
+/// together), showing `options`, decoding textures through `textures` when given. Read errors
+/// and glTF errors name the file.
 pub fn read_scene(
     path: &Path,
     read: &ReadOptions,

@@ -3,9 +3,9 @@
 //! mesh instances, surfaces, normals bindings, materials), or by a caller from its own data.
 
 use crate::PreviewError;
-use g4mf_model::{AccessorIndex, Binding, Document, Node};
-use g4mf_reader::G4mfFile;
-use glam::{DMat3, DQuat, DVec3, Vec3};
+use g4mf_model::{AccessorIndex, Binding, Document};
+use g4mf_reader::{G4mfFile, Transform};
+use glam::{DMat3, DVec3, Vec3};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -167,43 +167,6 @@ pub struct Scene {
 /// Most triangles a scene takes from a file: a bound on memory (a scene holds ~64 bytes per
 /// triangle) however large the file claims to be.
 pub const MAX_TRIANGLES: usize = 16 << 20;
-
-/// Local transform of a node: basis (columns) and position.
-fn local_transform(node: &Node) -> (DMat3, DVec3) {
-    let position = node
-        .position
-        .as_deref()
-        .filter(|p| p.len() == 3)
-        .map_or(DVec3::ZERO, DVec3::from_slice);
-    let basis = if let Some(b) = node.basis.as_deref().filter(|b| b.len() == 9) {
-        DMat3::from_cols_slice(b)
-    } else {
-        let rotation = node
-            .rotor
-            .as_deref()
-            .filter(|r| r.len() >= 4)
-            .map_or(DMat3::IDENTITY, |r| DMat3::from_quat(rotor_to_quat(r)));
-        let scale = match node.scale.as_deref() {
-            Some([s]) => DVec3::splat(*s),
-            Some([x, y, z]) => DVec3::new(*x, *y, *z),
-            _ => DVec3::ONE,
-        };
-        rotation * DMat3::from_diagonal(scale)
-    };
-    (basis, position)
-}
-
-/// A 3D G4MF rotor `[scalar, xy, xz, yz]` as a quaternion. The rotor `cos(θ/2) - sin(θ/2) e_ab`
-/// turns axis a toward axis b by θ (sandwich `R v R~`); the quaternion turning x toward y is
-/// `cos(θ/2) + sin(θ/2) k`, so k = -xy, likewise i = -yz and j = xz (as e_zx = -e_xz).
-pub fn rotor_to_quat(rotor: &[f64]) -> DQuat {
-    let q = DQuat::from_xyzw(-rotor[3], rotor[2], -rotor[1], rotor[0]);
-    if q.length_squared() > 0.0 && q.is_finite() {
-        q.normalize()
-    } else {
-        DQuat::IDENTITY
-    }
-}
 
 /// Base colour factor of a material (linear RGB), white when absent.
 fn material_color(doc: &Document, material: Option<usize>) -> [f32; 3] {
@@ -705,15 +668,15 @@ impl Scene {
         };
         // Depth-first from the root; `seen` guards against cycles in invalid files.
         let mut seen = vec![false; doc.nodes.len()];
-        let mut stack = vec![(0usize, DMat3::IDENTITY, DVec3::ZERO)];
-        while let Some((n, parent_basis, parent_position)) = stack.pop() {
+        let mut stack = vec![(0usize, Transform::IDENTITY)];
+        while let Some((n, parent)) = stack.pop() {
             if std::mem::replace(&mut seen[n], true) {
                 continue;
             }
             let node = &doc.nodes[n];
-            let (basis, position) = local_transform(node);
-            let global_basis = parent_basis * basis;
-            let global_position = parent_position + parent_basis * position;
+            // A picture draws what it can of any file: a member that cannot be read is left out.
+            let global = parent.then(Transform::of_node_lenient(node));
+            let (global_basis, global_position) = (global.basis, global.position);
             if let Some(bone) = &node.bone {
                 let length = bone.length.unwrap_or(0.0);
                 scene.bones.push(BoneSegment {
@@ -735,7 +698,7 @@ impl Scene {
             }
             for child in node.children.iter().rev() {
                 if child.get() < doc.nodes.len() {
-                    stack.push((child.get(), global_basis, global_position));
+                    stack.push((child.get(), global));
                 }
             }
         }

@@ -7,10 +7,9 @@
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
 use g4mf_preview::{
-    BACKGROUND, FileKind, GltfFile, Region, RenderOptions, Scene, SceneOptions, View, read_scene,
-    render,
+    BACKGROUND, GltfFile, Region, RenderOptions, Scene, SceneOptions, View, read_scene, render,
 };
-use g4mf_reader::ReadOptions;
+use g4mf_reader::{FileKind, ReadOptions};
 use glam::Vec3;
 use image::RgbaImage;
 use serde_json::{Value, json};
@@ -420,32 +419,48 @@ fn buffers_beside_the_file_are_read_and_ones_outside_its_folder_refused() {
 }
 
 #[test]
-fn the_kind_of_file_is_chosen_by_extension_then_by_content() {
+fn the_kind_of_file_is_chosen_by_content_then_by_extension() {
     let b = square([1.0, 0.0, 0.0, 1.0], json!({}), json!({}));
     let path = std::path::Path::new;
-    assert_eq!(FileKind::of(path("a.GLB"), b""), FileKind::Gltf);
-    assert_eq!(FileKind::of(path("a.gltf"), b""), FileKind::Gltf);
-    assert_eq!(FileKind::of(path("a.g4b"), &b.glb()), FileKind::G4mf);
+    // The content decides: a magic, or the JSON's asset.
+    assert_eq!(FileKind::of(path("a.g4b"), &b.glb()), FileKind::Gltf);
     assert_eq!(FileKind::of(path("a"), &b.glb()), FileKind::Gltf);
     assert_eq!(
         FileKind::of(path("a.json"), &b.gltf_embedded()),
         FileKind::Gltf
     );
+    assert_eq!(FileKind::of(path("a.glb"), b"G4MF\x01"), FileKind::G4mf);
     let g4tf = br#"{"asset": {"dimension": 3, "version": "2.0"}}"#;
-    assert_eq!(FileKind::of(path("a"), g4tf), FileKind::G4mf);
+    assert_eq!(FileKind::of(path("a.gltf"), g4tf), FileKind::G4mf);
+    // Only the JSON before the asset is read: what follows may be broken.
+    let broken = br#"{"extras": [1, {"a": "}"}], "asset": {"version": "2.0"}, "nodes": ["#;
+    assert_eq!(FileKind::of_content(broken), Some(FileKind::Gltf));
+    // The extension, when the content cannot decide; else G4MF.
+    assert_eq!(FileKind::of(path("a.GLB"), b""), FileKind::Gltf);
+    assert_eq!(FileKind::of(path("a.gltf"), b"not json"), FileKind::Gltf);
+    let old_gltf = br#"{"asset": {"version": "1.0"}}"#;
+    assert_eq!(FileKind::of_content(old_gltf), None);
+    assert_eq!(FileKind::of(path("a.g4tf"), old_gltf), FileKind::G4mf);
+    assert_eq!(FileKind::of(path("a"), old_gltf), FileKind::G4mf);
     assert_eq!(FileKind::of(path("a"), b"not json"), FileKind::G4mf);
-    // read_scene draws a .glb without its extension too.
+    // read_scene draws a .glb without its extension, or under G4MF's, and a .gltf as .json.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("quad");
-    std::fs::write(&file, b.glb()).unwrap();
-    let scene = read_scene(
-        &file,
-        &ReadOptions::default(),
-        &SceneOptions::default(),
-        None,
-    )
-    .unwrap();
-    assert_eq!(scene.triangles.len(), 2);
+    for (name, bytes) in [
+        ("quad", b.glb()),
+        ("quad.g4b", b.glb()),
+        ("quad.json", b.gltf_embedded()),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, bytes).unwrap();
+        let scene = read_scene(
+            &file,
+            &ReadOptions::default(),
+            &SceneOptions::default(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(scene.triangles.len(), 2, "{name}");
+    }
 }
 
 #[test]

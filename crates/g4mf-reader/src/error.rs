@@ -18,6 +18,9 @@ pub enum ReadErrorKind {
         /// The I/O error; quoted in the message, so not also a `source`.
         error: std::io::Error,
     },
+    /// The file is glTF 2.0, not G4MF ([`crate::FileKind`]): a glTF reader reads it.
+    #[error("the file is glTF 2.0, not G4MF")]
+    Gltf,
     /// The `.g4b` container is malformed.
     #[error("{0}")]
     Container(String),

@@ -12,7 +12,9 @@ pub mod character;
 pub mod code;
 pub mod container;
 pub mod error;
+pub mod kind;
 pub mod references;
+pub mod transform;
 
 pub use buffers::{
     BufferDescription, BufferIssue, BufferSources, DATA_URI_PREFIX, IssueCause, LoadedBuffer,
@@ -29,7 +31,9 @@ pub use container::{
 pub use error::{Location, ReadError, ReadErrorKind};
 pub use g4mf_model as model;
 use g4mf_model::{AccessorIndex, DefinedComponentType, Document};
+pub use kind::FileKind;
 pub use references::{BadReference, bad_references};
+pub use transform::{Transform, TransformError, rotor_to_quat};
 
 use std::path::{Component, Path, PathBuf};
 
@@ -76,7 +80,9 @@ pub struct G4mfFile {
     pub format: Format,
 }
 
-/// Reads a file, choosing the container by its first bytes (`G4MF` magic means binary).
+/// Reads a file, choosing the container by its first bytes (`G4MF` magic means binary). A
+/// glTF file ([`FileKind::of`]: by its content, by its extension when the content cannot
+/// tell) is refused with [`ReadErrorKind::Gltf`].
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<G4mfFile, ReadError> {
     let bytes = std::fs::read(path).map_err(|error| {
         ReadError::new(
@@ -89,36 +95,48 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<G4mfFile, ReadErr
         .with_file(path)
     })?;
     let folder = path.parent().map(Path::to_path_buf);
-    read_bytes(&bytes, folder.as_deref(), options).map_err(|e| e.with_file(path))
-}
-
-/// True for a glTF 2.0 file rather than a G4MF one: a `.glb` or `.gltf` extension (any case),
-/// or the GLB magic `glTF` in its first bytes. Commands that read G4MF say what reads such a
-/// file instead of failing on its first byte.
-pub fn is_gltf_path(path: &Path) -> bool {
-    let by_name = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
-    if by_name {
-        return true;
-    }
-    let mut magic = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok_and(|()| &magic == b"glTF")
+    read_kind(
+        &bytes,
+        FileKind::of(path, &bytes),
+        folder.as_deref(),
+        options,
+    )
+    .map_err(|e| e.with_file(path))
 }
 
 /// Reads G4MF bytes; `folder` resolves relative buffer URIs (none are followed without it).
+/// Bytes whose content is glTF ([`FileKind::of_content`]) are refused with
+/// [`ReadErrorKind::Gltf`].
 pub fn read_bytes(
     bytes: &[u8],
     folder: Option<&Path>,
     options: &ReadOptions,
 ) -> Result<G4mfFile, ReadError> {
-    if bytes.starts_with(b"G4MF") {
-        read_g4b(bytes, folder, options)
-    } else {
-        read_g4tf(bytes, folder, options)
+    let kind = FileKind::of_content(bytes).unwrap_or(FileKind::G4mf);
+    read_kind(bytes, kind, folder, options)
+}
+
+/// Reads bytes of `kind`: a glTF file is refused (at its magic, its `asset`, or as a whole
+/// when its extension said), a G4MF one read as binary or text by its first bytes.
+fn read_kind(
+    bytes: &[u8],
+    kind: FileKind,
+    folder: Option<&Path>,
+    options: &ReadOptions,
+) -> Result<G4mfFile, ReadError> {
+    match kind {
+        FileKind::Gltf => {
+            let location = if bytes.starts_with(b"glTF") {
+                Location::byte(0)
+            } else if FileKind::of_content(bytes).is_some() {
+                Location::pointer("/asset")
+            } else {
+                Location::default()
+            };
+            Err(ReadError::new(location, ReadErrorKind::Gltf))
+        }
+        FileKind::G4mf if bytes.starts_with(b"G4MF") => read_g4b(bytes, folder, options),
+        FileKind::G4mf => read_g4tf(bytes, folder, options),
     }
 }
 

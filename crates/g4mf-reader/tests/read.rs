@@ -230,3 +230,55 @@ fn uris_never_leave_the_folder_or_reach_the_network() {
         ReadErrorKind::Refused(_)
     ));
 }
+
+#[test]
+fn gltf_is_refused_in_one_located_error_whatever_its_name() {
+    let mut b = test_support::gltf::GltfBuilder::new();
+    b.mesh(
+        &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+        None,
+        &[],
+        None,
+    );
+    let read = ReadOptions::default();
+    let refusal = |bytes: &[u8]| {
+        let err = read_bytes(bytes, None, &read).unwrap_err();
+        assert!(matches!(err.kind, ReadErrorKind::Gltf), "{err}");
+        err.to_string()
+    };
+    assert_eq!(refusal(&b.glb()), "byte 0: the file is glTF 2.0, not G4MF");
+    assert_eq!(
+        refusal(&b.gltf_embedded()),
+        "/asset: the file is glTF 2.0, not G4MF"
+    );
+    // Through a path: the content decides, whatever the extension; the extension when the
+    // content cannot (then the file as a whole is what is refused).
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, located) in [
+        ("g.g4b", b.glb(), "g.g4b: byte 0: "),
+        ("j.json", b.gltf_embedded(), "j.json: /asset: "),
+        ("broken.gltf", b"{\"asset\": [".to_vec(), "broken.gltf: "),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let err = read_path(&path, &read).unwrap_err();
+        assert!(matches!(err.kind, ReadErrorKind::Gltf), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.ends_with(&format!("{located}the file is glTF 2.0, not G4MF")),
+            "{text}"
+        );
+    }
+    // A G4MF file named as glTF is read.
+    let built = character().build();
+    let mut doc = built.document.clone();
+    let g4b = write_g4b(
+        &mut doc,
+        std::slice::from_ref(&built.buffer),
+        ContainerOptions::default(),
+    )
+    .unwrap();
+    let path = dir.path().join("named.glb");
+    std::fs::write(&path, g4b).unwrap();
+    check_skin(&read_path(&path, &read).unwrap());
+}

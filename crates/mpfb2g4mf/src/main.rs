@@ -1,7 +1,7 @@
 //! The `mpfb2g4mf` command: `convert` an MPFB rig, weights and body into G4MF, run the
 //! `demo`, set the `data` up, and `validate`, `inspect`, `preview` or convert back (`to-mpfb`).
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mpfb_rig::{ObjFrame, UpAxis};
 use mpfb2g4mf::LoadedMesh;
@@ -458,15 +458,25 @@ fn output_path(text: &str) -> Result<PathBuf, String> {
     }
 }
 
-/// Refuses a glTF file given to a command that reads G4MF, saying what reads it.
-fn refuse_gltf(path: &Path, command: &str) -> Result<()> {
-    if !g4mf_reader::is_gltf_path(path) {
-        return Ok(());
-    }
-    bail!(
+/// The one line a command that reads G4MF answers a glTF file with, saying what reads it.
+fn gltf_refusal(path: &Path, command: &str) -> anyhow::Error {
+    anyhow!(
         "{} is glTF 2.0, not G4MF: `{command}` reads .g4b and .g4tf files. Check a glTF file with the Khronos glTF-Validator, draw it with `mpfb2g4mf preview`, or load it in an engine (three.js, Blender, Godot)",
         path.display()
     )
+}
+
+/// Reads the G4MF file at `path` for `command`; a glTF file (`g4mf_reader::FileKind`) is
+/// refused in [`gltf_refusal`]'s words.
+fn read_g4mf(
+    path: &Path,
+    options: &g4mf_reader::ReadOptions,
+    command: &str,
+) -> Result<g4mf_reader::G4mfFile> {
+    g4mf_reader::read_path(path, options).map_err(|e| match e.kind {
+        g4mf_reader::ReadErrorKind::Gltf => gltf_refusal(path, command),
+        _ => e.into(),
+    })
 }
 
 fn main() -> ExitCode {
@@ -580,10 +590,26 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
     report(&summary, &args.report)
 }
 
-fn run_validate(args: ValidateArgs) -> Result<()> {
-    for file in &args.files {
-        refuse_gltf(file, "validate")?;
+/// `validate`'s answer to a glTF file: [`gltf_refusal`] instead of its report. A glTF file is
+/// never valid G4MF, so only a file that fails is sniffed, by the readers' rule (a file that
+/// cannot be read keeps its report, which says so).
+fn refuse_invalid_gltf(
+    files: &[PathBuf],
+    reports: &[g4mf_validator::Report],
+    read: &g4mf_reader::ReadOptions,
+) -> Result<()> {
+    for (file, report) in files.iter().zip(reports) {
+        if !report.is_valid()
+            && g4mf_reader::FileKind::of_file(file, read)
+                .is_ok_and(|kind| kind == g4mf_reader::FileKind::Gltf)
+        {
+            return Err(gltf_refusal(file, "validate"));
+        }
     }
+    Ok(())
+}
+
+fn run_validate(args: ValidateArgs) -> Result<()> {
     let mut options = g4mf_validator::ValidateOptions::default();
     options.read = args.read.options();
     options.profile = args.profile.map(|p| match p {
@@ -594,6 +620,7 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
         .iter()
         .map(|f| g4mf_validator::validate_path(f, &options))
         .collect();
+    refuse_invalid_gltf(&args.files, &reports, &options.read)?;
     match args.format {
         ReportFormat::Json => {
             let json = if reports.len() == 1 {
@@ -639,8 +666,7 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
 }
 
 fn run_inspect(args: InspectArgs) -> Result<()> {
-    refuse_gltf(&args.file, "inspect")?;
-    let file = g4mf_reader::read_path(&args.file, &args.read.options())?;
+    let file = read_g4mf(&args.file, &args.read.options(), "inspect")?;
     let size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
     print!("{}", mpfb2g4mf::inspect::inspect(&file, size));
     Ok(())
@@ -708,8 +734,7 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
 }
 
 fn run_to_gltf(args: ToGltfArgs) -> Result<()> {
-    refuse_gltf(&args.input, "to-gltf")?;
-    let file = g4mf_reader::read_path(&args.input, &args.read.options())?;
+    let file = read_g4mf(&args.input, &args.read.options(), "to-gltf")?;
     let options = mpfb2g4mf::to_gltf::ToGltfOptions {
         output: args.output.clone(),
         external_bin: args.external_bin,
@@ -750,9 +775,8 @@ fn picture_error(path: &Path, e: g4mf_preview::PreviewError) -> anyhow::Error {
 }
 
 fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
-    refuse_gltf(&args.input, "to-mpfb")?;
     let read = args.read.options();
-    let file = g4mf_reader::read_path(&args.input, &read)?;
+    let file = read_g4mf(&args.input, &read, "to-mpfb")?;
     let base = mpfb2g4mf::to_mpfb::BaseMesh::choose(
         &file,
         args.mesh.as_deref(),

@@ -733,18 +733,39 @@ fn g4mf_only_flags_and_g4mf_readers_refuse_gltf_in_one_line() {
     std::fs::write(&glb, b"glTF\x02\0\0\0").unwrap();
     let renamed = dir.path().join("x.bin");
     std::fs::copy(&glb, &renamed).unwrap();
+    // Whole glTF files under other names: the content decides, for every command alike.
+    let mut b = test_support::gltf::GltfBuilder::new();
+    let square = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+    let mesh = b.mesh(&square, Some(&[0, 1, 2, 0, 2, 3]), &[], None);
+    b.root_node(serde_json::json!({"mesh": mesh}));
+    let as_g4b = dir.path().join("g.g4b");
+    std::fs::write(&as_g4b, b.glb()).unwrap();
+    let as_json = dir.path().join("j.json");
+    std::fs::write(&as_json, b.gltf_embedded()).unwrap();
     for command in [
         vec!["validate"],
         vec!["inspect"],
         vec!["to-mpfb", "--out-dir", "o"],
+        vec!["to-gltf", "-o", "o.glb"],
     ] {
-        for file in [&glb, &renamed] {
-            let output = bin().args(&command).arg(file).output().unwrap();
+        for file in [&glb, &renamed, &as_g4b, &as_json] {
+            let output = bin()
+                .current_dir(dir.path())
+                .args(&command)
+                .arg(file)
+                .output()
+                .unwrap();
             let text = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(1), "{command:?}: {text}");
             assert_eq!(text.lines().count(), 1, "{text}");
-            assert!(text.contains("is glTF 2.0, not G4MF"), "{text}");
+            let hint = format!("{} is glTF 2.0, not G4MF: `{}`", file.display(), command[0]);
+            assert!(text.contains(&hint), "{text}");
         }
+    }
+    for file in [&as_g4b, &as_json] {
+        let png = file.with_extension("png");
+        succeed(bin().arg("preview").arg(file).arg("-o").arg(&png));
+        assert!(png.exists(), "{}", file.display());
     }
 }
 

@@ -3,11 +3,14 @@
 //! BIN chunk or a `.gltf` with it as a data URI or a file beside it; [`glb`] wraps any JSON and
 //! BIN bytes in a container, for files no writer would make), and read back ([`read`],
 //! [`parse`]: `gltf-json`'s document and buffer 0; [`accessor`]: any accessor's elements as
-//! numbers, sparse values applied). Trusting, panicking test code, not a reader.
+//! numbers, strides, normalized integers and sparse values applied). Test code, not a reader:
+//! these panic on what they cannot read; [`try_parse`] and [`try_accessor`], for the skinning
+//! judge (`skinning::glb`), say it instead.
 
 use base64::Engine;
 use gltf_json::Root;
-use gltf_json::accessor::{ComponentType, Type};
+use gltf_json::accessor::ComponentType;
+use gltf_json::validation::{Checked, USize64};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -529,88 +532,183 @@ pub fn read(path: &Path) -> (Root, Vec<u8>) {
 
 /// The document and buffer 0 of glTF `bytes` (external buffers read from `folder`).
 pub fn parse(bytes: &[u8], folder: &Path) -> (Root, Vec<u8>) {
-    if bytes.starts_with(b"glTF") {
-        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
-        let json_length = u32_at(12) as usize;
-        let root = Root::from_slice(&bytes[20..20 + json_length])
-            .unwrap_or_else(|e| panic!("the GLB's JSON: {e}"));
-        let bin = bytes
-            .get(20 + json_length + 8..)
-            .map(<[u8]>::to_vec)
-            .unwrap_or_default();
-        return (root, bin);
-    }
-    let root = Root::from_slice(bytes).unwrap_or_else(|e| panic!("the glTF JSON: {e}"));
-    let buffer = match root.buffers.first().and_then(|b| b.uri.clone()) {
-        None => Vec::new(),
-        Some(uri) => match uri.strip_prefix("data:application/octet-stream;base64,") {
-            Some(data) => base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .unwrap_or_else(|e| panic!("the buffer's data URI: {e}")),
-            None => std::fs::read(folder.join(&uri)).unwrap_or_else(|e| panic!("{uri}: {e}")),
-        },
-    };
-    (root, buffer)
+    try_parse(bytes, folder).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The elements of accessor `index` as numbers (floats, or unsigned integers), zeros where it
-/// has no view, its sparse values applied.
-pub fn accessor(root: &Root, buffer: &[u8], index: usize) -> Vec<Vec<f64>> {
-    let a = &root.accessors[index];
-    let width = match a.type_.as_ref().unwrap() {
-        Type::Scalar => 1,
-        Type::Vec2 => 2,
-        Type::Vec3 => 3,
-        Type::Vec4 | Type::Mat2 => 4,
-        Type::Mat3 => 9,
-        Type::Mat4 => 16,
+/// [`parse`], saying what is wrong instead of panicking: a `.glb`'s chunks (its `JSON`, and
+/// its `BIN` as buffer 0), or a `.gltf` and its buffer 0 (a base64 data URI or a file in
+/// `folder`).
+pub fn try_parse(bytes: &[u8], folder: &Path) -> Result<(Root, Vec<u8>), String> {
+    if !bytes.starts_with(b"glTF") {
+        let root = Root::from_slice(bytes).map_err(|e| format!("the glTF JSON: {e}"))?;
+        let buffer = match root.buffers.first().and_then(|b| b.uri.clone()) {
+            None => Vec::new(),
+            Some(uri) => match uri.strip_prefix("data:application/octet-stream;base64,") {
+                Some(data) => base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .map_err(|e| format!("the buffer's data URI: {e}"))?,
+                None => std::fs::read(folder.join(&uri)).map_err(|e| format!("{uri}: {e}"))?,
+            },
+        };
+        return Ok((root, buffer));
+    }
+    let u32_at = |at: usize| -> Result<usize, String> {
+        bytes
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .ok_or(format!("the GLB ends before byte {at}"))
     };
-    let component = a.component_type.as_ref().unwrap().0;
-    let count = a.count.0 as usize;
-    let view = |v: usize| {
-        let view = &root.buffer_views[v];
-        let start = view.byte_offset.map_or(0, |o| o.0 as usize);
-        &buffer[start..start + view.byte_length.0 as usize]
+    if u32_at(4)? != 2 {
+        return Err("not a glTF 2.0 binary file".into());
+    }
+    let (mut root, mut bin) = (None, Vec::new());
+    let mut at = 12;
+    while at + 8 <= bytes.len() {
+        let (length, kind) = (u32_at(at)?, &bytes[at + 4..at + 8]);
+        let data = bytes
+            .get(at + 8..at + 8 + length)
+            .ok_or("a GLB chunk runs past the end")?;
+        match kind {
+            b"JSON" => {
+                root = Some(Root::from_slice(data).map_err(|e| format!("the GLB's JSON: {e}"))?);
+            }
+            b"BIN\0" => bin = data.to_vec(),
+            _ => {}
+        }
+        at += 8 + length;
+    }
+    Ok((root.ok_or("the GLB has no JSON chunk")?, bin))
+}
+
+/// The elements of accessor `index` as numbers (floats, or integers: normalized ones scaled
+/// to [0, 1] or [-1, 1]), read through its view's `byteStride`, zeros where it has no view,
+/// its sparse values applied.
+pub fn accessor(root: &Root, buffer: &[u8], index: usize) -> Vec<Vec<f64>> {
+    try_accessor(root, buffer, index).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`accessor`], saying what is wrong instead of panicking.
+pub fn try_accessor(root: &Root, buffer: &[u8], index: usize) -> Result<Vec<Vec<f64>>, String> {
+    let a = root
+        .accessors
+        .get(index)
+        .ok_or(format!("no accessor {index}"))?;
+    let (Checked::Valid(ty), Checked::Valid(component)) = (&a.type_, &a.component_type) else {
+        return Err(format!(
+            "accessor {index}: an unknown type or component type"
+        ));
+    };
+    let (width, count) = (ty.multiplicity(), a.count.0 as usize);
+    let stored = Elements {
+        width,
+        component: component.0,
+        normalized: a.normalized,
     };
     let mut out = match a.buffer_view {
-        Some(v) => {
-            let start = a.byte_offset.map_or(0, |o| o.0 as usize);
-            let bytes = &view(v.value())[start..];
-            (0..count)
-                .map(|i| {
-                    (0..width)
-                        .map(|k| number(bytes, i * width + k, component))
-                        .collect()
-                })
-                .collect()
-        }
+        Some(v) => stored.read_view(root, buffer, v.value(), a.byte_offset, count)?,
         None => vec![vec![0.0; width]; count],
     };
     if let Some(sparse) = &a.sparse {
-        let index_type = sparse.indices.component_type.as_ref().unwrap().0;
-        let indices = view(sparse.indices.buffer_view.value());
-        let values = view(sparse.values.buffer_view.value());
-        for i in 0..sparse.count.0 as usize {
-            let at = number(indices, i, index_type) as usize;
-            out[at] = (0..width)
-                .map(|k| number(values, i * width + k, component))
-                .collect();
+        let Checked::Valid(index_type) = &sparse.indices.component_type else {
+            return Err(format!("accessor {index}: an unknown sparse index type"));
+        };
+        let n = sparse.count.0 as usize;
+        let indices = Elements {
+            width: 1,
+            component: index_type.0,
+            normalized: false,
+        }
+        .read_view(
+            root,
+            buffer,
+            sparse.indices.buffer_view.value(),
+            Some(sparse.indices.byte_offset),
+            n,
+        )?;
+        let values = stored.read_view(
+            root,
+            buffer,
+            sparse.values.buffer_view.value(),
+            Some(sparse.values.byte_offset),
+            n,
+        )?;
+        for (i, value) in indices.iter().zip(values) {
+            let i = i[0] as usize;
+            *out.get_mut(i).ok_or(format!(
+                "accessor {index}: sparse index {i} beyond its count"
+            ))? = value;
         }
     }
-    out
+    Ok(out)
 }
 
-/// Component `i` of `bytes` read as `component`.
-fn number(bytes: &[u8], i: usize, component: ComponentType) -> f64 {
-    let size = component.size();
-    let b = &bytes[i * size..(i + 1) * size];
-    match component {
-        ComponentType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        ComponentType::U8 => f64::from(b[0]),
-        ComponentType::U16 => f64::from(u16::from_le_bytes([b[0], b[1]])),
-        ComponentType::U32 => f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        ComponentType::I8 => f64::from(b[0] as i8),
-        ComponentType::I16 => f64::from(i16::from_le_bytes([b[0], b[1]])),
+/// How an accessor's elements are stored.
+struct Elements {
+    /// Components per element.
+    width: usize,
+    component: ComponentType,
+    normalized: bool,
+}
+
+impl Elements {
+    /// `count` elements from buffer view `view`, the first `offset` bytes in, a view's
+    /// `byteStride` apart (else packed).
+    fn read_view(
+        &self,
+        root: &Root,
+        buffer: &[u8],
+        view: usize,
+        offset: Option<USize64>,
+        count: usize,
+    ) -> Result<Vec<Vec<f64>>, String> {
+        let view = root
+            .buffer_views
+            .get(view)
+            .ok_or(format!("no buffer view {view}"))?;
+        let start = view.byte_offset.map_or(0, |o| o.0 as usize);
+        let bytes = buffer
+            .get(start..start + view.byte_length.0 as usize)
+            .ok_or(format!(
+                "a buffer view beyond the buffer's {} bytes",
+                buffer.len()
+            ))?;
+        let size = self.component.size();
+        let stride = view.byte_stride.map_or(size * self.width, |s| s.0);
+        let first = offset.map_or(0, |o| o.0 as usize);
+        (0..count)
+            .map(|i| {
+                (0..self.width)
+                    .map(|k| {
+                        let at = first + i * stride + k * size;
+                        bytes
+                            .get(at..at + size)
+                            .map(|b| self.number(b))
+                            .ok_or(format!("byte {at} is beyond its buffer view"))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// One component from its bytes.
+    fn number(&self, b: &[u8]) -> f64 {
+        let (value, most) = match self.component {
+            ComponentType::F32 => (f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])), 1.0),
+            ComponentType::U8 => (f64::from(b[0]), 255.0),
+            ComponentType::U16 => (f64::from(u16::from_le_bytes([b[0], b[1]])), 65535.0),
+            ComponentType::U32 => (
+                f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                4294967295.0,
+            ),
+            ComponentType::I8 => (f64::from(b[0] as i8), 127.0),
+            ComponentType::I16 => (f64::from(i16::from_le_bytes([b[0], b[1]])), 32767.0),
+        };
+        if self.normalized && self.component != ComponentType::F32 {
+            // glTF 2.0 §3.11: c / max, at least -1.
+            (value / most).max(-1.0)
+        } else {
+            value
+        }
     }
 }
 

@@ -3,39 +3,11 @@
 //! mesh instances with how each moves (skinned, on a bone, or static).
 
 use super::{CharacterError, CharacterErrorKind, NoteKind, Notes, error};
+pub(super) use crate::transform::Transform;
 use character_spec::BoneSpec;
 use g4mf_model::{Document, JointRef, Node};
-use glam::{DMat3, DQuat, DVec3};
+use glam::{DMat3, DVec3};
 use serde_json::Value;
-
-/// A node's transform: `basis * x + position`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Transform {
-    /// Columns X, Y, Z.
-    pub basis: DMat3,
-    /// Translation.
-    pub position: DVec3,
-}
-
-impl Transform {
-    /// No change.
-    pub const IDENTITY: Self = Self {
-        basis: DMat3::IDENTITY,
-        position: DVec3::ZERO,
-    };
-
-    /// `local` in this transform's parent space.
-    fn then(self, local: Transform) -> Self {
-        Self {
-            basis: self.basis * local.basis,
-            position: self.basis * local.position + self.position,
-        }
-    }
-
-    fn is_finite(&self) -> bool {
-        self.basis.is_finite() && self.position.is_finite()
-    }
-}
 
 /// A malformed-transform error at `/nodes/{i}/{key}`.
 fn bad(i: usize, key: &str, message: String) -> CharacterError {
@@ -45,60 +17,9 @@ fn bad(i: usize, key: &str, message: String) -> CharacterError {
     )
 }
 
-/// Node `i`'s transform relative to its parent: `basis` when given, else `rotor` and `scale`
-/// (transform.md; a rotor `[scalar, xy, xz, yz]` is read as preview reads it, see
-/// `spec-notes/g4mf.md`, and normalised).
+/// Node `i`'s transform relative to its parent, read strictly ([`Transform::of_node`]).
 fn local_transform(node: &Node, i: usize) -> Result<Transform, CharacterError> {
-    let position = match node.position.as_deref() {
-        None => DVec3::ZERO,
-        Some(p @ [_, _, _]) => DVec3::from_slice(p),
-        Some(p) => {
-            return Err(bad(i, "position", format!("{} numbers, not 3", p.len())));
-        }
-    };
-    let basis = match node.basis.as_deref() {
-        Some(b) if b.len() == 9 => DMat3::from_cols_slice(b),
-        Some(b) => return Err(bad(i, "basis", format!("{} numbers, not 9", b.len()))),
-        None => rotor(node, i)? * DMat3::from_diagonal(scale(node, i)?),
-    };
-    Ok(Transform { basis, position })
-}
-
-/// The rotation of node `i`'s `rotor` (identity without one).
-fn rotor(node: &Node, i: usize) -> Result<DMat3, CharacterError> {
-    match node.rotor.as_deref() {
-        None => Ok(DMat3::IDENTITY),
-        Some(&[scalar, xy, xz, yz]) => {
-            let q = DQuat::from_xyzw(-yz, xz, -xy, scalar);
-            let length = q.length();
-            if !(length.is_finite() && length > 0.0) {
-                return Err(bad(i, "rotor", "a rotor of no length".into()));
-            }
-            Ok(DMat3::from_quat(q / length))
-        }
-        Some(r) => Err(bad(
-            i,
-            "rotor",
-            format!("{} numbers; a 3D rotor has 4", r.len()),
-        )),
-    }
-}
-
-/// Node `i`'s `scale` (one, or one per axis; positive).
-fn scale(node: &Node, i: usize) -> Result<DVec3, CharacterError> {
-    let scale = match node.scale.as_deref() {
-        None => return Ok(DVec3::ONE),
-        Some(&[s]) => DVec3::splat(s),
-        Some(s @ [_, _, _]) => DVec3::from_slice(s),
-        Some(s) => {
-            return Err(bad(i, "scale", format!("{} numbers, not 1 or 3", s.len())));
-        }
-    };
-    if scale.cmpgt(DVec3::ZERO).all() && scale.is_finite() {
-        Ok(scale)
-    } else {
-        Err(bad(i, "scale", "a scale must be positive".into()))
-    }
+    Transform::of_node(node).map_err(|e| bad(i, e.key, e.message))
 }
 
 /// The tree under the root: each node's parent and place in the root's space, whether it is

@@ -2,39 +2,10 @@
 //! and every mesh instance's vertices moved by its skin (group `g` follows the bone node
 //! `joints[g]` of the skeleton the instance is a child of), with its blend shapes.
 
-use super::{Shape, SkinnedMesh, Tree, Turn, affine, blend};
-use g4mf_reader::G4mfFile;
-use g4mf_reader::model::{JointRef, Node};
-use glam::{DAffine3, DMat3, DQuat, DVec3};
-
-/// A node's transform relative to its parent: `basis` (columns) when given, else `rotor`
-/// times `scale`; then `position`.
-fn local_transform(node: &Node) -> DAffine3 {
-    let position = node
-        .position
-        .as_deref()
-        .filter(|p| p.len() == 3)
-        .map_or(DVec3::ZERO, DVec3::from_slice);
-    let basis = if let Some(b) = node.basis.as_deref().filter(|b| b.len() == 9) {
-        DMat3::from_cols_slice(b)
-    } else {
-        let rotation =
-            node.rotor
-                .as_deref()
-                .filter(|r| r.len() == 4)
-                .map_or(DQuat::IDENTITY, |r| {
-                    // A rotor [scalar, xy, xz, yz] as a quaternion (g4mf-preview's rotor_to_quat).
-                    DQuat::from_xyzw(-r[3], r[2], -r[1], r[0]).normalize()
-                });
-        let scale = match node.scale.as_deref() {
-            Some([s]) => DVec3::splat(*s),
-            Some([x, y, z]) => DVec3::new(*x, *y, *z),
-            _ => DVec3::ONE,
-        };
-        DMat3::from_quat(rotation) * DMat3::from_diagonal(scale)
-    };
-    affine(basis, position)
-}
+use super::{Shape, SkinnedMesh, Tree, Turn, blend};
+use g4mf_reader::model::JointRef;
+use g4mf_reader::{G4mfFile, Transform};
+use glam::{DAffine3, DVec3};
 
 /// The file's node tree.
 pub fn tree(file: &G4mfFile) -> Tree {
@@ -48,7 +19,11 @@ pub fn tree(file: &G4mfFile) -> Tree {
     Tree {
         names: nodes.iter().map(|n| n.name.clone()).collect(),
         parent,
-        local: nodes.iter().map(local_transform).collect(),
+        // The reader's reading of a node transform (what a picture draws of it).
+        local: nodes
+            .iter()
+            .map(|n| Transform::of_node_lenient(n).affine())
+            .collect(),
     }
 }
 

@@ -12,7 +12,7 @@
 pub mod g4mf;
 pub mod glb;
 
-use glam::{DAffine3, DMat3, DQuat, DVec3};
+use glam::{DAffine3, DQuat, DVec3};
 use std::collections::HashMap;
 
 /// A bone turned by `degrees` about the world `axis` (the file's space) through its head.
@@ -153,11 +153,6 @@ pub fn blend(
                 .sum(),
         })
         .collect()
-}
-
-/// An affine transform from a basis (columns) and a position.
-pub fn affine(basis: DMat3, position: DVec3) -> DAffine3 {
-    DAffine3::from_mat3_translation(basis, position)
 }
 
 /// Which of our vertices each of their vertices is, found by rest position: for each of
