@@ -72,9 +72,10 @@ fn at_byte(offset: u64, kind: GltfErrorKind) -> GltfError {
     GltfError::new(Location::byte(offset), kind)
 }
 
-/// Most values (components) one accessor without a buffer view may hold: its zeros come from
-/// no data, so they are bounded here rather than by the file (1 Mi, a morph target of a
-/// third of a million vertices).
+/// Most values (components) one accessor without a buffer view and without sparse values may
+/// hold: its zeros come from no data, so they are bounded here rather than by the file (1 Mi,
+/// a third of a million vertices). A sparse accessor's zeros (how writers store morph targets)
+/// are bounded by the scene's budget instead.
 pub const MAX_ZERO_FILLED: u64 = 1 << 20;
 
 /// Most values a scene reads from all its accessors together (64 Mi): a bound on time and
@@ -224,15 +225,24 @@ impl GltfFile {
 
     fn load_buffers(&self, bin: Option<&[u8]>) -> Result<Vec<Vec<u8>>, GltfError> {
         let mut out = Vec::with_capacity(self.json().buffers.len());
+        // The buffers together, not each alone: sixteen buffers naming one large file would
+        // otherwise read it sixteen times.
+        let mut together: u64 = 0;
         for (index, buffer) in self.json().buffers.iter().enumerate() {
             let p = format!("/buffers/{index}");
             let length = buffer.byte_length.0;
-            if length > self.options.max_buffer_bytes {
+            together = together.saturating_add(length);
+            if together > self.options.max_buffer_bytes {
+                let what = if index == 0 {
+                    "buffer 0".to_owned()
+                } else {
+                    format!("buffers 0 to {index} together")
+                };
                 return Err(at(
                     format!("{p}/byteLength"),
                     GltfErrorKind::Limit {
-                        what: format!("buffer {index}"),
-                        size: length,
+                        what,
+                        size: together,
                         limit: self.options.max_buffer_bytes,
                     },
                 ));
@@ -449,7 +459,9 @@ impl GltfFile {
                 push_elements(&mut values, data, stride, count, width, ty, convert);
             }
             None => {
-                if total > MAX_ZERO_FILLED {
+                // A sparse accessor's zeros are what writers use for morph targets (charged to
+                // the budget above like any values); a plain one of zeros is bounded on its own.
+                if accessor.sparse.is_none() && total > MAX_ZERO_FILLED {
                     return Err(at(
                         format!("{p}/count"),
                         GltfErrorKind::Limit {

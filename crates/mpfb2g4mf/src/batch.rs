@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-pub use crate::picture::{ContactSheet, Unpictured};
+pub use crate::picture::{ContactSheet, SheetNote, Unpictured};
 
 /// Why a manifest cannot be read or expanded into jobs.
 #[derive(Debug, thiserror::Error)]

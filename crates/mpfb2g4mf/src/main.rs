@@ -281,7 +281,7 @@ enum ReportFormat {
 /// How a command reads G4MF files: its limit and where buffers may come from.
 #[derive(Args)]
 struct ReadArgs {
-    /// Largest decoded buffer accepted, in MiB.
+    /// Largest decoded buffer accepted, in MiB (a glTF file's buffers added up).
     #[arg(long, default_value_t = 2048)]
     max_buffer_mib: u64,
     /// Follow relative buffer URIs that leave the file's folder.
@@ -1000,13 +1000,16 @@ impl BatchProgress {
         let (Some(path), Some(sheet)) = (&args.contact_sheet, self.contact_sheet) else {
             return Ok(());
         };
-        let (sheet, unpictured) = sheet.finish();
+        let (sheet, unpictured, notes) = sheet.finish();
         for u in &unpictured {
             eprintln!(
                 "mpfb2g4mf: not on the contact sheet: {}: {}",
                 u.path.display(),
                 u.reason
             );
+        }
+        for n in &notes {
+            eprintln!("mpfb2g4mf: warning: {}: {}", n.path.display(), n.note);
         }
         mpfb2g4mf::files::write_atomic(path, &g4mf_preview::png_bytes(&sheet))
             .with_context(|| format!("cannot write {}", path.display()))

@@ -80,6 +80,16 @@ pub struct Unpictured {
     pub reason: String,
 }
 
+/// A file a contact sheet shows with something left out (an image it could not have, a
+/// vertex that is not a number), as `preview` would warn about it.
+#[derive(Debug)]
+pub struct SheetNote {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// What was left out, and where in the file.
+    pub note: String,
+}
+
 /// Largest side of a texture on a contact sheet's tiles: a tile shows a whole figure in a few
 /// hundred pixels, so larger images are reduced once (averaging, which also keeps them from
 /// aliasing) and shared by every tile.
@@ -116,6 +126,7 @@ pub struct ContactSheet {
 struct Sheet {
     tiles: Vec<Drawn>,
     unpictured: Vec<(usize, Unpictured)>,
+    notes: Vec<(usize, SheetNote)>,
 }
 
 impl ContactSheet {
@@ -141,6 +152,14 @@ impl ContactSheet {
             g4mf_preview::read_scene(path, &self.read, &Default::default(), Some(&self.textures))
                 .map_err(|e| fail(e.to_string()))
                 .map(|scene| {
+                    let notes: Vec<SheetNote> = scene
+                        .notes
+                        .iter()
+                        .map(|note| SheetNote {
+                            path: path.to_path_buf(),
+                            note: note.to_string(),
+                        })
+                        .collect();
                     let size = scene.extent();
                     let extent = size.x.max(size.y);
                     let image = g4mf_preview::render(
@@ -154,36 +173,43 @@ impl ContactSheet {
                             ..Default::default()
                         },
                     );
-                    Drawn {
+                    let drawn = Drawn {
                         order,
                         image,
                         label: path
                             .file_stem()
                             .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
                         extent,
-                    }
+                    };
+                    (drawn, notes)
                 });
         let mut state = self
             .drawn
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         match drawn {
-            Ok(d) => state.tiles.push(d),
+            Ok((d, notes)) => {
+                state.tiles.push(d);
+                state.notes.extend(notes.into_iter().map(|n| (order, n)));
+            }
             Err(u) => state.unpictured.push((order, u)),
         }
     }
 
-    /// The sheet, and the files it could not show, in order.
-    pub fn finish(self) -> (image::RgbaImage, Vec<Unpictured>) {
+    /// The sheet, the files it could not show, and what it left out of those it showed, in
+    /// order.
+    pub fn finish(self) -> (image::RgbaImage, Vec<Unpictured>, Vec<SheetNote>) {
         let Sheet {
             tiles: mut drawn,
             unpictured: mut failed,
+            notes: mut noted,
         } = self
             .drawn
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         drawn.sort_by_key(|d| d.order);
         failed.sort_by_key(|f| f.0);
+        noted.sort_by_key(|n| n.0);
         let tallest = drawn.iter().map(|d| d.extent).fold(0.0f32, f32::max);
         let tiles: Vec<g4mf_preview::Tile> = drawn
             .into_iter()
@@ -196,6 +222,7 @@ impl ContactSheet {
         (
             g4mf_preview::contact_sheet(&tiles, columns, g4mf_preview::BACKGROUND),
             failed.into_iter().map(|f| f.1).collect(),
+            noted.into_iter().map(|n| n.1).collect(),
         )
     }
 }

@@ -433,6 +433,17 @@ pub fn hostile_files(dir: &std::path::Path) -> std::io::Result<Vec<Hostile>> {
     if let Some(parent) = dir.parent() {
         std::fs::write(parent.join("outside.bin"), &base.bin)?;
     }
+    // Sixteen buffers naming one 1 MiB file: each under the limit, together over it.
+    std::fs::write(dir.join("big.bin"), vec![0u8; 1 << 20])?;
+    let mut shared = base.document(None);
+    shared["buffers"] = json!(vec![json!({"uri": "big.bin", "byteLength": 1 << 20}); 16]);
+    add(
+        "buffers_sharing_a_file",
+        "gltf",
+        serde_json::to_vec(&shared).unwrap_or_default(),
+        &["--max-buffer-mib", "4"],
+        refused("/buffers/4/byteLength: buffers 0 to 4 together"),
+    )?;
     let mut image = hostile_base();
     let mut png_bytes = png(1, 1, &[[0, 0, 0, 255]]);
     png_bytes[16..20].copy_from_slice(&100_000u32.to_be_bytes());
