@@ -396,7 +396,7 @@ fn missing_images_fold_their_placeholders_into_the_factors_and_hints_set_alpha_a
         // An opaque image (the folded alpha would blend on its own).
         spec.textures[0].placeholder[3] = 1.0;
         let built = build_gltf(&spec, &GltfOptions::default()).unwrap();
-        built.root.materials[0].alpha_mode.clone()
+        built.root.materials[0].alpha_mode
     };
     let valid = json::validation::Checked::Valid;
     let blend = RenderHints {
