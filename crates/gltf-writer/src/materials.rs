@@ -130,16 +130,7 @@ impl<'s> Materials<'s> {
         }
         pbr.base_color_factor = PbrBaseColorFactor(factor.map(|c| c.clamp(0.0, 1.0) as f32));
         material.pbr_metallic_roughness = pbr;
-        // MakeHuman honours alpha to coverage only on transparent materials (so does our
-        // preview): such a material is cut out, any other transparent one blended.
-        let (mode, cutoff) = match spec.render {
-            Some(h) if h.transparent && h.alpha_to_coverage => {
-                (AlphaMode::Mask, Some(ALPHA_CUTOFF))
-            }
-            Some(h) if h.transparent => (AlphaMode::Blend, None),
-            _ if factor[3] < 1.0 => (AlphaMode::Blend, None),
-            _ => (AlphaMode::Opaque, None),
-        };
+        let (mode, cutoff) = alpha_mode(spec, factor[3]);
         material.alpha_mode = Checked::Valid(mode);
         material.alpha_cutoff = cutoff.map(AlphaCutoff);
         material.double_sided = spec.render.is_some_and(|h| !h.backface_cull);
@@ -276,4 +267,16 @@ pub(crate) fn raw(value: Option<&serde_json::Value>) -> Result<Option<Box<RawVal
         .map(serde_json::value::to_raw_value)
         .transpose()
         .map_err(GltfError::Json)
+}
+
+/// The alpha mode of `spec` whose base colour's alpha is `alpha`, with its cutoff.
+/// MakeHuman honours alpha to coverage only on transparent materials (so does our preview):
+/// such a material is cut out, any other transparent one blended.
+fn alpha_mode(spec: &MaterialSpec, alpha: f64) -> (AlphaMode, Option<f32>) {
+    match spec.render {
+        Some(h) if h.transparent && h.alpha_to_coverage => (AlphaMode::Mask, Some(ALPHA_CUTOFF)),
+        Some(h) if h.transparent => (AlphaMode::Blend, None),
+        _ if alpha < 1.0 => (AlphaMode::Blend, None),
+        _ => (AlphaMode::Opaque, None),
+    }
 }

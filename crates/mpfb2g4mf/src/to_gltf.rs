@@ -91,23 +91,7 @@ pub fn to_gltf(
         .filter(|f| f.is_gltf())
         .ok_or_else(|| ToGltfError::OutputExtension(options.output.clone()))?;
     crate::paths::check_output_apart("the glTF file", &options.output, [input])?;
-    let stem = input.file_stem().map_or_else(
-        || "Character".to_owned(),
-        |s| s.to_string_lossy().into_owned(),
-    );
-    let read = g4mf_reader::character_spec(
-        file,
-        &SpecOptions {
-            fallback_name: stem,
-            ..SpecOptions::default()
-        },
-    )
-    .map_err(|error| ToGltfError::Read {
-        input: input.to_path_buf(),
-        error,
-    })?;
-    let mut spec = read.spec;
-    let mut notes: Vec<String> = read.notes.iter().map(ToString::to_string).collect();
+    let (mut spec, mut notes) = read_spec(input, file)?;
     rebase_image_uris(
         &mut spec,
         folder_of(input),
@@ -144,6 +128,24 @@ pub fn to_gltf(
         blend_shapes: spec.meshes().map(|(m, _)| m.blend_shapes.len()).sum(),
         notes,
     })
+}
+
+/// The character `file` (read from `input`) describes, with what reading it noticed.
+fn read_spec(input: &Path, file: &G4mfFile) -> Result<(CharacterSpec, Vec<String>), ToGltfError> {
+    let stem = input.file_stem().map_or_else(
+        || "Character".to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let options = SpecOptions {
+        fallback_name: stem,
+        ..SpecOptions::default()
+    };
+    let read = g4mf_reader::character_spec(file, &options).map_err(|error| ToGltfError::Read {
+        input: input.to_path_buf(),
+        error,
+    })?;
+    let notes = read.notes.iter().map(ToString::to_string).collect();
+    Ok((read.spec, notes))
 }
 
 /// The folder of `path` (`.` for a bare file name).
