@@ -1,0 +1,16 @@
+//! `vrm-writer`: a glTF 2.0 character (`gltf-writer`'s [`BuiltGltf`](gltf_writer::BuiltGltf))
+//! made a VRM 1.0 avatar: the `VRMC_vrm` extension (humanoid bones, expressions bound to morph
+//! targets, look-at, first-person annotations, licence meta and thumbnail) and
+//! `VRMC_springBone` (spring joints and their colliders), from a writer-neutral [`VrmSpec`]
+//! that names bones and meshes as the [`CharacterSpec`](character_spec::CharacterSpec) does.
+//! Also the VRM T-pose measured on a skeleton ([`tpose`]), so callers can hold a rest to
+//! `tpose.md`. What maps where is in `spec-notes/vrm.md`.
+
+#![forbid(unsafe_code)]
+
+pub mod humanoid;
+pub mod model;
+pub mod tpose;
+
+pub use humanoid::{HumanoidError, REQUIRED, VRM_BONES, from_g4mf_names};
+pub use model::*;
