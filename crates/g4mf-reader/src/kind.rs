@@ -38,12 +38,13 @@ impl FileKind {
         kind
     }
 
-    /// The kind `path`'s extension names: `.g4b`, `.g4tf`, `.glb`, `.gltf`, in any case.
+    /// The kind `path`'s extension names: `.g4b`, `.g4tf`, `.glb`, `.gltf`, `.vrm` (a `.glb`), in
+    /// any case.
     pub fn of_extension(path: &Path) -> Option<FileKind> {
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();
         match extension.as_str() {
             "g4b" | "g4tf" => Some(FileKind::G4mf),
-            "glb" | "gltf" => Some(FileKind::Gltf),
+            "glb" | "gltf" | "vrm" => Some(FileKind::Gltf),
             _ => None,
         }
     }

@@ -151,7 +151,7 @@ pub struct CrossSpec {
     /// Mesh files; default: the data folder's base.obj.
     #[serde(default)]
     pub meshes: Vec<PathBuf>,
-    /// Output extensions (`g4b`, `g4tf`, `glb`, `gltf`); default `g4b`.
+    /// Output extensions (`g4b`, `g4tf`, `glb`, `gltf`, `vrm`); default `g4b`.
     #[serde(default)]
     pub formats: Vec<String>,
     /// Output pattern with `{rig}`, `{mesh}` (file stems) and `{format}`.

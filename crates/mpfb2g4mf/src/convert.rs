@@ -221,6 +221,9 @@ fn convert_parts(
     crate::timings::lap("wear");
     let (character, humanoid) =
         pose_and_name(character, parts, options, &hidden, derived, &mut said)?;
+    if options.vrm.is_some() {
+        crate::vrm::check_humanoid(&character, &parts.rig.path)?;
+    }
     let character = extract_helpers(character, parts, options, &hidden, derived, &mut said);
     let (character, influence_changes) = finish(character, parts, options, &body, derived);
     let facts = facts_of(&character, &extras, &body, parts.mesh);
@@ -259,7 +262,13 @@ fn finish(
     body: &Body,
     derived: &Derivations,
 ) -> (Character, Option<character::InfluenceChanges>) {
-    let character = transforms::stand(character, options.origin, body.ground_height());
+    // A `.vrm` stands on what it shows (shoes included); other outputs as MakeHuman's
+    // exporters stand a body, on its ground cube.
+    let ground = match options.vrm {
+        Some(_) => transforms::lowest_point(&character),
+        None => body.ground_height(),
+    };
+    let character = transforms::stand(character, options.origin, ground);
     crate::timings::lap("pose, names, helpers");
     let character = if options.flat {
         character

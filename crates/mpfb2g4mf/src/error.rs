@@ -26,6 +26,19 @@ pub enum ConvertError {
     /// The glTF output could not be built.
     #[error("{0}")]
     Gltf(#[from] gltf_writer::GltfError),
+    /// The skeleton is not a VRM humanoid (a `.vrm` output): refused before anything is
+    /// written.
+    #[error("{}: cannot make a VRM avatar: {source}", rig.display())]
+    VrmHumanoid {
+        /// The rig (or the G4MF file) the skeleton comes from.
+        rig: PathBuf,
+        /// What VRM's humanoid rules say.
+        #[source]
+        source: vrm_writer::HumanoidError,
+    },
+    /// The VRM parts of a `.vrm` output could not be made.
+    #[error("{0}")]
+    Vrm(#[from] vrm_writer::VrmError),
     /// The output names one of the job's inputs.
     #[error(transparent)]
     SameFile(#[from] crate::paths::SameFile),

@@ -380,14 +380,16 @@ pub fn load_shapes(
     // (name, file) in order, then the files parsed in parallel (67 files for face units and
     // visemes: most of the cost of asking for them).
     let mut wanted: Vec<(String, PathBuf)> = Vec::new();
-    if let (true, Some(dir)) = (options.face_units, &files.face_units_dir) {
-        for (file, name) in FACE_UNITS {
-            wanted.push((name.to_owned(), dir.join(format!("{file}.target"))));
+    // A whole set, or the single units a `.vrm`'s expressions need, in the set's order.
+    let asked = |all: bool, file: &str| all || options.units.contains(&file);
+    if let Some(dir) = &files.face_units_dir {
+        for (file, name) in FACE_UNITS.iter().filter(|(f, _)| asked(options.face_units, f)) {
+            wanted.push(((*name).to_owned(), dir.join(format!("{file}.target"))));
         }
     }
-    if let (true, Some(dir)) = (options.visemes, &files.visemes_dir) {
-        for (file, name) in VISEMES {
-            wanted.push((name.to_owned(), dir.join(format!("{file}.target"))));
+    if let Some(dir) = &files.visemes_dir {
+        for (file, name) in VISEMES.iter().filter(|(f, _)| asked(options.visemes, f)) {
+            wanted.push(((*name).to_owned(), dir.join(format!("{file}.target"))));
         }
     }
     if let (false, Some(dir)) = (options.named.is_empty(), &files.targets_dir) {

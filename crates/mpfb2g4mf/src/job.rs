@@ -392,15 +392,16 @@ impl Resolver {
             (Some(dir), true) => Ok(Some(dir.join(sub))),
             (None, true) => data.folder(feature).map(Some),
         };
+        let units = &options.shapes.units;
         let face_units_dir = shapes_dir(
             &mut data,
-            options.shapes.face_units,
+            options.shapes.face_units || units.iter().any(|u| !u.starts_with("viseme_")),
             Feature::FaceUnits,
             "faceunits",
         )?;
         let visemes_dir = shapes_dir(
             &mut data,
-            options.shapes.visemes,
+            options.shapes.visemes || units.iter().any(|u| u.starts_with("viseme_")),
             Feature::Visemes,
             "visemes",
         )?;

@@ -41,6 +41,7 @@ pub mod shape_names;
 pub mod summary;
 pub mod to_gltf;
 pub mod to_mpfb;
+pub mod vrm;
 
 pub use convert::convert;
 pub use error::{ConvertError, FallbackRefused};

@@ -25,8 +25,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Convert a rig (and its weights) fitted to a body into a G4MF (.g4b, .g4tf) or glTF 2.0
-    /// (.glb, .gltf) file.
+    /// Convert a rig (and its weights) fitted to a body into a G4MF (.g4b, .g4tf), glTF 2.0
+    /// (.glb, .gltf) or VRM 1.0 (.vrm) file.
     Convert(ConvertArgs),
     /// Convert MPFB's default rig, weights and base mesh to out/makehuman-default.g4b.
     Demo(DemoArgs),
@@ -37,7 +37,7 @@ enum Command {
     /// Write MPFB rig (and weights) files back from a G4MF file.
     ToMpfb(ToMpfbArgs),
     /// Write any 3D G4MF character (skeleton, skin, blend shapes, materials, textures) as
-    /// glTF 2.0 (.glb or .gltf) for engines.
+    /// glTF 2.0 (.glb or .gltf) or, with humanoid names and VRM's T-pose, VRM 1.0 (.vrm).
     ToGltf(ToGltfArgs),
     /// Run many conversions from a manifest (JSON or TOML), in parallel.
     Batch(BatchArgs),
@@ -247,8 +247,9 @@ struct ConvertArgs {
     /// The body (OBJ with MakeHuman's vertex order); default: the MPFB data folder's base.obj.
     #[arg(long)]
     mesh: Option<PathBuf>,
-    /// Output file: .g4b (binary) or .g4tf (text) G4MF, or .glb (binary) or .gltf (text)
-    /// glTF 2.0.
+    /// Output file: .g4b (binary) or .g4tf (text) G4MF, .glb (binary) or .gltf (text) glTF
+    /// 2.0, or .vrm (a VRM 1.0 avatar: a .glb with humanoid, expressions, look-at and spring
+    /// bones, its rest VRM's T-pose).
     #[arg(short, long, value_parser = output_path)]
     output: PathBuf,
     /// Take rig, weights, base.obj and vertex groups of this rig from the MPFB data folder.
@@ -362,7 +363,9 @@ struct ToMpfbArgs {
 struct ToGltfArgs {
     /// The G4MF file (.g4b or .g4tf).
     input: PathBuf,
-    /// The glTF file: .glb (binary) or .gltf (text).
+    /// The glTF file: .glb (binary) or .gltf (text), or a VRM 1.0 avatar (.vrm: the character
+    /// needs G4MF's humanoid names and VRM's T-pose as its rest, as `convert --humanoid
+    /// --rest-pose vrm-t-pose` gives).
     #[arg(short, long, value_parser = gltf_output_path)]
     output: PathBuf,
     /// With .gltf: write the buffer to a .bin file beside it instead of embedding it.
@@ -379,10 +382,58 @@ struct ToGltfArgs {
     #[arg(long)]
     validate: bool,
     #[command(flatten)]
+    vrm: VrmArgs,
+    #[command(flatten)]
     read: ReadArgs,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// What a `.vrm` made by `to-gltf` says of itself (`convert` reads the same flags as
+/// settings).
+#[derive(Args)]
+struct VrmArgs {
+    /// A .vrm's author (repeatable; default: mpfb2g4mf and MakeHuman community).
+    #[arg(long = "vrm-author", value_name = "NAME")]
+    authors: Vec<String>,
+    /// The rights a .vrm grants: conservative (VRM's defaults) or cc0 (everything allowed).
+    #[arg(long, value_enum, default_value_t = mpfb2g4mf::vrm::LicensePreset::Conservative)]
+    vrm_license: mpfb2g4mf::vrm::LicensePreset,
+    /// One .vrm meta field over the preset, by VRM's name (repeatable), e.g.
+    /// `avatarPermission=everyone`.
+    #[arg(long = "vrm-meta", value_name = "FIELD=VALUE")]
+    meta: Vec<String>,
+    /// A .vrm without expression presets.
+    #[arg(long)]
+    no_expressions: bool,
+}
+
+impl VrmArgs {
+    /// The options asked for, for a `.vrm` `output`; a usage error for another output.
+    fn options(&self, output: &Path) -> Result<Option<mpfb2g4mf::vrm::VrmOptions>> {
+        let given = !self.authors.is_empty()
+            || self.vrm_license != mpfb2g4mf::vrm::LicensePreset::Conservative
+            || !self.meta.is_empty()
+            || self.no_expressions;
+        if OutputFormat::of_path(output, false) != Some(OutputFormat::Vrm) {
+            if given {
+                return Err(anyhow!(
+                    "--vrm-author, --vrm-license, --vrm-meta and --no-expressions are for .vrm outputs, not {}",
+                    output.display()
+                ));
+            }
+            return Ok(None);
+        }
+        mpfb2g4mf::vrm::VrmOptions::from_flags(
+            &self.authors,
+            self.vrm_license,
+            &self.meta,
+            self.no_expressions,
+        )
+        .map(Some)
+        .map_err(|(flag, why)| anyhow!("{flag}: {why}"))
+    }
 }
 
 /// A glTF output path (a usage error otherwise, exit code 2).
@@ -390,7 +441,7 @@ fn gltf_output_path(text: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(text);
     match OutputFormat::of_path(&path, false) {
         Some(format) if format.is_gltf() => Ok(path),
-        _ => Err("the output must end in .glb or .gltf".into()),
+        _ => Err("the output must end in .glb or .gltf (glTF 2.0), or .vrm (VRM 1.0)".into()),
     }
 }
 
@@ -453,7 +504,7 @@ fn output_path(text: &str) -> Result<PathBuf, String> {
     match OutputFormat::of_path(&path, false) {
         Some(_) => Ok(path),
         None => {
-            Err("the output must end in .g4b or .g4tf (G4MF), or .glb or .gltf (glTF 2.0)".into())
+            Err("the output must end in .g4b or .g4tf (G4MF), .glb or .gltf (glTF 2.0), or .vrm (VRM 1.0)".into())
         }
     }
 }
@@ -741,6 +792,7 @@ fn run_to_gltf(args: ToGltfArgs) -> Result<()> {
         pretty: args.pretty,
         max_influences: usize::from(args.max_influences),
         validate: args.validate,
+        vrm: args.vrm.options(&args.output)?,
     };
     let summary = mpfb2g4mf::to_gltf::to_gltf(&args.input, &file, &options)?;
     if !args.quiet {

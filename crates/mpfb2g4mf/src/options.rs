@@ -93,6 +93,8 @@ pub enum OutputFormat {
     GltfEmbedded,
     /// `.gltf` with a `.bin` beside it.
     GltfExternal,
+    /// `.vrm`: a VRM 1.0 avatar, a `.glb` carrying `VRMC_vrm` and `VRMC_springBone`.
+    Vrm,
 }
 
 impl OutputFormat {
@@ -106,13 +108,22 @@ impl OutputFormat {
             Some("glb") => Some(Self::Glb),
             Some("gltf") if external_bin => Some(Self::GltfExternal),
             Some("gltf") => Some(Self::GltfEmbedded),
+            Some("vrm") => Some(Self::Vrm),
             _ => None,
         }
     }
 
-    /// True for glTF 2.0 outputs (`.glb`, `.gltf`).
+    /// True for glTF 2.0 outputs (`.glb`, `.gltf`, and `.vrm`, a `.glb` with more).
     pub fn is_gltf(self) -> bool {
-        matches!(self, Self::Glb | Self::GltfEmbedded | Self::GltfExternal)
+        matches!(
+            self,
+            Self::Glb | Self::GltfEmbedded | Self::GltfExternal | Self::Vrm
+        )
+    }
+
+    /// True for the binary glTF container (`.glb`, `.vrm`).
+    pub fn is_glb(self) -> bool {
+        matches!(self, Self::Glb | Self::Vrm)
     }
 }
 
@@ -188,6 +199,8 @@ pub struct ConvertOptions {
     pub keep_hidden_body: bool,
     /// What happens to the images materials name.
     pub textures: TextureMode,
+    /// What a `.vrm` output adds (`None` for other outputs).
+    pub vrm: Option<crate::vrm::VrmOptions>,
 }
 
 impl ConvertOptions {
@@ -220,6 +233,7 @@ impl ConvertOptions {
             shapes: ShapeOptions::default(),
             keep_hidden_body: false,
             textures: TextureMode::Embed,
+            vrm: None,
         }
     }
 
@@ -401,6 +415,21 @@ pub struct Settings {
     /// relative URI to the original (reference), or none (colour factors only).
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = TextureMode::Embed))]
     pub textures: TextureMode,
+    /// A `.vrm`'s author (repeatable; default: mpfb2g4mf and MakeHuman community).
+    #[cfg_attr(feature = "cli", arg(long = "vrm-author", value_name = "NAME"))]
+    pub vrm_authors: Vec<String>,
+    /// The rights a `.vrm` grants: conservative (VRM's defaults: only the author, no
+    /// commercial use, no redistribution or modification) or cc0 (everything allowed, CC0 1.0).
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = crate::vrm::LicensePreset::Conservative))]
+    pub vrm_license: crate::vrm::LicensePreset,
+    /// One `.vrm` meta field over the preset, by VRM's name (repeatable):
+    /// `avatarPermission=everyone`, `commercialUsage=corporation`, `allowRedistribution=true`,
+    /// `otherLicenseUrl=URL`, `version=1.2`, ...
+    #[cfg_attr(feature = "cli", arg(long = "vrm-meta", value_name = "FIELD=VALUE"))]
+    pub vrm_meta: Vec<String>,
+    /// A `.vrm` without expression presets (and without the face units and visemes they need).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub no_expressions: bool,
 }
 
 impl Default for Settings {
@@ -453,6 +482,10 @@ impl Default for Settings {
             proxy: None,
             keep_hidden_body: false,
             textures: TextureMode::Embed,
+            vrm_authors: Vec::new(),
+            vrm_license: crate::vrm::LicensePreset::Conservative,
+            vrm_meta: Vec::new(),
+            no_expressions: false,
         }
     }
 }
@@ -492,8 +525,8 @@ pub enum SettingsError {
     /// A target setting is not `NAME=WEIGHT` with a weight in [0, 1].
     #[error("target `{0}`: expected NAME=WEIGHT with a weight from 0 to 1")]
     Target(String),
-    /// The output path has no `.g4b`, `.g4tf`, `.glb` or `.gltf` extension.
-    #[error("{}: the output must end in .g4b or .g4tf (G4MF), or .glb or .gltf (glTF 2.0)", .0.display())]
+    /// The output path has no `.g4b`, `.g4tf`, `.glb`, `.gltf` or `.vrm` extension.
+    #[error("{}: the output must end in .g4b or .g4tf (G4MF), .glb or .gltf (glTF 2.0), or .vrm (VRM 1.0)", .0.display())]
     OutputExtension(PathBuf),
     /// A setting only G4MF outputs have, given with a glTF output.
     #[error("{flag} is for G4MF outputs, not {}: {why}", .output.display())]
@@ -508,6 +541,27 @@ pub enum SettingsError {
     /// `max_influences` is 0.
     #[error("--max-influences must be at least 1")]
     MaxInfluences,
+    /// A VRM-only setting given with another output.
+    #[error("{flag} is for .vrm outputs, not {}", .output.display())]
+    OnlyForVrm {
+        /// The flag as the command line spells it.
+        flag: &'static str,
+        /// The output.
+        output: PathBuf,
+    },
+    /// A setting a `.vrm` cannot have.
+    #[error("{flag} cannot make {}: {why}", .output.display())]
+    NotForVrm {
+        /// The flag (and value) as the command line spells it.
+        flag: String,
+        /// The output.
+        output: PathBuf,
+        /// Why.
+        why: &'static str,
+    },
+    /// A `--vrm-meta` or `--vrm-author` setting is not a known field with a valid value.
+    #[error("{0}: {1}")]
+    VrmMeta(String, String),
     /// A blend-shape setting is not `NAME=TARGET` with a valid G4MF name.
     #[error(
         "blend shape `{0}`: expected NAME=TARGET, NAME without any of \" # % * . : | ? @ < > {{ }} [ ] / \\"
@@ -527,10 +581,11 @@ fn refuse_g4mf_only(s: &Settings, output: &std::path::Path) -> Result<(), Settin
     if s.compress == Compress::Zstd {
         return refused("--compress zstd", "glTF has no such encoding");
     }
-    if s.thumbnail {
+    let vrm = output.extension().is_some_and(|e| e == "vrm");
+    if s.thumbnail && !vrm {
         return refused(
             "--thumbnail",
-            "glTF has no thumbnail (preview draws a picture of the file)",
+            "glTF has no thumbnail (preview draws a picture of the file; a .vrm has one)",
         );
     }
     if !s.group_names {
@@ -540,6 +595,55 @@ fn refuse_g4mf_only(s: &Settings, output: &std::path::Path) -> Result<(), Settin
         );
     }
     Ok(())
+}
+
+/// What a `.vrm` output adds, from the settings: refused where VRM's rules forbid a setting
+/// (its rest is its T-pose; three-vrm reads four influences a vertex).
+fn vrm_options(s: &Settings, output: &std::path::Path) -> Result<crate::vrm::VrmOptions, SettingsError> {
+    let refused = |flag: String, why| {
+        Err(SettingsError::NotForVrm {
+            flag,
+            output: output.to_path_buf(),
+            why,
+        })
+    };
+    if let Some(pose) = &s.rest_pose {
+        return refused(
+            format!("--rest-pose {pose}"),
+            "a .vrm's rest is always VRM's T-pose (tpose.md), which it gets without asking",
+        );
+    }
+    if s.origin == Origin::Mesh {
+        return refused(
+            "--origin mesh".to_owned(),
+            "a .vrm stands on y = 0 (tpose.md), which it gets without asking",
+        );
+    }
+    if let Some(n) = s.max_influences.filter(|&n| n > GLTF_DEFAULT_INFLUENCES) {
+        return refused(
+            format!("--max-influences {n}"),
+            "VRM clients read one set of four influences a vertex (more would deform wrongly)",
+        );
+    }
+    crate::vrm::VrmOptions::from_flags(&s.vrm_authors, s.vrm_license, &s.vrm_meta, s.no_expressions)
+        .map_err(|(flag, why)| SettingsError::VrmMeta(flag, why))
+}
+
+/// Refuses the settings only `.vrm` outputs have, for any other `output`.
+fn refuse_vrm_only(s: &Settings, output: &std::path::Path) -> Result<(), SettingsError> {
+    let given = [
+        (!s.vrm_authors.is_empty(), "--vrm-author"),
+        (s.vrm_license != crate::vrm::LicensePreset::Conservative, "--vrm-license"),
+        (!s.vrm_meta.is_empty(), "--vrm-meta"),
+        (s.no_expressions, "--no-expressions"),
+    ];
+    match given.iter().find(|(given, _)| *given) {
+        Some((_, flag)) => Err(SettingsError::OnlyForVrm {
+            flag,
+            output: output.to_path_buf(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// `NAME=TARGET` of a blend-shape setting, checked.
@@ -562,12 +666,15 @@ pub struct ShapeOptions {
     pub visemes: bool,
     /// `(shape name, target name)` pairs.
     pub named: Vec<(String, String)>,
+    /// Single face units and visemes by file name (`eyeBlinkLeft`, `viseme_aa`: what a
+    /// `.vrm`'s expressions need), written under their G4MF names besides the full sets.
+    pub units: Vec<&'static str>,
 }
 
 impl ShapeOptions {
     /// True when no shape is asked for.
     pub fn is_empty(&self) -> bool {
-        !self.face_units && !self.visemes && self.named.is_empty()
+        !self.face_units && !self.visemes && self.named.is_empty() && self.units.is_empty()
     }
 }
 
@@ -682,6 +789,12 @@ impl TryFrom<Request<'_>> for ConvertOptions {
                 // the strongest four, renormalised, as Blender's glTF exporter does.
                 options.max_influences = Some(s.max_influences.unwrap_or(GLTF_DEFAULT_INFLUENCES));
             }
+            if format == OutputFormat::Vrm {
+                options.vrm = Some(vrm_options(s, request.output)?);
+            }
+        }
+        if options.vrm.is_none() {
+            refuse_vrm_only(s, request.output)?;
         }
         options.normalize = s.normalize;
         options.rest_pose = s.rest_pose.as_deref().map(|r| match r {
@@ -689,7 +802,8 @@ impl TryFrom<Request<'_>> for ConvertOptions {
             "straight-t-pose" => RestPose::StraightTPose,
             file => RestPose::File(PathBuf::from(file)),
         });
-        options.humanoid = match (&s.humanoid_map, s.humanoid) {
+        // A `.vrm`'s humanoid map is made from G4MF's humanoid names: its bones get them.
+        options.humanoid = match (&s.humanoid_map, s.humanoid || options.vrm.is_some()) {
             (Some(path), _) => Some(HumanoidTable::File(path.clone())),
             (None, true) => Some(HumanoidTable::Builtin),
             (None, false) => None,
@@ -716,6 +830,10 @@ impl TryFrom<Request<'_>> for ConvertOptions {
                 .iter()
                 .map(|t| parse_blend_shape(t))
                 .collect::<Result<_, _>>()?,
+            units: match &options.vrm {
+                Some(vrm) if vrm.expressions => crate::vrm::needed_units(),
+                _ => Vec::new(),
+            },
         };
         if s.human.is_some() || s.phenotype.is_some() || !s.targets.is_empty() {
             options.body = Some(BodyOptions {

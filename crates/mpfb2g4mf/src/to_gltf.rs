@@ -24,6 +24,8 @@ pub struct ToGltfOptions {
     pub max_influences: usize,
     /// Check the document with `gltf-json`'s validation before anything is written.
     pub validate: bool,
+    /// What a `.vrm` output adds (its defaults when `None`).
+    pub vrm: Option<crate::vrm::VrmOptions>,
 }
 
 impl ToGltfOptions {
@@ -35,6 +37,7 @@ impl ToGltfOptions {
             pretty: false,
             max_influences: GLTF_DEFAULT_INFLUENCES,
             validate: false,
+            vrm: None,
         }
     }
 }
@@ -43,9 +46,17 @@ impl ToGltfOptions {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ToGltfError {
-    /// The output does not end in `.glb` or `.gltf`.
-    #[error("{}: the output must end in .glb or .gltf", .0.display())]
+    /// The output does not end in `.glb`, `.gltf` or `.vrm`.
+    #[error("{}: the output must end in .glb, .gltf or .vrm", .0.display())]
     OutputExtension(PathBuf),
+    /// The character cannot be a VRM avatar as it is.
+    #[error("{}: cannot make a VRM avatar: {why}", .input.display())]
+    NotVrm {
+        /// The G4MF file.
+        input: PathBuf,
+        /// What VRM needs that it lacks.
+        why: String,
+    },
     /// The output is the input.
     #[error(transparent)]
     SameFile(#[from] crate::paths::SameFile),
@@ -101,7 +112,14 @@ pub fn to_gltf(
     let layout = GltfOptions {
         max_influences: options.max_influences.max(1),
     };
+    if format == OutputFormat::Vrm {
+        check_vrm(input, &spec, options)?;
+    }
     let mut built = gltf_writer::build_gltf(&spec, &layout).map_err(ConvertError::from)?;
+    if format == OutputFormat::Vrm {
+        let vrm = options.vrm.clone().unwrap_or_default();
+        notes.extend(gltf::make_vrm(&mut built, &spec, &vrm, None, input)?);
+    }
     if options.validate {
         gltf::check_valid(&built, &options.output)?;
     }
@@ -129,6 +147,49 @@ pub fn to_gltf(
         notes,
     })
 }
+
+/// Refuses, before anything is built, a character that cannot be a VRM avatar: more than four
+/// influences asked, bones without G4MF's humanoid names for VRM's required ones, or a rest
+/// further than [`TPOSE_TOLERANCE_DEGREES`] from VRM's T-pose (`convert --rest-pose
+/// vrm-t-pose` makes one).
+fn check_vrm(input: &Path, spec: &CharacterSpec, options: &ToGltfOptions) -> Result<(), ToGltfError> {
+    let refuse = |why: String| ToGltfError::NotVrm {
+        input: input.to_path_buf(),
+        why,
+    };
+    if options.max_influences > GLTF_DEFAULT_INFLUENCES {
+        return Err(refuse(format!(
+            "--max-influences {}: VRM clients read one set of four influences a vertex",
+            options.max_influences
+        )));
+    }
+    let humanoid = vrm_writer::from_g4mf_names(
+        spec.bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.name.as_str(), i)),
+    );
+    vrm_writer::humanoid::check(&spec.bones, &humanoid).map_err(|e| {
+        refuse(format!(
+            "{e} (its bones need G4MF's humanoid names: convert with --humanoid)"
+        ))
+    })?;
+    let deviations = vrm_writer::tpose::measure(&spec.bones, &humanoid);
+    if let Some(worst) = deviations
+        .iter()
+        .filter(|d| d.degrees > TPOSE_TOLERANCE_DEGREES)
+        .max_by(|a, b| a.degrees.total_cmp(&b.degrees))
+    {
+        return Err(refuse(format!(
+            "its rest is not VRM's T-pose: {} is {:.1} degrees off (convert with --rest-pose vrm-t-pose)",
+            worst.item, worst.degrees
+        )));
+    }
+    Ok(())
+}
+
+/// How far from VRM's T-pose a G4MF rest may be and still become a `.vrm`.
+pub const TPOSE_TOLERANCE_DEGREES: f64 = 2.0;
 
 /// The character `file` (read from `input`) describes, with what reading it noticed.
 fn read_spec(input: &Path, file: &G4mfFile) -> Result<(CharacterSpec, Vec<String>), ToGltfError> {

@@ -239,6 +239,15 @@ pub fn stand(mut character: Character, origin: Origin, ground_cube: Option<f64>)
     character
 }
 
+/// The lowest point of everything drawn: the body and every worn asset (a shoe's sole is below
+/// the foot's), where VRM's T-pose puts the ground (`tpose.md` 1.3: grounded in appearance).
+pub fn lowest_point(character: &Character) -> Option<f64> {
+    std::iter::once(&character.mesh)
+        .chain(character.attachments.iter().map(|a| &a.mesh))
+        .flat_map(|m| m.positions.iter().map(|p| p.y))
+        .reduce(f64::min)
+}
+
 /// Smooth shading: angle-weighted unit normals of the final geometry, one per vertex
 /// ([`character::normal_field`]), and what each blend shape does to them
 /// ([`crate::stages::shapes::normal_offsets`], from the same polygon normals and angles);

@@ -21,12 +21,18 @@ pub(super) fn write_gltf(
     format: OutputFormat,
     commit: Commit,
     textures: &TextureTable,
+    thumbnail: Option<Vec<u8>>,
 ) -> Result<Written, ConvertError> {
     let layout = GltfOptions {
         max_influences: options.max_influences.unwrap_or(GLTF_DEFAULT_INFLUENCES),
     };
     let mut built = gltf_writer::build_gltf(&spec, &layout)?;
     crate::timings::lap("write: build");
+    let mut notes = Vec::new();
+    if let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) {
+        notes = make_vrm(&mut built, &spec, vrm, thumbnail, &options.output)?;
+        crate::timings::lap("write: vrm");
+    }
     if options.validate {
         check_valid(&built, &options.output)?;
     }
@@ -46,7 +52,7 @@ pub(super) fn write_gltf(
         .influences
         .as_ref()
         .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count());
-    let notes = mesh_notes(&built.meshes, layout.max_influences);
+    notes.extend(mesh_notes(&built.meshes, layout.max_influences));
     Ok(Written {
         pending: output.0,
         external: output.1,
@@ -62,6 +68,24 @@ pub(super) fn write_gltf(
         unweighted_to_root: true,
         notes,
     })
+}
+
+/// Makes the built glTF a VRM avatar (`VRMC_vrm`, `VRMC_springBone`) as `crate::vrm` decides
+/// it from `spec`; what deciding it noticed, one note each.
+pub(crate) fn make_vrm(
+    built: &mut BuiltGltf,
+    spec: &CharacterSpec,
+    options: &crate::vrm::VrmOptions,
+    thumbnail: Option<Vec<u8>>,
+    output: &Path,
+) -> Result<Vec<String>, ConvertError> {
+    let described = crate::vrm::describe(spec, options, thumbnail.map(std::sync::Arc::new))
+        .map_err(|source| ConvertError::VrmHumanoid {
+            rig: output.to_path_buf(),
+            source,
+        })?;
+    vrm_writer::make_vrm(built, spec, &described.vrm)?;
+    Ok(described.notes)
 }
 
 /// What the glTF writer changed of the meshes, one line each: influences dropped beyond
@@ -120,7 +144,7 @@ pub(crate) fn output(
     commit: Commit,
 ) -> Result<Output, ConvertError> {
     let container = ContainerOptions { pretty };
-    if format == OutputFormat::Glb {
+    if format.is_glb() {
         let file = gltf_writer::glb_parts(built, container)?;
         crate::timings::lap("write: encode");
         let parts: Vec<&[u8]> = file.parts().collect();

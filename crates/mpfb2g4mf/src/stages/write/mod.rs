@@ -541,7 +541,8 @@ pub fn write(
         faces: character.mesh.polygons.len(),
     };
     if format.is_gltf() {
-        return gltf::write_gltf(spec, facts, options, format, commit, &textures);
+        let png = thumbnail.map(|(png, _)| png);
+        return gltf::write_gltf(spec, facts, options, format, commit, &textures, png);
     }
     g4mf::write_g4mf(
         spec, facts, &character, extras, thumbnail, options, format, commit, &textures, derived,

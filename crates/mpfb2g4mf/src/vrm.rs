@@ -1,0 +1,871 @@
+//! `.vrm` outputs: what VRM adds to a character, decided from the writers' spec alone (so
+//! `convert` and `to-gltf` decide it the same way): the humanoid map from the bones' G4MF
+//! humanoid names, the expression presets from face units and visemes through [`RECIPES`],
+//! the look-at, first-person annotations by asset kind, spring bones for the bones an asset's
+//! sub-rig brings with colliders fitted to the body, and the licence meta from the options.
+//! The tables and why each value is what it is: `spec-notes/vrm.md`.
+
+use crate::shape_names::{FACE_UNITS, VISEMES};
+use character_spec::{CharacterSpec, MeshSpec};
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use vrm_writer::{
+    AvatarPermission, Collider, ColliderGroup, ColliderShape, CommercialUsage, CreditNotation,
+    Expression, FirstPersonKind, License, LookAt, LookAtKind, MeshRef, Meta, Modification,
+    MorphBind, Override, RangeMap, Spring, SpringBones, SpringJoint, VrmSpec,
+};
+
+/// The authors a `.vrm` names when `--vrm-author` is not given.
+pub const DEFAULT_AUTHORS: [&str; 2] = ["mpfb2g4mf", "MakeHuman community"];
+
+/// CC0 1.0's deed, the `otherLicenseUrl` of `--vrm-license cc0` and the licence of every
+/// MakeHuman asset and target we read.
+pub const CC0_URL: &str = "https://creativecommons.org/publicdomain/zero/1.0/";
+
+/// The rights a `.vrm` grants, before `--vrm-meta` changes single fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum LicensePreset {
+    /// VRM's schema defaults: only the author may use the avatar, no commercial use, credit
+    /// required, no redistribution or modification (nothing granted that you did not decide).
+    #[default]
+    Conservative,
+    /// Everything allowed, `otherLicenseUrl` CC0 1.0 (what MakeHuman's own assets grant).
+    Cc0,
+}
+
+impl LicensePreset {
+    /// The rights this preset grants.
+    pub fn license(self) -> License {
+        match self {
+            LicensePreset::Conservative => License::default(),
+            LicensePreset::Cc0 => License {
+                avatar_permission: AvatarPermission::Everyone,
+                allow_excessively_violent_usage: true,
+                allow_excessively_sexual_usage: true,
+                commercial_usage: CommercialUsage::Corporation,
+                allow_political_or_religious_usage: true,
+                allow_antisocial_or_hate_usage: true,
+                credit_notation: CreditNotation::Unnecessary,
+                allow_redistribution: true,
+                modification: Modification::AllowModificationRedistribution,
+                other_license_url: Some(CC0_URL.to_owned()),
+            },
+        }
+    }
+}
+
+/// How a `.vrm` is made beyond the glTF it carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VrmOptions {
+    /// `meta.authors` (at least one).
+    pub authors: Vec<String>,
+    /// The rights granted.
+    pub license: License,
+    /// `meta.version`, `meta.copyrightInformation`, `meta.contactInformation`, when given.
+    pub version: Option<String>,
+    /// See [`VrmOptions::version`].
+    pub copyright: Option<String>,
+    /// See [`VrmOptions::version`].
+    pub contact: Option<String>,
+    /// Write the expression presets (and the face units and visemes they need).
+    pub expressions: bool,
+}
+
+impl Default for VrmOptions {
+    fn default() -> Self {
+        VrmOptions {
+            authors: DEFAULT_AUTHORS.map(str::to_owned).to_vec(),
+            license: License::default(),
+            version: None,
+            copyright: None,
+            contact: None,
+            expressions: true,
+        }
+    }
+}
+
+impl VrmOptions {
+    /// The options `--vrm-author` (repeatable), `--vrm-license`, `--vrm-meta` (repeatable)
+    /// and `--no-expressions` ask for; refused as `(flag as given, why)`.
+    pub fn from_flags(
+        authors: &[String],
+        preset: LicensePreset,
+        meta: &[String],
+        no_expressions: bool,
+    ) -> Result<Self, (String, String)> {
+        let mut options = VrmOptions {
+            license: preset.license(),
+            expressions: !no_expressions,
+            ..Default::default()
+        };
+        if !authors.is_empty() {
+            options.authors = authors.to_vec();
+        }
+        if let Some(blank) = options.authors.iter().find(|a| a.trim().is_empty()) {
+            return Err((
+                format!("--vrm-author `{blank}`"),
+                "an author needs a name".to_owned(),
+            ));
+        }
+        for field in meta {
+            set_meta_field(&mut options, field)
+                .map_err(|why| (format!("--vrm-meta `{field}`"), why))?;
+        }
+        Ok(options)
+    }
+}
+
+/// The `meta` fields `--vrm-meta FIELD=VALUE` sets, by VRM's own names.
+pub const META_FIELDS: [&str; 13] = [
+    "avatarPermission",
+    "allowExcessivelyViolentUsage",
+    "allowExcessivelySexualUsage",
+    "commercialUsage",
+    "allowPoliticalOrReligiousUsage",
+    "allowAntisocialOrHateUsage",
+    "creditNotation",
+    "allowRedistribution",
+    "modification",
+    "otherLicenseUrl",
+    "version",
+    "copyrightInformation",
+    "contactInformation",
+];
+
+/// Sets one `meta` field from `FIELD=VALUE`; the error says what is expected.
+pub fn set_meta_field(options: &mut VrmOptions, text: &str) -> Result<(), String> {
+    let (field, value) = text
+        .split_once('=')
+        .map(|(f, v)| (f.trim(), v.trim()))
+        .ok_or_else(|| format!("expected FIELD=VALUE, FIELD one of {}", META_FIELDS.join(", ")))?;
+    let flag = |value: &str| match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{field} is true or false, got `{value}`")),
+    };
+    let pick = |choices: &[&str]| {
+        choices
+            .iter()
+            .position(|c| *c == value)
+            .ok_or_else(|| format!("{field} is one of {}, got `{value}`", choices.join(", ")))
+    };
+    let text_value = || (!value.is_empty()).then(|| value.to_owned());
+    let l = &mut options.license;
+    match field {
+        "avatarPermission" => {
+            l.avatar_permission = [
+                AvatarPermission::OnlyAuthor,
+                AvatarPermission::OnlySeparatelyLicensedPerson,
+                AvatarPermission::Everyone,
+            ][pick(&["onlyAuthor", "onlySeparatelyLicensedPerson", "everyone"])?];
+        }
+        "commercialUsage" => {
+            l.commercial_usage = [
+                CommercialUsage::PersonalNonProfit,
+                CommercialUsage::PersonalProfit,
+                CommercialUsage::Corporation,
+            ][pick(&["personalNonProfit", "personalProfit", "corporation"])?];
+        }
+        "creditNotation" => {
+            l.credit_notation = [CreditNotation::Required, CreditNotation::Unnecessary]
+                [pick(&["required", "unnecessary"])?];
+        }
+        "modification" => {
+            l.modification = [
+                Modification::Prohibited,
+                Modification::AllowModification,
+                Modification::AllowModificationRedistribution,
+            ][pick(&[
+                "prohibited",
+                "allowModification",
+                "allowModificationRedistribution",
+            ])?];
+        }
+        "allowExcessivelyViolentUsage" => l.allow_excessively_violent_usage = flag(value)?,
+        "allowExcessivelySexualUsage" => l.allow_excessively_sexual_usage = flag(value)?,
+        "allowPoliticalOrReligiousUsage" => l.allow_political_or_religious_usage = flag(value)?,
+        "allowAntisocialOrHateUsage" => l.allow_antisocial_or_hate_usage = flag(value)?,
+        "allowRedistribution" => l.allow_redistribution = flag(value)?,
+        "otherLicenseUrl" => l.other_license_url = text_value(),
+        "version" => options.version = text_value(),
+        "copyrightInformation" => options.copyright = text_value(),
+        "contactInformation" => options.contact = text_value(),
+        other => {
+            return Err(format!(
+                "unknown field `{other}`; one of {}",
+                META_FIELDS.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An expression preset as face units and visemes (their target file names) at weights.
+#[derive(Debug, Clone, Copy)]
+pub struct Recipe {
+    /// VRM's preset name.
+    pub preset: &'static str,
+    /// `(face unit or viseme file name, weight)`.
+    pub units: &'static [(&'static str, f64)],
+    /// `overrideBlink` (emotions that close or widen the eyes block blinking over them).
+    pub override_blink: Override,
+}
+
+/// The presets a `.vrm` writes and what each is made of. The emotions are face-unit
+/// combinations after ARKit's own descriptions of the units (spec-notes/vrm.md explains each);
+/// `neutral` has no binds (MakeHuman's rest face is neutral); the look expressions are written
+/// as well when the look-at uses them.
+pub const RECIPES: [Recipe; 18] = {
+    const NONE: Override = Override::None;
+    const BLOCK: Override = Override::Block;
+    [
+        Recipe {
+            preset: "happy",
+            units: &[
+                ("mouthSmileLeft", 1.0),
+                ("mouthSmileRight", 1.0),
+                ("cheekSquintLeft", 0.6),
+                ("cheekSquintRight", 0.6),
+                ("eyeSquintLeft", 0.4),
+                ("eyeSquintRight", 0.4),
+            ],
+            override_blink: BLOCK,
+        },
+        Recipe {
+            preset: "angry",
+            units: &[
+                ("browDownLeft", 1.0),
+                ("browDownRight", 1.0),
+                ("eyeSquintLeft", 0.5),
+                ("eyeSquintRight", 0.5),
+                ("noseSneerLeft", 0.4),
+                ("noseSneerRight", 0.4),
+                ("mouthFrownLeft", 0.5),
+                ("mouthFrownRight", 0.5),
+                ("mouthPressLeft", 0.3),
+                ("mouthPressRight", 0.3),
+            ],
+            override_blink: BLOCK,
+        },
+        Recipe {
+            preset: "sad",
+            units: &[
+                ("browInnerUp", 1.0),
+                ("mouthFrownLeft", 0.8),
+                ("mouthFrownRight", 0.8),
+                ("mouthShrugLower", 0.4),
+                ("eyeSquintLeft", 0.2),
+                ("eyeSquintRight", 0.2),
+            ],
+            override_blink: BLOCK,
+        },
+        Recipe {
+            preset: "relaxed",
+            units: &[
+                ("mouthSmileLeft", 0.35),
+                ("mouthSmileRight", 0.35),
+                ("eyeBlinkLeft", 0.25),
+                ("eyeBlinkRight", 0.25),
+                ("browInnerUp", 0.15),
+            ],
+            override_blink: BLOCK,
+        },
+        Recipe {
+            preset: "surprised",
+            units: &[
+                ("browInnerUp", 1.0),
+                ("browOuterUpLeft", 1.0),
+                ("browOuterUpRight", 1.0),
+                ("eyeWideLeft", 1.0),
+                ("eyeWideRight", 1.0),
+                ("jawOpen", 0.5),
+                ("mouthFunnel", 0.2),
+            ],
+            override_blink: BLOCK,
+        },
+        Recipe {
+            preset: "aa",
+            units: &[("viseme_aa", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "ih",
+            units: &[("viseme_I", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "ou",
+            units: &[("viseme_U", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "ee",
+            units: &[("viseme_E", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "oh",
+            units: &[("viseme_O", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "blink",
+            units: &[("eyeBlinkLeft", 1.0), ("eyeBlinkRight", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "blinkLeft",
+            units: &[("eyeBlinkLeft", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "blinkRight",
+            units: &[("eyeBlinkRight", 1.0)],
+            override_blink: NONE,
+        },
+        // The avatar's own directions: left is +X, where three-vrm's positive yaw looks.
+        Recipe {
+            preset: "lookUp",
+            units: &[("eyeLookUpLeft", 1.0), ("eyeLookUpRight", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "lookDown",
+            units: &[("eyeLookDownLeft", 1.0), ("eyeLookDownRight", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "lookLeft",
+            units: &[("eyeLookOutLeft", 1.0), ("eyeLookInRight", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "lookRight",
+            units: &[("eyeLookInLeft", 1.0), ("eyeLookOutRight", 1.0)],
+            override_blink: NONE,
+        },
+        Recipe {
+            preset: "neutral",
+            units: &[],
+            override_blink: NONE,
+        },
+    ]
+};
+
+/// Whether a preset drives the look-at (written only when the look-at is by expression).
+fn is_look(preset: &str) -> bool {
+    preset.starts_with("look")
+}
+
+/// The face units and visemes (target file names) the recipes use, each once.
+pub fn needed_units() -> Vec<&'static str> {
+    let mut units: Vec<&'static str> = RECIPES
+        .iter()
+        .flat_map(|r| r.units.iter().map(|(u, _)| *u))
+        .collect();
+    units.sort_unstable();
+    units.dedup();
+    units
+}
+
+/// The blend-shape name a face unit or viseme file gets (its G4MF name).
+fn shape_name(unit: &str) -> Option<&'static str> {
+    FACE_UNITS
+        .iter()
+        .chain(&VISEMES)
+        .find(|(file, _)| *file == unit)
+        .map(|(_, name)| *name)
+}
+
+/// The VRM description of `spec` and what deciding it noticed.
+#[derive(Debug, Clone)]
+pub struct Described {
+    /// What VRM adds.
+    pub vrm: VrmSpec,
+    /// What fell back or was left out, one line each.
+    pub notes: Vec<String>,
+}
+
+/// Decides what VRM adds to `spec`, whose bones carry G4MF's humanoid names. Refused (before
+/// anything is written) when the humanoid map is not VRM's.
+pub fn describe(
+    spec: &CharacterSpec,
+    options: &VrmOptions,
+    thumbnail: Option<Arc<Vec<u8>>>,
+) -> Result<Described, vrm_writer::HumanoidError> {
+    let humanoid = vrm_writer::from_g4mf_names(
+        spec.bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.name.as_str(), i)),
+    );
+    vrm_writer::humanoid::check(&spec.bones, &humanoid)?;
+    let mut notes = Vec::new();
+    let look_at = look_at(spec, &humanoid, options.expressions, &mut notes);
+    let by_expression = look_at
+        .as_ref()
+        .is_some_and(|l| l.kind == LookAtKind::Expression);
+    let expressions = if options.expressions {
+        expressions(spec, by_expression, &mut notes)
+    } else {
+        Vec::new()
+    };
+    let vrm = VrmSpec {
+        meta: meta(spec, options, thumbnail),
+        humanoid,
+        expressions,
+        look_at,
+        first_person: first_person(spec),
+        spring_bones: spring_bones(spec, &mut notes),
+    };
+    Ok(Described { vrm, notes })
+}
+
+/// Checks, before the later stages and the write, that `character`'s skeleton (named with
+/// G4MF's humanoid names) makes a VRM humanoid; `source` is named in the refusal.
+pub fn check_humanoid(
+    character: &character::Character,
+    source: &std::path::Path,
+) -> Result<(), crate::error::ConvertError> {
+    let bones: Vec<character_spec::BoneSpec> = character
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| character_spec::BoneSpec {
+            name: b.name.clone(),
+            parent: b.parent,
+            head: b.head,
+            basis: b.basis,
+            length: b.length,
+            extras: None,
+        })
+        .collect();
+    let humanoid =
+        vrm_writer::from_g4mf_names(bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)));
+    vrm_writer::humanoid::check(&bones, &humanoid).map_err(|error| {
+        crate::error::ConvertError::VrmHumanoid {
+            rig: source.to_path_buf(),
+            source: error,
+        }
+    })
+}
+
+/// Every mesh of `spec` with its reference, body first.
+fn meshes(spec: &CharacterSpec) -> impl Iterator<Item = (MeshRef, &MeshSpec)> {
+    spec.mesh.iter().map(|m| (MeshRef::Body, m)).chain(
+        spec.attachments
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (MeshRef::Attachment(i), &a.mesh)),
+    )
+}
+
+/// The presets of [`RECIPES`] bound to every mesh carrying their shapes (the body, and the
+/// eyebrows and eyelashes that move with it); a preset none of whose shapes is present is
+/// left out with a note.
+fn expressions(spec: &CharacterSpec, by_expression: bool, notes: &mut Vec<String>) -> Vec<Expression> {
+    let mut written = Vec::new();
+    let mut left_out = Vec::new();
+    for recipe in RECIPES.iter().filter(|r| by_expression || !is_look(r.preset)) {
+        let mut binds = Vec::new();
+        for (unit, weight) in recipe.units {
+            let Some(shape) = shape_name(unit) else {
+                continue;
+            };
+            for (mesh, m) in meshes(spec) {
+                if m.blend_shapes.iter().any(|s| s.name == shape) {
+                    binds.push(MorphBind {
+                        mesh,
+                        shape: shape.to_owned(),
+                        weight: *weight,
+                    });
+                }
+            }
+        }
+        if binds.is_empty() && !recipe.units.is_empty() {
+            left_out.push(recipe.preset);
+            continue;
+        }
+        let emotion = recipe.override_blink == Override::Block;
+        written.push(Expression {
+            name: recipe.preset.to_owned(),
+            preset: true,
+            is_binary: recipe.preset.starts_with("blink"),
+            binds,
+            override_blink: recipe.override_blink,
+            // Emotions change the eyes and mouth themselves: gaze and speech blend over them.
+            override_look_at: if emotion { Override::Blend } else { Override::None },
+            override_mouth: if emotion { Override::Blend } else { Override::None },
+        });
+    }
+    if !left_out.is_empty() {
+        notes.push(format!(
+            "VRM expressions left out, no mesh has their shapes: {}",
+            left_out.join(", ")
+        ));
+    }
+    written
+}
+
+/// Whether any mesh's skin gives `bone` a weight.
+fn moves_vertices(spec: &CharacterSpec, bone: usize) -> bool {
+    spec.meshes().any(|(_, influences)| {
+        influences.is_some_and(|i| {
+            i.list()
+                .iter()
+                .any(|i| i.bone as usize == bone && i.weight > 0.0)
+        })
+    })
+}
+
+/// The look-at: by the eye bones where the rig has eye bones that move the eyes, else by the
+/// eye-look expressions (when expressions are written), looking from between the eyes.
+fn look_at(
+    spec: &CharacterSpec,
+    humanoid: &BTreeMap<String, usize>,
+    expressions: bool,
+    notes: &mut Vec<String>,
+) -> Option<LookAt> {
+    let eye_bones = humanoid
+        .get("leftEye")
+        .zip(humanoid.get("rightEye"))
+        .filter(|(l, r)| moves_vertices(spec, **l) && moves_vertices(spec, **r));
+    let (kind, eyes) = match eye_bones {
+        Some((&l, &r)) => (
+            LookAtKind::Bone,
+            (spec.bones[l].head + spec.bones[r].head) * 0.5,
+        ),
+        None if expressions => (LookAtKind::Expression, eyes_centre(spec, humanoid, notes)),
+        None => {
+            notes.push(
+                "no VRM look-at: the rig has no eye bones that move the eyes and --no-expressions leaves out the look expressions"
+                    .to_owned(),
+            );
+            return None;
+        }
+    };
+    // Bones turn the eyes by degrees (a human eye turns about 30 degrees aside, 20 down, 15
+    // up); expressions are weights, full at 90 degrees of gaze.
+    let map = |bone_degrees: f64| RangeMap {
+        input_max_value: 90.0,
+        output_scale: if kind == LookAtKind::Bone {
+            bone_degrees
+        } else {
+            1.0
+        },
+    };
+    Some(LookAt {
+        kind,
+        eyes,
+        horizontal_inner: map(30.0),
+        horizontal_outer: map(30.0),
+        vertical_down: map(20.0),
+        vertical_up: map(15.0),
+    })
+}
+
+/// The point between the eyes: the centre of the eye surfaces (helper eyes) or of the eyes
+/// asset, else the head bone's middle (with a note).
+fn eyes_centre(
+    spec: &CharacterSpec,
+    humanoid: &BTreeMap<String, usize>,
+    notes: &mut Vec<String>,
+) -> DVec3 {
+    let mut sum = DVec3::ZERO;
+    let mut count = 0usize;
+    if let Some(body) = &spec.mesh {
+        for surface in body.surfaces.specs() {
+            if matches!(surface.name.as_deref(), Some("LeftEye" | "RightEye")) {
+                for face in &surface.faces {
+                    for &v in &face.vertices {
+                        if let Some(p) = body.positions.get(v as usize) {
+                            sum += *p;
+                            count += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for a in spec.attachments.iter().filter(|a| asset_kind(a.node_extras.as_deref()) == Some("eyes")) {
+        sum += a.mesh.positions.iter().sum::<DVec3>();
+        count += a.mesh.positions.len();
+    }
+    if count > 0 {
+        return sum / count as f64;
+    }
+    let head = &spec.bones[humanoid["head"]];
+    notes.push(
+        "VRM look-at: no eyes found, it looks from the middle of the head bone".to_owned(),
+    );
+    head.head + head.basis.y_axis * head.length * 0.5
+}
+
+/// The MakeHuman asset kind an attachment's node extras name (`hair`, `eyebrows`, ...).
+fn asset_kind(extras: Option<&Value>) -> Option<&str> {
+    extras?.pointer("/mpfb/asset/kind")?.as_str()
+}
+
+/// First-person annotations: the body `auto` (three-vrm and UniVRM hide the part the head
+/// bones move), what sits on or in the head (hair, eyebrows, eyelashes, eyes, teeth, tongue)
+/// third-person only, clothes seen in both views.
+fn first_person(spec: &CharacterSpec) -> Vec<(MeshRef, FirstPersonKind)> {
+    let mut out: Vec<(MeshRef, FirstPersonKind)> = Vec::new();
+    if spec.mesh.is_some() {
+        out.push((MeshRef::Body, FirstPersonKind::Auto));
+    }
+    for (i, a) in spec.attachments.iter().enumerate() {
+        let kind = match asset_kind(a.node_extras.as_deref()) {
+            Some("hair" | "eyebrows" | "eyelashes" | "eyes" | "teeth" | "tongue") => {
+                FirstPersonKind::ThirdPersonOnly
+            }
+            Some("clothes") => FirstPersonKind::Both,
+            _ => FirstPersonKind::Auto,
+        };
+        out.push((MeshRef::Attachment(i), kind));
+    }
+    out
+}
+
+/// `meta`: the character's name, the authors and rights asked for, MakeHuman's CC0 licence
+/// for what the character is made of, the thumbnail.
+fn meta(spec: &CharacterSpec, options: &VrmOptions, thumbnail: Option<Arc<Vec<u8>>>) -> Meta {
+    let assets: Vec<&str> = spec
+        .attachments
+        .iter()
+        .filter_map(|a| a.node_extras.as_deref()?.pointer("/mpfb/asset/name")?.as_str())
+        .collect();
+    let worn = if assets.is_empty() {
+        String::new()
+    } else {
+        format!(" and the assets {}", assets.join(", "))
+    };
+    Meta {
+        name: spec.name.clone(),
+        version: options.version.clone(),
+        authors: options.authors.clone(),
+        copyright_information: options.copyright.clone(),
+        contact_information: options.contact.clone(),
+        references: vec![
+            "https://github.com/makehumancommunity/mpfb2".to_owned(),
+            "https://github.com/makehumancommunity/makehuman-assets".to_owned(),
+        ],
+        third_party_licenses: Some(format!(
+            "Made from MakeHuman's base mesh, targets, rigs and weights (MPFB){worn}, by the MakeHuman community under CC0 1.0 Universal ({CC0_URL})."
+        )),
+        thumbnail_png: thumbnail,
+        license: options.license.clone(),
+    }
+}
+
+/// How a hair strand swings: pulled back firmly, a little gravity, damped.
+const HAIR_JOINT: (f64, f64, f64, f64) = (
+    0.02, // hit radius, metres
+    0.8,  // stiffness
+    0.15, // gravity power
+    0.4,  // drag force
+);
+
+/// Spring bones: every chain of bones an asset's sub-rig added (the ponytail's), parent first,
+/// one spring per branch, colliding with the head, neck and chest colliders.
+fn spring_bones(spec: &CharacterSpec, notes: &mut Vec<String>) -> SpringBones {
+    let mut added = vec![false; spec.bones.len()];
+    let mut owner: BTreeMap<usize, String> = BTreeMap::new();
+    for a in &spec.attachments {
+        let Some(names) = a
+            .node_extras
+            .as_deref()
+            .and_then(|e| e.pointer("/mpfb/asset/subrig_bones"))
+            .and_then(Value::as_array)
+        else {
+            continue;
+        };
+        for (i, bone) in spec.bones.iter().enumerate() {
+            let mpfb = bone
+                .extras
+                .as_deref()
+                .and_then(|e| e.pointer("/mpfb/name"))
+                .and_then(Value::as_str)
+                .unwrap_or(&bone.name);
+            if names.iter().any(|n| n.as_str() == Some(mpfb)) {
+                added[i] = true;
+                owner.insert(i, a.name.clone());
+            }
+        }
+    }
+    if !added.contains(&true) {
+        return SpringBones::default();
+    }
+    let mut children = vec![Vec::new(); spec.bones.len()];
+    for (i, b) in spec.bones.iter().enumerate() {
+        if let Some(p) = b.parent.filter(|&p| p < spec.bones.len()) {
+            children[p].push(i);
+        }
+    }
+    let (colliders, collider_groups) = colliders(spec, notes);
+    let groups: Vec<usize> = (0..collider_groups.len()).collect();
+    let mut springs = Vec::new();
+    let (hit_radius, stiffness, gravity_power, drag_force) = HAIR_JOINT;
+    let joint = |bone| SpringJoint {
+        bone,
+        hit_radius,
+        stiffness,
+        gravity_power,
+        gravity_dir: DVec3::NEG_Y,
+        drag_force,
+    };
+    // Each chain starts at a sub-rig bone whose parent is not one; a branch starts a new
+    // spring at the branching bone's further children.
+    let mut starts: Vec<usize> = (0..spec.bones.len())
+        .filter(|&i| added[i] && !spec.bones[i].parent.is_some_and(|p| p < added.len() && added[p]))
+        .collect();
+    let mut next = 0;
+    while next < starts.len() {
+        let mut at = starts[next];
+        next += 1;
+        let mut joints = vec![joint(at)];
+        loop {
+            let kids: Vec<usize> = children[at].iter().copied().filter(|&c| added[c]).collect();
+            let Some((&first, rest)) = kids.split_first() else {
+                break;
+            };
+            starts.extend_from_slice(rest);
+            joints.push(joint(first));
+            at = first;
+        }
+        springs.push(Spring {
+            name: format!("{}_{}", owner[&joints[0].bone], spec.bones[joints[0].bone].name),
+            joints,
+            collider_groups: groups.clone(),
+        });
+    }
+    SpringBones {
+        colliders,
+        collider_groups,
+        springs,
+    }
+}
+
+/// Colliders on the head (a sphere), neck and chest (capsules along the bones), each sized to
+/// the body: the radius is the distance from the bone to the nearest quarter of the body
+/// vertices the bone moves most, so the collider stays inside the skin.
+fn colliders(spec: &CharacterSpec, notes: &mut Vec<String>) -> (Vec<Collider>, Vec<ColliderGroup>) {
+    let by_name = |name: &str| spec.bones.iter().position(|b| b.name == name);
+    let mut colliders = Vec::new();
+    for (name, sphere) in [("Head", true), ("Neck", false), ("Chest", false)] {
+        let Some(bone) = by_name(name) else {
+            notes.push(format!("no {name} bone: its spring-bone collider is left out"));
+            continue;
+        };
+        let b = &spec.bones[bone];
+        let tail = b.head + b.basis.y_axis * b.length;
+        let (a, z) = if sphere {
+            let centre = (b.head + tail) * 0.5;
+            (centre, centre)
+        } else {
+            (b.head, tail)
+        };
+        let Some(radius) = body_radius(spec, bone, a, z) else {
+            notes.push(format!(
+                "no body vertex follows the {name} bone: its spring-bone collider is left out"
+            ));
+            continue;
+        };
+        let shape = if sphere {
+            ColliderShape::Sphere { center: a, radius }
+        } else {
+            ColliderShape::Capsule {
+                center: a,
+                tail: z,
+                radius,
+            }
+        };
+        colliders.push(Collider { bone, shape });
+    }
+    let groups = if colliders.is_empty() {
+        Vec::new()
+    } else {
+        vec![ColliderGroup {
+            name: "Body".to_owned(),
+            colliders: (0..colliders.len()).collect(),
+        }]
+    };
+    (colliders, groups)
+}
+
+/// The 25th percentile of the distances from the segment `a`..`z` to the body vertices whose
+/// strongest influence is `bone`.
+fn body_radius(spec: &CharacterSpec, bone: usize, a: DVec3, z: DVec3) -> Option<f64> {
+    let body = spec.mesh.as_ref()?;
+    let influences = spec.influences.as_ref()?;
+    let mut strongest: Vec<(u32, f64)> = vec![(u32::MAX, 0.0); body.positions.len()];
+    for i in influences.list() {
+        if let Some(s) = strongest.get_mut(i.vertex as usize) {
+            if i.weight > s.1 {
+                *s = (i.bone, i.weight);
+            }
+        }
+    }
+    let axis = z - a;
+    let mut distances: Vec<f64> = strongest
+        .iter()
+        .zip(&body.positions)
+        .filter(|((b, _), _)| *b as usize == bone)
+        .map(|(_, p)| {
+            let t = if axis.length_squared() > 0.0 {
+                ((*p - a).dot(axis) / axis.length_squared()).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            p.distance(a + axis * t)
+        })
+        .filter(|d| d.is_finite())
+        .collect();
+    if distances.is_empty() {
+        return None;
+    }
+    distances.sort_unstable_by(f64::total_cmp);
+    Some(distances[distances.len() / 4])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_recipe_unit_is_a_face_unit_or_viseme_and_weights_are_in_range() {
+        for recipe in RECIPES {
+            for (unit, weight) in recipe.units {
+                assert!(shape_name(unit).is_some(), "{}: {unit}", recipe.preset);
+                assert!((0.0..=1.0).contains(weight), "{}: {unit}", recipe.preset);
+            }
+        }
+        let units = needed_units();
+        assert!(units.contains(&"viseme_aa") && units.contains(&"eyeBlinkLeft"));
+        assert_eq!(shape_name("viseme_U"), Some("VisemeOU"));
+        assert_eq!(shape_name("eyeBlinkLeft"), Some("FaceEyeClosedLeft"));
+    }
+
+    #[test]
+    fn meta_fields_are_set_by_vrm_names_and_bad_ones_refused() {
+        let mut options = VrmOptions::default();
+        set_meta_field(&mut options, "avatarPermission=everyone").expect("valid");
+        set_meta_field(&mut options, "allowRedistribution=true").expect("valid");
+        set_meta_field(&mut options, "version=2").expect("valid");
+        assert_eq!(options.license.avatar_permission, AvatarPermission::Everyone);
+        assert!(options.license.allow_redistribution);
+        assert_eq!(options.version.as_deref(), Some("2"));
+        let bad = |t: &str| set_meta_field(&mut VrmOptions::default(), t).unwrap_err();
+        assert!(bad("avatarPermission=all").contains("onlyAuthor"));
+        assert!(bad("allowRedistribution=yes").contains("true or false"));
+        assert!(bad("licence=cc0").contains("unknown field"));
+        assert!(bad("everyone").contains("FIELD=VALUE"));
+        assert_eq!(LicensePreset::Cc0.license().other_license_url.as_deref(), Some(CC0_URL));
+        assert_eq!(LicensePreset::Conservative.license(), License::default());
+    }
+}
