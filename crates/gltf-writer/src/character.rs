@@ -47,9 +47,17 @@ impl Default for GltfOptions {
     }
 }
 
-/// What was written of one mesh's skin.
+/// What was written of one mesh: where it is in the document and what became of its skin.
+///
+/// Its morph targets are its spec's blend shapes one for one, in spec order (a shape that
+/// moves nothing is a target of zeros), so morph target `i` is `MeshSpec::blend_shapes[i]`:
+/// what a caller binding targets by shape name (`vrm-writer`'s expressions) relies on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WrittenMesh {
+    /// The glTF node holding the mesh (at the scene's root).
+    pub node: u32,
+    /// The glTF mesh.
+    pub mesh: u32,
     /// glTF vertices (source vertices split at texture seams).
     pub vertices: usize,
     /// Sets of four joints and weights per vertex (0: not skinned).
@@ -73,6 +81,9 @@ pub struct BuiltGltf {
     pub buffer: Vec<u8>,
     /// The body's mesh (when the spec has one), then each attachment's.
     pub meshes: Vec<WrittenMesh>,
+    /// The glTF node of each spec bone (`bone_nodes[b]` is `CharacterSpec::bones[b]`'s);
+    /// empty without bones.
+    pub bone_nodes: Vec<u32>,
     /// Textures whose image is missing: left out, their placeholders in the factors.
     pub folded_textures: usize,
 }
@@ -161,10 +172,14 @@ pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGl
         nodes: scene_nodes,
     });
     building.root.scene = Some(Index::new(0));
+    let bone_nodes = skeleton.as_ref().map_or_else(Vec::new, |s| {
+        s.node_of_bone.iter().map(|n| n.value() as u32).collect()
+    });
     let mut built = BuiltGltf {
         root: building.root,
         buffer: building.buffer.into_bytes(),
         meshes,
+        bone_nodes,
         folded_textures: context.materials.folded,
     };
     // Declared here so the document is whole; the container decides where it lives.
@@ -287,6 +302,7 @@ struct MeshNames<'a> {
 /// each spec bone's joint, and the root joint.
 struct Skeleton {
     node: Index<Node>,
+    node_of_bone: Vec<Index<Node>>,
     joints: Vec<Index<Node>>,
     joint_of_bone: Vec<u32>,
     root_joint: u32,
@@ -350,6 +366,7 @@ impl Building {
         Ok(Skeleton {
             node,
             joints: order.iter().map(|&b| node_of_bone[b]).collect(),
+            node_of_bone,
             joint_of_bone,
             root_joint,
             inverse_binds,
@@ -453,6 +470,8 @@ impl Building {
         }
         let mesh_index = self.push_mesh_of(job, mesh_name, primitives)?;
         let node = index_of(self.root.nodes.len(), "nodes")?;
+        written.node = node.value() as u32;
+        written.mesh = mesh_index.value() as u32;
         self.root.nodes.push(Node {
             name: Some(node_name),
             mesh: Some(mesh_index),

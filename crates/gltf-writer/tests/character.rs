@@ -150,6 +150,40 @@ fn bones_are_nodes_relative_to_their_parents_and_bind_matrices_invert_the_rest()
 }
 
 #[test]
+fn bone_and_mesh_nodes_are_reported_in_spec_order() {
+    // Bone 2 is bone 0's child and bone 1 a second root: depth-first node order is 0, 2, 1.
+    let mut spec = TinyCharacter::new("Order").spec();
+    three_bones(&mut spec);
+    spec.bones[1].parent = None;
+    spec.bones[2].parent = Some(0);
+    let mut hat = spec.mesh.clone().unwrap();
+    hat.blend_shapes.clear();
+    spec.attachments.push(character_spec::AttachmentSpec {
+        name: "Hat".into(),
+        mesh: hat,
+        ..Default::default()
+    });
+    let built = build_gltf(&spec, &GltfOptions::default()).unwrap();
+    let root = &built.root;
+    assert_eq!(built.bone_nodes, [1, 3, 2]);
+    for (b, &node) in built.bone_nodes.iter().enumerate() {
+        let name = root.nodes[node as usize].name.as_deref();
+        assert_eq!(name, Some(format!("bone_{b}").as_str()));
+    }
+    let placed: Vec<(u32, u32)> = built.meshes.iter().map(|m| (m.node, m.mesh)).collect();
+    assert_eq!(placed, [(4, 0), (5, 1)]);
+    assert_eq!(root.nodes[5].name.as_deref(), Some("Hat"));
+    assert_eq!(root.nodes[5].mesh.map(|m| m.value()), Some(1));
+    // No bones, no bone nodes.
+    let mut bare = TinyCharacter::new("Bare").spec();
+    bare.bones.clear();
+    bare.influences = None;
+    let built = build_gltf(&bare, &GltfOptions::default()).unwrap();
+    assert!(built.bone_nodes.is_empty());
+    assert_eq!((built.meshes[0].node, built.meshes[0].mesh), (0, 0));
+}
+
+#[test]
 fn vertices_split_at_seams_keep_positions_skins_and_shapes() {
     // Two quads sharing the edge 1-2; the second uses other texture coordinates there (a seam).
     let positions = vec![

@@ -8,9 +8,19 @@
 
 #![forbid(unsafe_code)]
 
+mod error;
 pub mod humanoid;
+mod meta;
 pub mod model;
+mod place;
+mod spring;
 pub mod tpose;
+mod vrmc_vrm;
+mod write;
 
+pub use error::VrmError;
 pub use humanoid::{HumanoidError, REQUIRED, VRM_BONES, from_g4mf_names};
+pub use meta::LICENSE_URL;
 pub use model::*;
+pub use vrmc_vrm::PRESET_EXPRESSIONS;
+pub use write::{VRMC_SPRING_BONE, VRMC_VRM, VrmWritten, make_vrm};
