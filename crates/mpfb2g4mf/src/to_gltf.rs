@@ -174,11 +174,10 @@ fn check_vrm(input: &Path, spec: &CharacterSpec, options: &ToGltfOptions) -> Res
             "{e} (its bones need G4MF's humanoid names: convert with --humanoid)"
         ))
     })?;
-    let deviations = vrm_writer::tpose::measure(&spec.bones, &humanoid);
-    if let Some(worst) = deviations
-        .iter()
-        .filter(|d| d.degrees > TPOSE_TOLERANCE_DEGREES)
-        .max_by(|a, b| a.degrees.total_cmp(&b.degrees))
+    let measured = vrm_writer::tpose::measure(&spec.bones, &humanoid);
+    if let Some(worst) = measured
+        .worst()
+        .filter(|w| w.degrees > TPOSE_TOLERANCE_DEGREES)
     {
         return Err(refuse(format!(
             "its rest is not VRM's T-pose: {} is {:.1} degrees off (convert with --rest-pose vrm-t-pose)",
