@@ -299,7 +299,8 @@ pub struct ColliderGroup {
 pub struct Spring {
     /// Its name.
     pub name: String,
-    /// Joints, from the chain's root to its tip, each the child of the one before.
+    /// Joints, from the chain's root to its tip, each a descendant of the one before (its child,
+    /// or further down: VRM ignores the bones skipped).
     pub joints: Vec<SpringJoint>,
     /// Indices into [`SpringBones::collider_groups`] the chain collides with.
     pub collider_groups: Vec<usize>,

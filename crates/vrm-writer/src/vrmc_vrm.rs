@@ -3,7 +3,7 @@
 //! offset in the head node's frame) and `firstPerson.meshAnnotations`.
 
 use crate::error::{VrmError, finite, finite3, within};
-use crate::humanoid::VRM_BONES;
+use crate::humanoid::{HumanoidError, VRM_BONES};
 use crate::meta::meta_json;
 use crate::model::{
     Expression, FirstPersonKind, LookAt, LookAtKind, MeshRef, Override, RangeMap, VrmSpec,
@@ -139,15 +139,11 @@ fn look_at_json(
         LookAtKind::Expression => "expression",
     };
     finite3(|| "the look-at's eye point".into(), look_at.eyes)?;
-    // `check` made sure the humanoid has a head.
-    let head =
-        humanoid
-            .get("head")
-            .copied()
-            .ok_or(VrmError::Humanoid(crate::HumanoidError::Missing(vec![
-                "head",
-            ])))?;
-    place.bone_node(head, || "human bone `head`".into())?;
+    // `humanoid::check` made sure the head is there and one of the skeleton's bones.
+    let head = humanoid
+        .get("head")
+        .copied()
+        .ok_or(HumanoidError::Missing(vec!["head"]))?;
     let offset = place.local_point(head, look_at.eyes);
     Ok(json!({
         "type": kind,
