@@ -156,8 +156,10 @@ export function imageSize(b) {
 
 /** Sends console output to the current file's report (stdout carries only the JSON). */
 export function captureConsole() {
-	const text = (args) =>
-		args.map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : String(a))).join(' ');
+	// An Event is what an <img> that failed hands on (three-vrm logs it as is).
+	const one = (a) =>
+		a instanceof Error ? a.message : a instanceof Event ? `(an "${a.type}" event)` : typeof a === 'string' ? a : String(a);
+	const text = (args) => args.map(one).join(' ');
 	const to = (kind) => (...args) => {
 		if (sink !== null) sink[kind].push(text(args));
 		else process.stderr.write(text(args) + '\n');

@@ -522,7 +522,18 @@ fn broken_vrms_are_reported_and_fail_the_assertion() {
     let degenerate = write_vrm(dir.path(), "degenerate-head.vrm", |json| {
         json["nodes"][HEAD]["scale"] = json!([0.0, 0.0, 0.0]);
     });
-    let files = [&bad_bind, &no_foot, &licence, &plain, &degenerate];
+    // A thumbnail that is not an image (the positions' buffer view).
+    let thumbnail = write_vrm(dir.path(), "thumbnail.vrm", |json| {
+        json["images"][0]["bufferView"] = json!(0);
+    });
+    let files = [
+        &bad_bind,
+        &no_foot,
+        &licence,
+        &plain,
+        &degenerate,
+        &thumbnail,
+    ];
     let Some(reports) = clients::vrm_load(name, &files) else {
         return;
     };
@@ -583,6 +594,21 @@ fn broken_vrms_are_reported_and_fail_the_assertion() {
     assert_eq!(
         reports[4].errors,
         ["spring probe: a spring node's position became NaN within 120 updates"]
+    );
+    let meta = reports[5].meta.as_ref().expect("the rest loads");
+    assert_eq!(meta.thumbnail, None);
+    assert!(
+        reports[5]
+            .errors
+            .iter()
+            .any(|e| e.starts_with("an image did not load: blob:")
+                && e.ends_with("is not a PNG or JPEG")),
+        "{:?}",
+        reports[5].errors
+    );
+    assert_eq!(
+        reports[5].warnings,
+        ["VRMMetaLoaderPlugin: Failed to load a thumbnail image"]
     );
 }
 
