@@ -1,9 +1,10 @@
 // render-page.mjs: the browser half of render.mjs, run by render.html in headless chromium. It
 // reads the job render.mjs serves at job.json, loads each file with three.js's GLTFLoader as a
-// web page would, frames the whole model (the box of its meshes at rest, skinned meshes by their
-// bones), lights it with a hemisphere light and three directional lights placed around each
-// camera, draws every view of every file side by side in one WebGL canvas (one tile per file and
-// view, in that order), and posts the canvas as a PNG with a report per file to done.
+// web page would (a `.vrm` through @pixiv/three-vrm's VRMLoaderPlugin, as a VRM viewer would),
+// frames the whole model (the box of its meshes at rest, skinned meshes by their bones), lights it
+// with a hemisphere light and three directional lights placed around each camera, draws every view
+// of every file side by side in one WebGL canvas (one tile per file and view, in that order), and
+// posts the canvas as a PNG with a report per file to done.
 //
 // Only the files and modules render.mjs serves are read; nothing here leaves the page's origin.
 
@@ -58,9 +59,45 @@ function fail(why) {
 	post('done', { fatal: String(why?.stack ?? why) }).catch(() => {});
 }
 
-/** The loader for a job's files (issue 40 registers @pixiv/three-vrm's plugin here). */
-function makeLoader() {
-	return new GLTFLoader();
+/** Whether `file` is drawn as a VRM: by its name, `.vrm`. */
+function isVrm(file) {
+	return /\.vrm$/i.test(file.name);
+}
+
+/**
+ * The loader for one file: GLTFLoader, with @pixiv/three-vrm's VRMLoaderPlugin (at its defaults,
+ * as a VRM viewer sets it up) for a `.vrm`. three-vrm is imported only then, so a job of glTF
+ * files loads and draws exactly as it did without it.
+ */
+async function makeLoader(file) {
+	const loader = new GLTFLoader();
+	if (isVrm(file)) {
+		const { VRMLoaderPlugin } = await import('@pixiv/three-vrm');
+		loader.register((parser) => new VRMLoaderPlugin(parser));
+	}
+	return loader;
+}
+
+/**
+ * The scene to draw of a loaded `.vrm`: three-vrm's `vrm.scene`, after `vrm.update(0)`
+ * (expressions, look-at and the normalized rig applied at rest; MToon set up). A VRM 0.x model faces -Z, so it
+ * is turned to face +Z as viewers do (`VRMUtils.rotateVRM0`). Notes the VRM in `out.vrm`, or an
+ * error when three-vrm made none.
+ */
+async function vrmScene(gltf, out) {
+	const vrm = gltf.userData.vrm;
+	if (!vrm) {
+		out.errors.push('three-vrm made no VRM (no VRMC_vrm, or one without meta or humanoid)');
+		return gltf.scene;
+	}
+	const version = vrm.meta?.metaVersion ?? null;
+	out.vrm = { metaVersion: version, name: (version === '0' ? vrm.meta.title : vrm.meta?.name) ?? null };
+	if (version === '0') {
+		const { VRMUtils } = await import('@pixiv/three-vrm');
+		VRMUtils.rotateVRM0(vrm);
+	}
+	vrm.update(0);
+	return vrm.scene;
 }
 
 /** Every mesh of `root` (three makes one object per glTF primitive). */
@@ -111,7 +148,7 @@ function fromCamera(view, [x, y, z]) {
 }
 
 function report(name) {
-	return { file: name, loaded: false, meshes: 0, skinnedMeshes: 0, triangles: 0, materials: 0, box: null, milliseconds: 0, errors: [], warnings: [] };
+	return { file: name, loaded: false, vrm: null, meshes: 0, skinnedMeshes: 0, triangles: 0, materials: 0, box: null, milliseconds: 0, errors: [], warnings: [] };
 }
 
 function dispose(root) {
@@ -131,8 +168,8 @@ async function drawFile(renderer, job, file, column) {
 	const out = report(file.name);
 	sink = out;
 	try {
-		const gltf = await makeLoader().loadAsync(file.url);
-		const root = gltf.scene ?? gltf.scenes[0];
+		const gltf = await (await makeLoader(file)).loadAsync(file.url);
+		const root = isVrm(file) ? await vrmScene(gltf, out) : (gltf.scene ?? gltf.scenes[0]);
 		if (!root) throw new Error('the file has no scene');
 		out.loaded = true;
 		const scene = new THREE.Scene();

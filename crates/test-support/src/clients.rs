@@ -1,6 +1,7 @@
 //! Running the external glTF clients of `clients/` (the Khronos glTF-Validator, three.js's
-//! GLTFLoader, and three.js drawing in headless chromium: [`render`]) on files a test wrote, and
-//! skipping loudly when node, their packages or chromium are absent.
+//! GLTFLoader, @pixiv/three-vrm on `.vrm` files: [`vrm`], and three.js drawing in headless
+//! chromium: [`render`]) on files a test wrote, and skipping loudly when node, their packages or
+//! chromium are absent.
 //!
 //! The clients are npm packages pinned by `clients/package-lock.json` and installed into
 //! `clients/node_modules` by `npm ci --prefix clients` ([`CLIENTS_INSTALL`]; `.ci/run` runs it
@@ -32,6 +33,9 @@ use serde_json::Value;
 use crate::{skip_or_fail, workspace_root};
 
 pub mod render;
+pub mod vrm;
+
+pub use vrm::{VrmLoadOptions, VrmReport, assert_no_vrm_errors, vrm_load, vrm_load_with};
 
 /// The command, run at the repository root, that installs the clients' pinned packages.
 pub const CLIENTS_INSTALL: &str = "npm ci --prefix clients";
@@ -145,6 +149,16 @@ struct PackageJson {
 /// Panics when the script itself fails (it exits non-zero only when it cannot run at all, e.g.
 /// a file it was given is unreadable) or prints something that is not JSON.
 pub fn node_client<P: AsRef<Path>>(test_name: &str, script: &str, files: &[P]) -> Option<Value> {
+    node_client_with(test_name, script, &[], files)
+}
+
+/// [`node_client`] with `arguments` (the script's options) before the files.
+pub fn node_client_with<P: AsRef<Path>>(
+    test_name: &str,
+    script: &str,
+    arguments: &[String],
+    files: &[P],
+) -> Option<Value> {
     let node = match setup() {
         Ok(node) => node,
         Err(why) => {
@@ -160,6 +174,7 @@ pub fn node_client<P: AsRef<Path>>(test_name: &str, script: &str, files: &[P]) -
     );
     let output = Command::new(node)
         .arg(&script_path)
+        .args(arguments)
         .args(files.iter().map(AsRef::as_ref))
         .stdin(Stdio::null())
         .output()
@@ -183,9 +198,10 @@ pub fn node_client<P: AsRef<Path>>(test_name: &str, script: &str, files: &[P]) -
 fn reports<T: serde::de::DeserializeOwned, P: AsRef<Path>>(
     test_name: &str,
     script: &str,
+    arguments: &[String],
     files: &[P],
 ) -> Option<Vec<T>> {
-    let value = node_client(test_name, script, files)?;
+    let value = node_client_with(test_name, script, arguments, files)?;
     let reports: Vec<T> = serde_json::from_value(value)
         .unwrap_or_else(|e| panic!("{test_name}: {script} printed an unexpected report: {e}"));
     assert_eq!(
@@ -205,14 +221,14 @@ pub fn gltf_validator<P: AsRef<Path>>(
     test_name: &str,
     files: &[P],
 ) -> Option<Vec<ValidatorReport>> {
-    reports(test_name, GLTF_VALIDATE, files)
+    reports(test_name, GLTF_VALIDATE, &[], files)
 }
 
 /// What three.js's GLTFLoader made of `files` (`.gltf` or `.glb`; external resources are read
 /// from each file's own folder), in order; `None` when the client is missing (see
 /// [`node_client`]).
 pub fn three_load<P: AsRef<Path>>(test_name: &str, files: &[P]) -> Option<Vec<ThreeReport>> {
-    reports(test_name, THREE_LOAD, files)
+    reports(test_name, THREE_LOAD, &[], files)
 }
 
 /// Panics listing every error and warning of `reports` (file, severity, code, JSON pointer or

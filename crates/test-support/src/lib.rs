@@ -7,10 +7,10 @@
 //!
 //! [`tiny`] builds the small hand-made characters (and G4MF files) the writer, reader,
 //! preview, fuzz and fixture code test with. [`clients`] runs the external glTF clients
-//! (the Khronos glTF-Validator, three.js) on files a test wrote, skipping as loudly without them;
-//! [`gltf`] writes small glTF files by hand and reads any back; [`skinning`] poses our G4MF and
-//! glTF files by linear blend skinning and matches their vertices to another program's, the
-//! judge `cargo xtask blender-gltf-check` and its tests use.
+//! (the Khronos glTF-Validator, three.js, @pixiv/three-vrm for `.vrm`) on files a test wrote,
+//! skipping as loudly without them; [`gltf`] writes small glTF files by hand and reads any back;
+//! [`skinning`] poses our G4MF and glTF files by linear blend skinning and matches their
+//! vertices to another program's, the judge `cargo xtask blender-gltf-check` and its tests use.
 
 pub mod clients;
 pub mod gltf;

@@ -1,6 +1,7 @@
 //! Drawing glTF files as an engine does: `clients/render.mjs` runs three.js's `GLTFLoader` and
 //! `WebGLRenderer` in headless chromium (Debian's `chromium`, WebGL through SwiftShader) and
-//! writes one PNG with every view of every file side by side.
+//! writes one PNG with every view of every file side by side. A `.vrm` is loaded through
+//! @pixiv/three-vrm's `VRMLoaderPlugin` and drawn as a VRM viewer draws it.
 //!
 //! [`Renderer::find`] checks for chromium, node and the clients' packages and says in one line
 //! what is missing; [`Renderer::render`] draws (used by `cargo xtask pictures`, which fails on
@@ -102,7 +103,7 @@ impl Renderer {
         &self.chromium
     }
 
-    /// Draws `files` (`.gltf`, `.glb`) into `output` (PNG) and returns the script's report;
+    /// Draws `files` (`.gltf`, `.glb`, `.vrm`) into `output` (PNG) and returns the script's report;
     /// `Err` with the script's reason when it could not draw at all (a file that does not load
     /// is in its report's `errors` instead).
     pub fn render<P: AsRef<Path>>(
@@ -243,6 +244,10 @@ pub struct RenderedFile {
     pub file: String,
     /// Whether `GLTFLoader` loaded it.
     pub loaded: bool,
+    /// For a `.vrm` three-vrm made a VRM of: what it is (`None` for glTF files and for a
+    /// `.vrm` it made none of, which is an error).
+    #[serde(default)]
+    pub vrm: Option<RenderedVrm>,
     /// How many meshes (three.js objects: one per glTF primitive).
     pub meshes: usize,
     /// How many of them are skinned.
@@ -261,6 +266,17 @@ pub struct RenderedFile {
     pub errors: Vec<String>,
     /// Warnings three.js logged.
     pub warnings: Vec<String>,
+}
+
+/// A `.vrm` as three-vrm loaded it for drawing (`vrm.scene` drawn after `vrm.update(0)`; a VRM
+/// 0.x model turned to face +Z).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderedVrm {
+    /// `"1"` for VRM 1.0, `"0"` for VRM 0.x.
+    pub meta_version: Option<String>,
+    /// The model's name from its meta.
+    pub name: Option<String>,
 }
 
 /// An axis-aligned box, metres.
