@@ -181,6 +181,7 @@ caucasian = [0.0, 1.0]
         "dressed-t-pose.png",
         "dressed-three.png",
         "dressed-t-pose-three.png",
+        "dressed-vrm-three.png",
         "dressed-population-sheet.png",
         "default-views.png",
         "default-front-bones.png",
@@ -293,7 +294,8 @@ eyebrows = ["eyebrow001", "eyebrow006", "eyebrow009"]
 
 /// The dressed characters as `.glb` files drawn by three.js in headless chromium: the test
 /// description `fixtures/bodies/dressed.mhm` from the front, three-quarter and side, and MPFB's
-/// default character in the README's ponytail outfit, in MPFB's T-pose, from the front and back.
+/// default character in the README's ponytail outfit, in MPFB's T-pose, from the front and back,
+/// and in the same outfit as a `.vrm` (VRM's T-pose) drawn through three-vrm.
 fn dressed_in_three(
     bin: &Path,
     renderer: &Renderer,
@@ -308,6 +310,7 @@ fn dressed_in_three(
     let human = human.to_str().ok_or("the fixture path is not UTF-8")?;
     let dana = work.join("dana.glb");
     let ponytail = work.join("ponytail-t.glb");
+    let avatar = work.join("ponytail.vrm");
     let ponytail_outfit = [
         "--rig-name",
         "default",
@@ -324,9 +327,12 @@ fn dressed_in_three(
         "--rest-pose",
         "t-pose",
     ];
+    // The `.vrm` gets VRM's T-pose by itself (and refuses `--rest-pose`).
+    let avatar_outfit = &ponytail_outfit[..ponytail_outfit.len() - 2];
     for (out, flags) in [
         (&dana, &["--human", human][..]),
         (&ponytail, &ponytail_outfit[..]),
+        (&avatar, avatar_outfit),
     ] {
         let out = out.to_str().ok_or("the work path is not UTF-8")?;
         let mut args = vec!["convert", "--mpfb-data", data, "--assets", assets];
@@ -345,6 +351,12 @@ fn dressed_in_three(
             &ponytail,
             "dressed-t-pose-three.png",
             vec![View::Front, View::Back],
+            (420, 420),
+        ),
+        (
+            &avatar,
+            "dressed-vrm-three.png",
+            vec![View::Front, View::ThreeQuarter],
             (420, 420),
         ),
     ];
