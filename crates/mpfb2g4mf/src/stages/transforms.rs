@@ -239,6 +239,24 @@ pub fn stand(mut character: Character, origin: Origin, ground_cube: Option<f64>)
     character
 }
 
+/// The height (skeleton space) of the lowest vertex the character shows: of its body part
+/// (every vertex of a mesh without one; helper geometry is left out) and of its worn assets.
+/// `None` without a vertex.
+pub fn lowest_shown(character: &Character) -> Option<f64> {
+    let mesh = &character.mesh;
+    let polygons = &mesh.polygons;
+    let everything = !polygons.has_part(BODY_PART);
+    let body = (0..polygons.len())
+        .filter(|&p| everything || polygons.part_names(p).iter().any(|n| n == BODY_PART))
+        .flat_map(|p| polygons.corners(p))
+        .filter_map(|c| mesh.positions.get(polygons.vertices[c] as usize));
+    let worn = character
+        .attachments
+        .iter()
+        .flat_map(|a| a.mesh.positions.iter());
+    body.chain(worn).map(|p| p.y).reduce(f64::min)
+}
+
 /// Smooth shading: angle-weighted unit normals of the final geometry, one per vertex
 /// ([`character::normal_field`]), and what each blend shape does to them
 /// ([`crate::stages::shapes::normal_offsets`], from the same polygon normals and angles);
