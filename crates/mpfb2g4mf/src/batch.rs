@@ -609,7 +609,7 @@ impl Expansion<'_> {
         if let Some(pose) = settings
             .rest_pose
             .as_mut()
-            .filter(|p| !["t-pose", "straight-t-pose"].contains(&p.as_str()))
+            .filter(|p| !["t-pose", "straight-t-pose", "vrm-t-pose"].contains(&p.as_str()))
         {
             *pose = self.at(Path::new(pose.as_str())).display().to_string();
         }

@@ -262,11 +262,13 @@ fn finish(
     body: &Body,
     derived: &Derivations,
 ) -> (Character, Option<character::InfluenceChanges>) {
-    // A `.vrm` stands on what it shows (shoes included); other outputs as MakeHuman's
-    // exporters stand a body, on its ground cube.
-    let ground = match options.vrm {
-        Some(_) => transforms::lowest_point(&character),
-        None => body.ground_height(),
+    // VRM's T-pose stands on what it shows (tpose.md 1.3): straight legs reach lower than
+    // the rest's, and the ground cube sits a little below the soles.
+    let ground = match parts.assets.rest_pose {
+        Some(LoadedPose::ComputedVrmTPose) => {
+            transforms::lowest_shown(&character).or(body.ground_height())
+        }
+        _ => body.ground_height(),
     };
     let character = transforms::stand(character, options.origin, ground);
     crate::timings::lap("pose, names, helpers");
@@ -457,7 +459,7 @@ fn pose_and_name(
     said: &mut Said,
 ) -> Result<(Character, Option<Names>), ConvertError> {
     let assets = parts.assets;
-    let computed_t_pose = matches!(assets.rest_pose, Some(LoadedPose::ComputedTPose));
+    let computed_t_pose = matches!(&assets.rest_pose, Some(pose) if pose.is_computed());
     let find_names =
         |c: &Character| stages::humanoid::names(c, assets.humanoid.as_ref(), &parts.rig.path);
     let names = if assets.humanoid.is_some() || computed_t_pose {

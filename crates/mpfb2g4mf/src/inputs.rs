@@ -280,6 +280,15 @@ pub enum LoadedPose {
     /// A straight T-pose computed by the stage (for a rig without an MPFB T-pose file, or
     /// asked as `straight-t-pose`), its limbs found by the humanoid names.
     ComputedTPose,
+    /// VRM's T-pose computed by the stage (`vrm-t-pose`), its limbs found the same way.
+    ComputedVrmTPose,
+}
+
+impl LoadedPose {
+    /// True for the T-poses the stage computes (their limbs are found by humanoid names).
+    pub fn is_computed(&self) -> bool {
+        matches!(self, Self::ComputedTPose | Self::ComputedVrmTPose)
+    }
 }
 
 /// Where humanoid names come from.
@@ -344,6 +353,7 @@ pub fn load_assets(
             source: path.display().to_string(),
         }),
         Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose),
+        Some(PoseSource::ComputedVrmTPose) => Some(LoadedPose::ComputedVrmTPose),
     };
     let humanoid = match &job.options.humanoid {
         None => None,

@@ -58,6 +58,8 @@ pub enum PoseSource {
     File(PathBuf),
     /// A T-pose computed for a rig MPFB ships none for.
     ComputedTPose,
+    /// VRM's T-pose, computed.
+    ComputedVrmTPose,
 }
 
 /// Every file a job reads, decided.
@@ -410,6 +412,7 @@ impl Resolver {
             Some(RestPose::File(path)) => Some(PoseSource::File(path.clone())),
             Some(RestPose::TPose) => Some(t_pose_source(&mut data, rig_name(&rig))?),
             Some(RestPose::StraightTPose) => Some(PoseSource::ComputedTPose),
+            Some(RestPose::VrmTPose) => Some(PoseSource::ComputedVrmTPose),
         };
         let files = JobFiles {
             weights,

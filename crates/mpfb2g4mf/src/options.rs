@@ -61,6 +61,9 @@ pub enum RestPose {
     /// A computed straight T-pose for any rig (arms and hands along the side axis, palms
     /// down, legs straight down).
     StraightTPose,
+    /// VRM 1.0's T-pose computed for any rig: the straight one with fingers along the side
+    /// axis, thumbs at 45 degrees forward and feet pointing to +Z.
+    VrmTPose,
     /// A pose file.
     File(PathBuf),
 }
@@ -348,8 +351,13 @@ pub struct Settings {
     pub blend_shapes: Vec<String>,
     /// Bake a pose into the rest: `t-pose` (the rig's MPFB T-pose file, computed straight for
     /// rigs without one), `straight-t-pose` (computed for any rig: arms and hands along the
-    /// side axis, palms down, legs straight down) or an MPFB pose file.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE|t-pose|straight-t-pose"))]
+    /// side axis, palms down, legs straight down), `vrm-t-pose` (VRM 1.0's, computed for any
+    /// rig: straight T-pose with fingers along the side axis, thumbs at 45 degrees forward,
+    /// feet pointing forward, stood on its lowest vertex) or an MPFB pose file.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "FILE|t-pose|straight-t-pose|vrm-t-pose")
+    )]
     pub rest_pose: Option<String>,
     /// Rename bones to G4MF's humanoid names (`Hips`, `LeftUpperArm`, ...) with the rig's
     /// shipped table; MPFB names stay in extras.
@@ -800,8 +808,13 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         options.rest_pose = s.rest_pose.as_deref().map(|r| match r {
             "t-pose" => RestPose::TPose,
             "straight-t-pose" => RestPose::StraightTPose,
+            "vrm-t-pose" => RestPose::VrmTPose,
             file => RestPose::File(PathBuf::from(file)),
         });
+        if options.vrm.is_some() {
+            // VRM's rest is its T-pose, always (`--rest-pose` is refused for a `.vrm`).
+            options.rest_pose = Some(RestPose::VrmTPose);
+        }
         // A `.vrm`'s humanoid map is made from G4MF's humanoid names: its bones get them.
         options.humanoid = match (&s.humanoid_map, s.humanoid || options.vrm.is_some()) {
             (Some(path), _) => Some(HumanoidTable::File(path.clone())),

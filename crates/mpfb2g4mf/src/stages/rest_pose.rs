@@ -1,11 +1,13 @@
-//! `--rest-pose FILE|t-pose`: a pose baked into the rest. The pose is evaluated with Blender's
-//! pose-bone semantics (pose = parent pose x parent rest^-1 x rest x translation x rotation),
-//! the mesh is deformed by linear blend skinning as Blender's armature modifier does (each
-//! vertex moved by the weight-averaged pose x rest^-1 of its bones, weights divided by their
-//! sum), blend-shape offsets turn with their vertex, and the posed bones become the new rest.
-//! `t-pose` takes the rig's own MPFB T-pose file, or computes a straight one for rigs without;
-//! `straight-t-pose` computes it for any rig (arms and hands on the side axis, palms down, legs
-//! straight down; see [`computed_t_pose`] and spec-notes/rest-pose.md).
+//! `--rest-pose FILE|t-pose|straight-t-pose|vrm-t-pose`: a pose baked into the rest. The pose
+//! is evaluated with Blender's pose-bone semantics (pose = parent pose x parent rest^-1 x rest
+//! x translation x rotation), the mesh is deformed by linear blend skinning as Blender's
+//! armature modifier does (each vertex moved by the weight-averaged pose x rest^-1 of its
+//! bones, weights divided by their sum), blend-shape offsets turn with their vertex, and the
+//! posed bones become the new rest. `t-pose` takes the rig's own MPFB T-pose file, or
+//! computes a straight one for rigs without; `straight-t-pose` computes it for any rig (arms
+//! and hands on the side axis, palms down, legs straight down; see [`computed_t_pose`]);
+//! `vrm-t-pose` computes VRM 1.0's T-pose (also fingers straight, thumbs at 45 degrees, feet
+//! forward; see [`vrm_t_pose`] and spec-notes/rest-pose.md).
 
 use crate::error::ConvertError;
 use crate::stages::humanoid::Names;
@@ -160,6 +162,32 @@ pub struct Arm {
     pub direction: DVec3,
     /// The index and pinky knuckles (their proximal bones), when the rig has them.
     pub knuckles: Option<(usize, usize)>,
+    /// The bone whose head the VRM T-pose aims the hand at: the middle finger's knuckle (its
+    /// `Proximal`), else the index's, ring's or pinky's; `None` without fingers.
+    pub knuckle: Option<usize>,
+    /// Index, middle, ring and pinky, those the rig has: each finger's bones from its
+    /// `Proximal` (else `Intermediate`) down to its last human bone, top first. Metacarpals
+    /// are not in them: they are the palm and ride with the hand.
+    pub fingers: Vec<Vec<usize>>,
+    /// For a hand without finger names, the chains below it that no name covers, top first
+    /// (cmu_mb's `FingerBase` and `HandFinger1`: the palm and all four fingers).
+    pub unnamed: Vec<Vec<usize>>,
+    /// The thumb's bones from its first human bone (`Metacarpal`, `Proximal`, `Distal`) down
+    /// to its last, top first; empty without a thumb.
+    pub thumb: Vec<usize>,
+}
+
+/// One leg of a computed T-pose, as bone indices.
+#[derive(Debug, Clone)]
+pub struct Leg {
+    /// Every bone from the upper leg down to the foot's parent (down to the lower leg
+    /// without a foot), top first.
+    pub bones: Vec<usize>,
+    /// The foot.
+    pub foot: Option<usize>,
+    /// The toes (one bone below the foot, G4MF's `Toes`), when the rig has them; toe chains
+    /// without a `Toes` name (MPFB's default rig has five a foot) just follow the foot.
+    pub toes: Option<usize>,
 }
 
 /// The limbs a computed T-pose straightens, as bone indices.
@@ -167,54 +195,168 @@ pub struct Arm {
 pub struct TPoseLimbs {
     /// The arms.
     pub arms: Vec<Arm>,
-    /// Per leg: every bone from the upper leg down to the foot's parent, and the foot.
-    pub legs: Vec<(Vec<usize>, Option<usize>)>,
+    /// The legs.
+    pub legs: Vec<Leg>,
 }
 
 impl TPoseLimbs {
-    /// The limbs by humanoid `names`; the arms are required.
+    /// The limbs by humanoid `names`; the arms are required, everything else is taken as far
+    /// as the rig has it.
     pub fn find(character: &Character, names: &Names) -> Result<Self, String> {
-        let bones = &character.skeleton.bones;
-        let bone = |g4mf: &str| names.bone(character, g4mf);
-        // `top` .. `bottom` along the parents, top first.
-        let chain = |top: usize, bottom: usize| {
-            let mut out = vec![bottom];
-            let mut at = bottom;
-            while at != top {
-                at = bones[at].parent.filter(|_| out.len() <= bones.len())?;
-                out.push(at);
-            }
-            out.reverse();
-            Some(out)
-        };
         let mut limbs = TPoseLimbs::default();
         for (side, direction) in [("Left", DVec3::X), ("Right", DVec3::NEG_X)] {
-            let part = |p: &str| {
-                bone(&format!("{side}{p}")).ok_or_else(|| format!("no {side}{p} was found"))
+            let side = Side {
+                character,
+                names,
+                side,
             };
-            let (upper, hand) = (part("UpperArm")?, part("Hand")?);
-            let arm = chain(upper, hand)
-                .ok_or_else(|| format!("{side}Hand is not below {side}UpperArm"))?;
-            let knuckle = |finger: &str| {
-                bone(&format!("{side}{finger}Proximal"))
-                    .or_else(|| bone(&format!("{side}{finger}Intermediate")))
-            };
-            limbs.arms.push(Arm {
-                bones: arm,
-                direction,
-                knuckles: knuckle("Index").zip(knuckle("Pinky")),
-            });
-            if let (Ok(upper), Ok(lower)) = (part("UpperLeg"), part("LowerLeg")) {
-                let foot = part("Foot").ok();
-                // Down to the foot's parent when there is a foot, so twist bones between the
-                // shin and the foot turn too.
-                let bottom = foot.and_then(|f| bones[f].parent).unwrap_or(lower);
-                if let Some(leg) = chain(upper, bottom) {
-                    limbs.legs.push((leg, foot));
-                }
-            }
+            limbs.arms.push(side.arm(direction)?);
+            limbs.legs.extend(side.leg());
         }
         Ok(limbs)
+    }
+}
+
+/// One side's humanoid bones, for [`TPoseLimbs::find`].
+struct Side<'a> {
+    character: &'a Character,
+    names: &'a Names,
+    side: &'static str,
+}
+
+impl Side<'_> {
+    /// This side's bone `part` (`UpperArm` is `LeftUpperArm` on the left).
+    fn bone(&self, part: &str) -> Option<usize> {
+        self.names
+            .bone(self.character, &format!("{}{part}", self.side))
+    }
+
+    /// This side's bone `part`, required.
+    fn part(&self, part: &str) -> Result<usize, String> {
+        self.bone(part)
+            .ok_or_else(|| format!("no {}{part} was found", self.side))
+    }
+
+    /// `top` .. `bottom` along the parents, top first; `None` when `top` is not above.
+    fn chain(&self, top: usize, bottom: usize) -> Option<Vec<usize>> {
+        let bones = &self.character.skeleton.bones;
+        let mut out = vec![bottom];
+        let mut at = bottom;
+        while at != top {
+            at = bones[at].parent.filter(|_| out.len() <= bones.len())?;
+            out.push(at);
+        }
+        out.reverse();
+        Some(out)
+    }
+
+    /// The chain from the first of `parts` the rig has down to the last, when it hangs below
+    /// `below`; empty otherwise.
+    fn chain_of(&self, below: usize, parts: &[String]) -> Vec<usize> {
+        let found: Vec<usize> = parts.iter().filter_map(|p| self.bone(p)).collect();
+        let (Some(&first), Some(&last)) = (found.first(), found.last()) else {
+            return Vec::new();
+        };
+        match (self.chain(below, first), self.chain(first, last)) {
+            (Some(_), Some(chain)) if first != below => chain,
+            _ => Vec::new(),
+        }
+    }
+
+    /// The arm: upper arm to hand (required), knuckles, fingers and thumb.
+    fn arm(&self, direction: DVec3) -> Result<Arm, String> {
+        let side = self.side;
+        let (upper, hand) = (self.part("UpperArm")?, self.part("Hand")?);
+        let bones = self
+            .chain(upper, hand)
+            .ok_or_else(|| format!("{side}Hand is not below {side}UpperArm"))?;
+        let knuckle = |finger: &str| {
+            self.bone(&format!("{finger}Proximal"))
+                .or_else(|| self.bone(&format!("{finger}Intermediate")))
+        };
+        let finger = |finger: &str| {
+            let parts = ["Proximal", "Intermediate", "Distal"].map(|s| format!("{finger}{s}"));
+            self.chain_of(hand, &parts)
+        };
+        let fingers: Vec<Vec<usize>> = ["Index", "Middle", "Ring", "Pinky"]
+            .iter()
+            .map(|f| finger(f))
+            .filter(|chain| !chain.is_empty())
+            .collect();
+        let thumb = self.chain_of(
+            hand,
+            &["Metacarpal", "Proximal", "Distal"].map(|s| format!("Thumb{s}")),
+        );
+        let unnamed = if fingers.is_empty() {
+            self.unnamed_chains(hand, &thumb)
+        } else {
+            Vec::new()
+        };
+        Ok(Arm {
+            bones,
+            direction,
+            knuckles: knuckle("Index").zip(knuckle("Pinky")),
+            knuckle: ["Middle", "Index", "Ring", "Pinky"]
+                .iter()
+                .filter_map(|f| knuckle(f))
+                .find(|&k| self.chain(hand, k).is_some()),
+            fingers,
+            unnamed,
+            thumb,
+        })
+    }
+
+    /// The chains hanging from `hand` whose bones no humanoid name covers, outside `thumb`:
+    /// each child of the hand followed down while it has one child (cmu_mb's `FingerBase`
+    /// and `HandFinger1`, one chain for all four fingers).
+    fn unnamed_chains(&self, hand: usize, thumb: &[usize]) -> Vec<Vec<usize>> {
+        let bones = &self.character.skeleton.bones;
+        let named = |b: usize| self.names.table.contains_key(&bones[b].name);
+        let children = |b: usize| (0..bones.len()).filter(move |&c| bones[c].parent == Some(b));
+        let mut chains = Vec::new();
+        for start in children(hand).filter(|&c| !named(c) && !thumb.contains(&c)) {
+            let mut chain = vec![start];
+            loop {
+                let below: Vec<usize> = children(chain[chain.len() - 1]).take(2).collect();
+                match below[..] {
+                    [only] if !named(only) && chain.len() < bones.len() => chain.push(only),
+                    _ => break,
+                }
+            }
+            chains.push(chain);
+        }
+        chains
+    }
+
+    /// The leg, when the rig has an upper and a lower leg.
+    fn leg(&self) -> Option<Leg> {
+        let bones = &self.character.skeleton.bones;
+        let (upper, lower) = (self.bone("UpperLeg")?, self.bone("LowerLeg")?);
+        let foot = self.bone("Foot");
+        // Down to the foot's parent when there is a foot, so twist bones between the shin
+        // and the foot turn too.
+        let bottom = foot.and_then(|f| bones[f].parent).unwrap_or(lower);
+        Some(Leg {
+            bones: self.chain(upper, bottom)?,
+            foot,
+            toes: foot.and_then(|f| self.bone("Toes").filter(|&t| bones[t].parent == Some(f))),
+        })
+    }
+}
+
+/// Turns the posed hand `hand` (its rest `rest`) about the side axis `direction` until its
+/// palm faces down: the palm's normal, from `direction` and the knuckle line `across` (pinky
+/// minus index knuckle at rest, carried by the hand's rotation), negated on the left, is -Y.
+fn palm_down(hand: &mut DAffine3, rest: &DAffine3, across: DVec3, direction: DVec3) {
+    let across = hand.matrix3 * rest.matrix3.inverse() * across;
+    let side = if direction.x > 0.0 { -1.0 } else { 1.0 };
+    let normal = direction.cross(across) * side;
+    let flat = normal - direction * normal.dot(direction);
+    if flat.length() > 1e-9 {
+        let angle = flat.normalize().angle_between(DVec3::NEG_Y);
+        let sign = flat.cross(DVec3::NEG_Y).dot(direction).signum();
+        let twist = DQuat::from_axis_angle(direction, angle * sign);
+        hand.matrix3 = DMat3::from_quat(twist) * hand.matrix3;
     }
 }
 
@@ -234,43 +376,159 @@ pub fn computed_t_pose(character: &Character, limbs: &TPoseLimbs) -> Vec<DAffine
         }
     }
     let mut on_leg = vec![false; character.skeleton.bones.len()];
-    for (leg, _) in &limbs.legs {
-        for &b in leg {
+    for leg in &limbs.legs {
+        for &b in &leg.bones {
             on_leg[b] = true;
         }
     }
     pose_bones(character, |i, mut p| {
-        if let Some(Arm {
-            bones: arm,
-            direction,
-            knuckles: palm,
-        }) = on_arm[i].map(|a| &limbs.arms[a])
-        {
-            let turn = DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), *direction);
+        if let Some(arm) = on_arm[i].map(|a| &limbs.arms[a]) {
+            let turn = DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), arm.direction);
             p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
-            if Some(&i) == arm.last() {
-                if let Some((index, pinky)) = palm {
-                    // Rest-space directions carried to the pose by the hand's rotation.
-                    let carry = p.matrix3 * rest[i].matrix3.inverse();
-                    let across = carry * (rest[*pinky].translation - rest[*index].translation);
-                    // Palm-down: the normal (along x across, negated on the left) is -Y.
-                    let side = if direction.x > 0.0 { -1.0 } else { 1.0 };
-                    let normal = direction.cross(across) * side;
-                    let flat = normal - *direction * normal.dot(*direction);
-                    if flat.length() > 1e-9 {
-                        let angle = flat.normalize().angle_between(DVec3::NEG_Y);
-                        let sign = flat.cross(DVec3::NEG_Y).dot(*direction).signum();
-                        let twist = DQuat::from_axis_angle(*direction, angle * sign);
-                        p.matrix3 = DMat3::from_quat(twist) * p.matrix3;
-                    }
-                }
+            if let Some((index, pinky)) = arm.knuckles.filter(|_| arm.bones.last() == Some(&i)) {
+                let across = rest[pinky].translation - rest[index].translation;
+                palm_down(&mut p, &rest[i], across, arm.direction);
             }
         }
         if on_leg[i] {
             let turn = DQuat::from_rotation_arc(p.matrix3.y_axis.normalize(), DVec3::NEG_Y);
             p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
-        } else if limbs.legs.iter().any(|(_, foot)| *foot == Some(i)) {
+        } else if limbs.legs.iter().any(|leg| leg.foot == Some(i)) {
             p.matrix3 = rest[i].matrix3;
+        }
+        p
+    })
+}
+
+/// What the VRM T-pose does to one bone.
+#[derive(Debug, Clone, Copy)]
+enum Turn {
+    /// Lay `aim` (a rest direction, skeleton space) along `along` by the shortest rotation.
+    Along { aim: DVec3, along: DVec3 },
+    /// Turn about the vertical until the horizontal part of `aim` (a rest direction) points
+    /// to +Z, its slope kept. `flat` starts from the bone's rest orientation in skeleton space
+    /// (a foot: as flat as it stood) rather than the one its parent carries it to.
+    Forward { aim: DVec3, flat: bool },
+    /// Turn `aim` (a rest direction) level by the shortest rotation, its heading kept (along
+    /// `along` when it points straight up or down).
+    Level { aim: DVec3, along: DVec3 },
+}
+
+/// Each bone's [`Turn`] in the VRM T-pose. A bone's direction is from its head to the head
+/// of the next bone of its limb (so twist bones between human bones line up, and a hand
+/// points to its middle knuckle), the last bone's its +Y.
+fn vrm_turns(character: &Character, limbs: &TPoseLimbs) -> Vec<Option<Turn>> {
+    let bones = &character.skeleton.bones;
+    let aim = |bone: usize, next: Option<usize>| {
+        next.map(|n| bones[n].head - bones[bone].head)
+            .filter(|d| d.length() > 1e-9)
+            .unwrap_or(bones[bone].basis.y_axis)
+    };
+    let mut turns = vec![None; bones.len()];
+    let mut along = |chain: &[usize], last_next: Option<usize>, direction: DVec3| {
+        for (k, &bone) in chain.iter().enumerate() {
+            let next = chain.get(k + 1).copied().or(last_next);
+            turns[bone] = Some(Turn::Along {
+                aim: aim(bone, next),
+                along: direction,
+            });
+        }
+    };
+    for arm in &limbs.arms {
+        along(&arm.bones, arm.knuckle, arm.direction);
+        for finger in &arm.fingers {
+            along(finger, None, arm.direction);
+        }
+        along(&arm.thumb, None, (arm.direction + DVec3::Z).normalize());
+    }
+    for leg in &limbs.legs {
+        along(&leg.bones, leg.foot, DVec3::NEG_Y);
+    }
+    for arm in &limbs.arms {
+        for chain in &arm.unnamed {
+            for (k, &bone) in chain.iter().enumerate() {
+                turns[bone] = Some(Turn::Level {
+                    aim: aim(bone, chain.get(k + 1).copied()),
+                    along: arm.direction,
+                });
+            }
+        }
+    }
+    for leg in &limbs.legs {
+        for (bone, next, flat) in [(leg.foot, leg.toes, true), (leg.toes, None, false)] {
+            if let Some(bone) = bone {
+                turns[bone] = Some(Turn::Forward {
+                    aim: aim(bone, next),
+                    flat,
+                });
+            }
+        }
+    }
+    turns
+}
+
+/// The VRM T-pose (VRM 1.0 `tpose.md`): [`computed_t_pose`]'s straight limbs, and the hands
+/// and feet VRM asks for. Parents first, every bone keeps its rest relative to its parent
+/// except:
+/// - each arm bone from the upper arm to the hand is laid along the side axis (+X on the
+///   character's left) by the shortest rotation, its direction taken from its head to the
+///   next arm bone's head; the hand's to its middle knuckle (the middle finger's `Proximal`
+///   head, carried with the palm), so the back of the hand, not the short wrist bone, runs
+///   along the arm; the hand then turns about the axis until its palm faces down (-Y);
+/// - each finger bone (index to pinky, `Proximal` to `Distal`) is laid along the side axis
+///   the same way, relative to the palm-down hand, so the nails face up (+Y) as far as the
+///   rest fingers' nails face the back of the hand; metacarpals ride with the hand;
+/// - each thumb bone (`Metacarpal` to `Distal`) is laid along the horizontal half-way between
+///   the side axis and +Z (45 degrees), by the shortest rotation from where the hand carries
+///   it, so the thumb keeps the roll it has on the rest hand: its nail turned about 90
+///   degrees outward from the fingers';
+/// - each leg bone points straight down (-Y);
+/// - each foot keeps its rest orientation (flat, its slope from ankle to ball kept) turned
+///   about the vertical until its direction (to the `Toes` head, else its +Y) has its
+///   horizontal projection along +Z; the toes are turned about the vertical the same way,
+///   and toe chains without a `Toes` name follow the foot.
+///
+/// What a rig lacks stays as it rests on the hand; what it has is straightened. A hand
+/// without finger names has no knuckle to aim at: its +Y is laid along the side axis, and
+/// each bone of the chains below it that no name covers (cmu_mb's `FingerBase` and
+/// `HandFinger1`, the palm and all four fingers) is turned level, its heading kept: the
+/// palm bone runs to the index knuckle, so laying it along the axis would turn the whole
+/// hand back by the fan's half-width. Standing on the ground again afterwards is the
+/// caller's (straight legs reach lower than the rest's spread ones).
+pub fn vrm_t_pose(character: &Character, limbs: &TPoseLimbs) -> Vec<DAffine3> {
+    let rest = rest_matrices(character);
+    let turns = vrm_turns(character, limbs);
+    pose_bones(character, |i, mut p| {
+        match turns[i] {
+            Some(Turn::Along { aim, along }) => {
+                let now = p.matrix3 * rest[i].matrix3.inverse() * aim;
+                let turn = DQuat::from_rotation_arc(now.normalize(), along);
+                p.matrix3 = DMat3::from_quat(turn) * p.matrix3;
+            }
+            Some(Turn::Forward { aim, flat }) => {
+                if flat {
+                    p.matrix3 = rest[i].matrix3;
+                }
+                let now = p.matrix3 * rest[i].matrix3.inverse() * aim;
+                if now.x.hypot(now.z) > 1e-9 {
+                    // A rotation about +Y by a maps +Z to (sin a, 0, cos a): undo it.
+                    let yaw = DQuat::from_rotation_y(-now.x.atan2(now.z));
+                    p.matrix3 = DMat3::from_quat(yaw) * p.matrix3;
+                }
+            }
+            Some(Turn::Level { aim, along }) => {
+                let now = (p.matrix3 * rest[i].matrix3.inverse() * aim).normalize();
+                let level = DVec3::new(now.x, 0.0, now.z);
+                let level = level.try_normalize().unwrap_or(along);
+                p.matrix3 = DMat3::from_quat(DQuat::from_rotation_arc(now, level)) * p.matrix3;
+            }
+            None => {}
+        }
+        for arm in limbs.arms.iter().filter(|a| a.bones.last() == Some(&i)) {
+            if let Some((index, pinky)) = arm.knuckles {
+                let across = rest[pinky].translation - rest[index].translation;
+                palm_down(&mut p, &rest[i], across, arm.direction);
+            }
         }
         p
     })
@@ -389,23 +647,43 @@ pub fn posed_frames(
             }
             Ok((evaluate(character, pose), note))
         }
-        crate::inputs::LoadedPose::ComputedTPose => {
-            let names = names.ok_or_else(|| {
-                ConvertError::RestPose(format!("rig `{rig}`: no humanoid names to find its limbs"))
-            })?;
-            let limbs = TPoseLimbs::find(character, names).map_err(|why| {
-                ConvertError::RestPose(format!(
-                    "rig `{rig}`: a T-pose cannot be computed: {why} ({}); pass --rest-pose FILE or --humanoid-map FILE",
-                    names.source
-                ))
-            })?;
-            Ok((
-                computed_t_pose(character, &limbs),
-                format!(
-                    "a computed T-pose (straight limbs, palms down; limbs by {})",
-                    names.source
-                ),
-            ))
-        }
+        crate::inputs::LoadedPose::ComputedTPose => computed_frames(character, rig, names, false),
+        crate::inputs::LoadedPose::ComputedVrmTPose => computed_frames(character, rig, names, true),
     }
+}
+
+/// A computed T-pose's frames (the VRM one with `vrm`) for the limbs `names` finds, and a
+/// word on where they came from.
+fn computed_frames(
+    character: &Character,
+    rig: &str,
+    names: Option<&Names>,
+    vrm: bool,
+) -> Result<(Vec<DAffine3>, String), ConvertError> {
+    let names = names.ok_or_else(|| {
+        ConvertError::RestPose(format!("rig `{rig}`: no humanoid names to find its limbs"))
+    })?;
+    let limbs = TPoseLimbs::find(character, names).map_err(|why| {
+        ConvertError::RestPose(format!(
+            "rig `{rig}`: a T-pose cannot be computed: {why} ({}); pass --rest-pose FILE or --humanoid-map FILE",
+            names.source
+        ))
+    })?;
+    Ok(if vrm {
+        (
+            vrm_t_pose(character, &limbs),
+            format!(
+                "a computed VRM T-pose (straight limbs and fingers, palms down, thumbs at 45 degrees, feet forward; limbs by {})",
+                names.source
+            ),
+        )
+    } else {
+        (
+            computed_t_pose(character, &limbs),
+            format!(
+                "a computed T-pose (straight limbs, palms down; limbs by {})",
+                names.source
+            ),
+        )
+    })
 }

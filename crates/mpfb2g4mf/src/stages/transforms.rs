@@ -239,13 +239,22 @@ pub fn stand(mut character: Character, origin: Origin, ground_cube: Option<f64>)
     character
 }
 
-/// The lowest point of everything drawn: the body and every worn asset (a shoe's sole is below
-/// the foot's), where VRM's T-pose puts the ground (`tpose.md` 1.3: grounded in appearance).
-pub fn lowest_point(character: &Character) -> Option<f64> {
-    std::iter::once(&character.mesh)
-        .chain(character.attachments.iter().map(|a| &a.mesh))
-        .flat_map(|m| m.positions.iter().map(|p| p.y))
-        .reduce(f64::min)
+/// The height (skeleton space) of the lowest vertex the character shows: of its body part
+/// (every vertex of a mesh without one; helper geometry is left out) and of its worn assets.
+/// `None` without a vertex.
+pub fn lowest_shown(character: &Character) -> Option<f64> {
+    let mesh = &character.mesh;
+    let polygons = &mesh.polygons;
+    let everything = !polygons.has_part(BODY_PART);
+    let body = (0..polygons.len())
+        .filter(|&p| everything || polygons.part_names(p).iter().any(|n| n == BODY_PART))
+        .flat_map(|p| polygons.corners(p))
+        .filter_map(|c| mesh.positions.get(polygons.vertices[c] as usize));
+    let worn = character
+        .attachments
+        .iter()
+        .flat_map(|a| a.mesh.positions.iter());
+    body.chain(worn).map(|p| p.y).reduce(f64::min)
 }
 
 /// Smooth shading: angle-weighted unit normals of the final geometry, one per vertex
