@@ -191,6 +191,11 @@ fn convert_parts(
 ) -> Result<(Summary, Option<PendingFile>), ConvertError> {
     let started = Instant::now();
     let format = options.format()?;
+    if options.vrm.is_some() && parts.weights.is_none() {
+        return Err(ConvertError::VrmUnskinned {
+            rig: parts.rig.path.clone(),
+        });
+    }
     let body = body_of(parts, options)?;
     crate::timings::lap("body");
     let fit = stages::fit::fit(parts.rig, parts.mesh, &body, options.allow_fallback)?;

@@ -36,6 +36,16 @@ pub enum ConvertError {
         #[source]
         source: vrm_writer::HumanoidError,
     },
+    /// A `.vrm` asked of a rig without weights: VRM's T-pose is judged on the mesh, which no
+    /// bone would move.
+    #[error(
+        "{}: cannot make a VRM avatar without skin weights (no bone would carry the mesh into VRM's T-pose); give --weights",
+        rig.display()
+    )]
+    VrmUnskinned {
+        /// The rig.
+        rig: PathBuf,
+    },
     /// The VRM parts of a `.vrm` output could not be made.
     #[error("{0}")]
     Vrm(#[from] vrm_writer::VrmError),

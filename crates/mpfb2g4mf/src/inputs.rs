@@ -393,7 +393,10 @@ pub fn load_shapes(
     // A whole set, or the single units a `.vrm`'s expressions need, in the set's order.
     let asked = |all: bool, file: &str| all || options.units.contains(&file);
     if let Some(dir) = &files.face_units_dir {
-        for (file, name) in FACE_UNITS.iter().filter(|(f, _)| asked(options.face_units, f)) {
+        for (file, name) in FACE_UNITS
+            .iter()
+            .filter(|(f, _)| asked(options.face_units, f))
+        {
             wanted.push(((*name).to_owned(), dir.join(format!("{file}.target"))));
         }
     }

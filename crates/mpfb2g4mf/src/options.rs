@@ -607,7 +607,10 @@ fn refuse_g4mf_only(s: &Settings, output: &std::path::Path) -> Result<(), Settin
 
 /// What a `.vrm` output adds, from the settings: refused where VRM's rules forbid a setting
 /// (its rest is its T-pose; three-vrm reads four influences a vertex).
-fn vrm_options(s: &Settings, output: &std::path::Path) -> Result<crate::vrm::VrmOptions, SettingsError> {
+fn vrm_options(
+    s: &Settings,
+    output: &std::path::Path,
+) -> Result<crate::vrm::VrmOptions, SettingsError> {
     let refused = |flag: String, why| {
         Err(SettingsError::NotForVrm {
             flag,
@@ -641,7 +644,10 @@ fn vrm_options(s: &Settings, output: &std::path::Path) -> Result<crate::vrm::Vrm
 fn refuse_vrm_only(s: &Settings, output: &std::path::Path) -> Result<(), SettingsError> {
     let given = [
         (!s.vrm_authors.is_empty(), "--vrm-author"),
-        (s.vrm_license != crate::vrm::LicensePreset::Conservative, "--vrm-license"),
+        (
+            s.vrm_license != crate::vrm::LicensePreset::Conservative,
+            "--vrm-license",
+        ),
         (!s.vrm_meta.is_empty(), "--vrm-meta"),
         (s.no_expressions, "--no-expressions"),
     ];

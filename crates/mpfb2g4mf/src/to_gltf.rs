@@ -152,7 +152,11 @@ pub fn to_gltf(
 /// influences asked, bones without G4MF's humanoid names for VRM's required ones, or a rest
 /// further than [`TPOSE_TOLERANCE_DEGREES`] from VRM's T-pose (`convert --rest-pose
 /// vrm-t-pose` makes one).
-fn check_vrm(input: &Path, spec: &CharacterSpec, options: &ToGltfOptions) -> Result<(), ToGltfError> {
+fn check_vrm(
+    input: &Path,
+    spec: &CharacterSpec,
+    options: &ToGltfOptions,
+) -> Result<(), ToGltfError> {
     let refuse = |why: String| ToGltfError::NotVrm {
         input: input.to_path_buf(),
         why,

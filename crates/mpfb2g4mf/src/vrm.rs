@@ -142,7 +142,12 @@ pub fn set_meta_field(options: &mut VrmOptions, text: &str) -> Result<(), String
     let (field, value) = text
         .split_once('=')
         .map(|(f, v)| (f.trim(), v.trim()))
-        .ok_or_else(|| format!("expected FIELD=VALUE, FIELD one of {}", META_FIELDS.join(", ")))?;
+        .ok_or_else(|| {
+            format!(
+                "expected FIELD=VALUE, FIELD one of {}",
+                META_FIELDS.join(", ")
+            )
+        })?;
     let flag = |value: &str| match value {
         "true" => Ok(true),
         "false" => Ok(false),
@@ -468,10 +473,17 @@ fn meshes(spec: &CharacterSpec) -> impl Iterator<Item = (MeshRef, &MeshSpec)> {
 /// The presets of [`RECIPES`] bound to every mesh carrying their shapes (the body, and the
 /// eyebrows and eyelashes that move with it); a preset none of whose shapes is present is
 /// left out with a note.
-fn expressions(spec: &CharacterSpec, by_expression: bool, notes: &mut Vec<String>) -> Vec<Expression> {
+fn expressions(
+    spec: &CharacterSpec,
+    by_expression: bool,
+    notes: &mut Vec<String>,
+) -> Vec<Expression> {
     let mut written = Vec::new();
     let mut left_out = Vec::new();
-    for recipe in RECIPES.iter().filter(|r| by_expression || !is_look(r.preset)) {
+    for recipe in RECIPES
+        .iter()
+        .filter(|r| by_expression || !is_look(r.preset))
+    {
         let mut binds = Vec::new();
         for (unit, weight) in recipe.units {
             let Some(shape) = shape_name(unit) else {
@@ -499,8 +511,16 @@ fn expressions(spec: &CharacterSpec, by_expression: bool, notes: &mut Vec<String
             binds,
             override_blink: recipe.override_blink,
             // Emotions change the eyes and mouth themselves: gaze and speech blend over them.
-            override_look_at: if emotion { Override::Blend } else { Override::None },
-            override_mouth: if emotion { Override::Blend } else { Override::None },
+            override_look_at: if emotion {
+                Override::Blend
+            } else {
+                Override::None
+            },
+            override_mouth: if emotion {
+                Override::Blend
+            } else {
+                Override::None
+            },
         });
     }
     if !left_out.is_empty() {
@@ -592,7 +612,11 @@ fn eyes_centre(
             }
         }
     }
-    for a in spec.attachments.iter().filter(|a| asset_kind(a.node_extras.as_deref()) == Some("eyes")) {
+    for a in spec
+        .attachments
+        .iter()
+        .filter(|a| asset_kind(a.node_extras.as_deref()) == Some("eyes"))
+    {
         sum += a.mesh.positions.iter().sum::<DVec3>();
         count += a.mesh.positions.len();
     }
@@ -600,9 +624,7 @@ fn eyes_centre(
         return sum / count as f64;
     }
     let head = &spec.bones[humanoid["head"]];
-    notes.push(
-        "VRM look-at: no eyes found, it looks from the middle of the head bone".to_owned(),
-    );
+    notes.push("VRM look-at: no eyes found, it looks from the middle of the head bone".to_owned());
     head.head + head.basis.y_axis * head.length * 0.5
 }
 
@@ -638,7 +660,12 @@ fn meta(spec: &CharacterSpec, options: &VrmOptions, thumbnail: Option<Arc<Vec<u8
     let assets: Vec<&str> = spec
         .attachments
         .iter()
-        .filter_map(|a| a.node_extras.as_deref()?.pointer("/mpfb/asset/name")?.as_str())
+        .filter_map(|a| {
+            a.node_extras
+                .as_deref()?
+                .pointer("/mpfb/asset/name")?
+                .as_str()
+        })
         .collect();
     let worn = if assets.is_empty() {
         String::new()
@@ -722,7 +749,12 @@ fn spring_bones(spec: &CharacterSpec, notes: &mut Vec<String>) -> SpringBones {
     // Each chain starts at a sub-rig bone whose parent is not one; a branch starts a new
     // spring at the branching bone's further children.
     let mut starts: Vec<usize> = (0..spec.bones.len())
-        .filter(|&i| added[i] && !spec.bones[i].parent.is_some_and(|p| p < added.len() && added[p]))
+        .filter(|&i| {
+            added[i]
+                && !spec.bones[i]
+                    .parent
+                    .is_some_and(|p| p < added.len() && added[p])
+        })
         .collect();
     let mut next = 0;
     while next < starts.len() {
@@ -739,7 +771,10 @@ fn spring_bones(spec: &CharacterSpec, notes: &mut Vec<String>) -> SpringBones {
             at = first;
         }
         springs.push(Spring {
-            name: format!("{}_{}", owner[&joints[0].bone], spec.bones[joints[0].bone].name),
+            name: format!(
+                "{}_{}",
+                owner[&joints[0].bone], spec.bones[joints[0].bone].name
+            ),
             joints,
             collider_groups: groups.clone(),
         });
@@ -759,7 +794,9 @@ fn colliders(spec: &CharacterSpec, notes: &mut Vec<String>) -> (Vec<Collider>, V
     let mut colliders = Vec::new();
     for (name, sphere) in [("Head", true), ("Neck", false), ("Chest", false)] {
         let Some(bone) = by_name(name) else {
-            notes.push(format!("no {name} bone: its spring-bone collider is left out"));
+            notes.push(format!(
+                "no {name} bone: its spring-bone collider is left out"
+            ));
             continue;
         };
         let b = &spec.bones[bone];
@@ -857,7 +894,10 @@ mod tests {
         set_meta_field(&mut options, "avatarPermission=everyone").expect("valid");
         set_meta_field(&mut options, "allowRedistribution=true").expect("valid");
         set_meta_field(&mut options, "version=2").expect("valid");
-        assert_eq!(options.license.avatar_permission, AvatarPermission::Everyone);
+        assert_eq!(
+            options.license.avatar_permission,
+            AvatarPermission::Everyone
+        );
         assert!(options.license.allow_redistribution);
         assert_eq!(options.version.as_deref(), Some("2"));
         let bad = |t: &str| set_meta_field(&mut VrmOptions::default(), t).unwrap_err();
@@ -865,7 +905,10 @@ mod tests {
         assert!(bad("allowRedistribution=yes").contains("true or false"));
         assert!(bad("licence=cc0").contains("unknown field"));
         assert!(bad("everyone").contains("FIELD=VALUE"));
-        assert_eq!(LicensePreset::Cc0.license().other_license_url.as_deref(), Some(CC0_URL));
+        assert_eq!(
+            LicensePreset::Cc0.license().other_license_url.as_deref(),
+            Some(CC0_URL)
+        );
         assert_eq!(LicensePreset::Conservative.license(), License::default());
     }
 }

@@ -20,6 +20,10 @@ use test_support::clients::{
 /// How far from VRM's T-pose any measured direction of a written rest may be (the issue's).
 const TPOSE_DEGREES: f64 = 2.0;
 
+/// The shipped rigs MPFB ships weights for (`default_no_toes` and the Rigify `human` have
+/// none: a `.vrm` of them is refused, below).
+const RIGS_WITH_WEIGHTS: [&str; 4] = ["cmu_mb", "default", "game_engine", "mixamo"];
+
 /// One written `.vrm` and what its job asked for.
 struct Made {
     path: PathBuf,
@@ -50,10 +54,16 @@ fn convert(data: &Path, assets: Option<&Path>, out: &Path, name: &str, flags: &[
 /// the cc0 licence), the ponytail outfit (with authors and a meta field), and a G4MF file in
 /// VRM's T-pose taken to `.vrm` by `to-gltf`.
 fn make_variants(data: &Path, assets: &Path, out: &Path) -> Vec<Made> {
-    let mut made: Vec<Made> = test_support::TEST_RIGS
+    let mut made: Vec<Made> = RIGS_WITH_WEIGHTS
         .iter()
         .map(|rig| Made {
-            path: convert(data, None, out, &format!("rig-{rig}.vrm"), &["--rig-name", rig]),
+            path: convert(
+                data,
+                None,
+                out,
+                &format!("rig-{rig}.vrm"),
+                &["--rig-name", rig],
+            ),
             ponytail: false,
             dressed: false,
         })
@@ -145,7 +155,10 @@ fn vrm_json(path: &Path) -> (Value, Value) {
 
 /// Bones of the file's nodes in world space (parents as in the node tree), and the humanoid
 /// map by node index, for `vrm_writer::tpose::measure`.
-fn bones_of(document: &Value, vrm: &Value) -> (Vec<character_spec::BoneSpec>, BTreeMap<String, usize>) {
+fn bones_of(
+    document: &Value,
+    vrm: &Value,
+) -> (Vec<character_spec::BoneSpec>, BTreeMap<String, usize>) {
     let nodes = document["nodes"].as_array().unwrap();
     let mut parent = vec![None; nodes.len()];
     for (i, node) in nodes.iter().enumerate() {
@@ -216,7 +229,10 @@ fn target_motion(path: &Path) -> (f64, usize) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut largest: f64 = 0.0;
     let mut moved = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let numbers: Vec<f64> = line
             .split_whitespace()
             .skip(1)
@@ -238,10 +254,16 @@ fn check_report(made: &Made, report: &VrmReport, document: &Value, vrm: &Value, 
     assert!(report.vrm, "{file}: three-vrm found no VRM");
     let meta = report.meta.as_ref().unwrap();
     assert_eq!(meta.meta_version, "1", "{file}");
-    assert_eq!(meta.license_url.as_deref(), Some(vrm_writer::LICENSE_URL), "{file}");
+    assert_eq!(
+        meta.license_url.as_deref(),
+        Some(vrm_writer::LICENSE_URL),
+        "{file}"
+    );
     assert!(!meta.authors.is_empty(), "{file}");
     assert!(
-        meta.third_party_licenses.as_deref().is_some_and(|t| t.contains("CC0")),
+        meta.third_party_licenses
+            .as_deref()
+            .is_some_and(|t| t.contains("CC0")),
         "{file}: {meta:?}"
     );
     // Every human bone the file names, three-vrm found on the node the file says.
@@ -278,7 +300,7 @@ fn check_report(made: &Made, report: &VrmReport, document: &Value, vrm: &Value, 
         expected.keys().map(String::as_str).collect::<BTreeSet<_>>(),
         "{file}"
     );
-    check_expressions(made, report, data);
+    check_expressions(made, report, document, data);
     check_look_at(made, report, &found);
     if made.ponytail {
         let springs = report.spring_bones.as_ref().unwrap();
@@ -286,7 +308,10 @@ fn check_report(made: &Made, report: &VrmReport, document: &Value, vrm: &Value, 
         assert!(!springs.colliders.is_empty(), "{file}");
         let probe = report.spring_probe.as_ref().unwrap();
         assert!(!probe.nan, "{file}: the springs went NaN");
-        assert!(probe.max_peak > 0.005, "{file}: the ponytail did not swing: {probe:?}");
+        assert!(
+            probe.max_peak > 0.005,
+            "{file}: the ponytail did not swing: {probe:?}"
+        );
         assert!(probe.max_final.is_finite(), "{file}");
     }
     let annotations = &report.first_person.as_ref().unwrap().mesh_annotations;
@@ -300,11 +325,23 @@ fn check_report(made: &Made, report: &VrmReport, document: &Value, vrm: &Value, 
 }
 
 /// Every preset is there with its binds; `aa` moves the mouth as the viseme's offsets say.
-fn check_expressions(made: &Made, report: &VrmReport, data: &Path) {
+fn check_expressions(made: &Made, report: &VrmReport, document: &Value, data: &Path) {
     let file = made.path.display();
     for preset in [
-        "happy", "angry", "sad", "relaxed", "surprised", "aa", "ih", "ou", "ee", "oh", "blink",
-        "blinkLeft", "blinkRight", "neutral",
+        "happy",
+        "angry",
+        "sad",
+        "relaxed",
+        "surprised",
+        "aa",
+        "ih",
+        "ou",
+        "ee",
+        "oh",
+        "blink",
+        "blinkLeft",
+        "blinkRight",
+        "neutral",
     ] {
         let expression = report
             .expression(preset)
@@ -323,11 +360,19 @@ fn check_expressions(made: &Made, report: &VrmReport, data: &Path) {
     }
     let aa = report.expression_probe("aa").unwrap();
     let (largest, moved) = target_motion(&data.join("targets/visemes/viseme_aa.target"));
+    // The body's primitives (mesh 0's node); worn teeth and tongue move with their own offsets.
+    let body_node = document["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["mesh"].as_u64() == Some(0))
+        .unwrap();
     let body = aa
         .meshes
         .iter()
-        .max_by_key(|m| m.moved_vertices)
-        .unwrap_or_else(|| panic!("{file}: aa moved nothing"));
+        .filter(|m| m.node_index == Some(body_node))
+        .max_by(|a, b| a.max_displacement.total_cmp(&b.max_displacement))
+        .unwrap_or_else(|| panic!("{file}: aa moved nothing of the body"));
     assert!(!body.nan, "{file}");
     // The rest pose turns no head vertex, so offsets keep their lengths; seams split vertices,
     // so at least as many move, and masked or extracted ones may be missing from the body.
@@ -343,11 +388,54 @@ fn check_expressions(made: &Made, report: &VrmReport, data: &Path) {
     );
 }
 
+/// The nodes some vertex of the file's skinned meshes gives a weight (`JOINTS_0` through the
+/// skin's joints).
+fn weighted_nodes(path: &Path) -> BTreeSet<usize> {
+    let (root, buffer) = test_support::gltf::read(path);
+    let document = serde_json::to_value(&root).unwrap();
+    let joints: Vec<usize> = document["skins"][0]["joints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|j| j.as_u64().unwrap() as usize)
+        .collect();
+    let mut weighted = BTreeSet::new();
+    for mesh in document["meshes"].as_array().into_iter().flatten() {
+        for primitive in mesh["primitives"].as_array().into_iter().flatten() {
+            let attributes = &primitive["attributes"];
+            let (Some(j), Some(w)) = (
+                attributes["JOINTS_0"].as_u64(),
+                attributes["WEIGHTS_0"].as_u64(),
+            ) else {
+                continue;
+            };
+            let js = test_support::gltf::accessor(&root, &buffer, j as usize);
+            let ws = test_support::gltf::accessor(&root, &buffer, w as usize);
+            for (j, w) in js.iter().zip(&ws) {
+                for (joint, weight) in j.iter().zip(w) {
+                    if *weight > 0.0 {
+                        weighted.insert(joints[*joint as usize]);
+                    }
+                }
+            }
+        }
+    }
+    weighted
+}
+
 /// Bones turn the eyes where the rig has eye bones that move them, else expressions do.
 fn check_look_at(made: &Made, report: &VrmReport, found: &BTreeMap<&str, Option<usize>>) {
     let file = made.path.display();
     let look_at = report.look_at.as_ref().unwrap();
-    let with_eyes = found.contains_key("leftEye") && found.contains_key("rightEye");
+    let weighted = weighted_nodes(&made.path);
+    let moves = |bone: &str| {
+        found
+            .get(bone)
+            .copied()
+            .flatten()
+            .is_some_and(|node| weighted.contains(&node))
+    };
+    let with_eyes = moves("leftEye") && moves("rightEye");
     let kind = look_at.kind.as_deref();
     assert_eq!(
         kind,
@@ -361,7 +449,10 @@ fn check_look_at(made: &Made, report: &VrmReport, found: &BTreeMap<&str, Option<
     }
     // From between the eyes: a few centimetres in front of and above the head bone's head.
     let offset = DVec3::from_array(look_at.offset_from_head_bone);
-    assert!(offset.length() > 0.02 && offset.length() < 0.2, "{file}: {offset}");
+    assert!(
+        offset.length() > 0.02 && offset.length() < 0.2,
+        "{file}: {offset}"
+    );
 }
 
 #[test]
@@ -387,8 +478,16 @@ fn every_vrm_variant_loads_in_three_vrm_passes_the_validator_and_rests_in_vrms_t
         let (bones, humanoid) = bones_of(&document, &vrm);
         let measured = vrm_writer::tpose::measure(&bones, &humanoid);
         let off = measured.beyond(TPOSE_DEGREES);
-        assert!(off.is_empty(), "{}: off VRM's T-pose: {off:?}", m.path.display());
-        assert!(!measured.items.is_empty(), "{}: nothing measured", m.path.display());
+        assert!(
+            off.is_empty(),
+            "{}: off VRM's T-pose: {off:?}",
+            m.path.display()
+        );
+        assert!(
+            !measured.items.is_empty(),
+            "{}: nothing measured",
+            m.path.display()
+        );
     }
     // The meta the flags asked for.
     let by_name = |n: &str| &reports[made.iter().position(|m| m.path.ends_with(n)).unwrap()];
@@ -401,13 +500,16 @@ fn every_vrm_variant_loads_in_three_vrm_passes_the_validator_and_rests_in_vrms_t
         Some(mpfb2g4mf::vrm::CC0_URL)
     );
     let thumbnail = dressed.thumbnail.as_ref().expect("a thumbnail");
-    assert_eq!((thumbnail.width, thumbnail.height), (256, 256));
+    assert_eq!((thumbnail.width, thumbnail.height), (Some(256), Some(256)));
     assert_eq!(dressed.authors, mpfb2g4mf::vrm::DEFAULT_AUTHORS);
     let ponytail = by_name("ponytail.vrm").meta.as_ref().unwrap();
     assert_eq!(ponytail.authors, ["Ada", "Grace"]);
     assert_eq!(ponytail.avatar_permission.as_deref(), Some("everyone"));
     // The conservative default elsewhere.
-    assert_eq!(ponytail.commercial_usage.as_deref(), Some("personalNonProfit"));
+    assert_eq!(
+        ponytail.commercial_usage.as_deref(),
+        Some("personalNonProfit")
+    );
     assert_eq!(ponytail.allow_redistribution, Some(false));
 }
 
@@ -453,7 +555,12 @@ fn a_vrm_that_cannot_be_is_refused_in_one_line_with_no_file() {
     refused(
         &data,
         &vrm,
-        &["--rig-name", "default", "--vrm-meta", "avatarPermission=anyone"],
+        &[
+            "--rig-name",
+            "default",
+            "--vrm-meta",
+            "avatarPermission=anyone",
+        ],
         "onlyAuthor",
     );
     refused(
@@ -462,8 +569,19 @@ fn a_vrm_that_cannot_be_is_refused_in_one_line_with_no_file() {
         &["--rig-name", "default", "--vrm-author", "Ada"],
         "--vrm-author",
     );
+    // Rigs without weights: the mesh would not follow the bones into the T-pose.
+    for rig in ["default_no_toes", "human"] {
+        assert!(!RIGS_WITH_WEIGHTS.contains(&rig));
+        refused(
+            &data,
+            &vrm,
+            &["--rig-name", rig],
+            "cannot make a VRM avatar without skin weights",
+        );
+    }
     // A rig without a head bone: MPFB's default rig with its head removed and the head's
-    // children hung from the neck.
+    // children hung from the neck; named as the default rig, so its shipped table (which
+    // names a head) is used.
     let mut rig: Value = serde_json::from_str(
         &std::fs::read_to_string(data.join("rigs/standard/rig.default.json")).unwrap(),
     )
@@ -477,13 +595,43 @@ fn a_vrm_that_cannot_be_is_refused_in_one_line_with_no_file() {
             bone["parent"] = neck.clone();
         }
     }
-    let headless = out.path().join("rig.headless.json");
+    let headless = out.path().join("headless");
+    std::fs::create_dir_all(&headless).unwrap();
+    let headless = headless.join("rig.default.json");
     std::fs::write(&headless, serde_json::to_vec(&rig).unwrap()).unwrap();
+    let weights = data.join("rigs/standard/weights.default.json");
     refused(
         &data,
         &vrm,
-        &["--rig", headless.to_str().unwrap()],
-        "head",
+        &[
+            "--rig",
+            headless.to_str().unwrap(),
+            "--weights",
+            weights.to_str().unwrap(),
+        ],
+        "`head`",
+    );
+    // The default rig named by a table without a head: VRM's own refusal names it.
+    let mut table: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            test_support::workspace_root().join("crates/mpfb2g4mf/humanoid/default.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    table.as_object_mut().unwrap().remove("head");
+    let no_head = out.path().join("no-head.json");
+    std::fs::write(&no_head, serde_json::to_vec(&table).unwrap()).unwrap();
+    refused(
+        &data,
+        &vrm,
+        &[
+            "--rig-name",
+            "default",
+            "--humanoid-map",
+            no_head.to_str().unwrap(),
+        ],
+        "VRM needs humanoid bones the rig does not have: head",
     );
 }
 
@@ -515,8 +663,14 @@ fn a_vrm_without_expressions_has_no_face_shapes_and_no_presets() {
         &["--rig-name", "game_engine"],
     );
     let (document, _) = vrm_json(&with);
-    let names = document["meshes"][0]["extras"]["targetNames"].as_array().unwrap();
+    let names = document["meshes"][0]["extras"]["targetNames"]
+        .as_array()
+        .unwrap();
     // The shapes the presets use, no more: 32 face units and 5 visemes.
-    assert_eq!(names.len(), mpfb2g4mf::vrm::needed_units().len(), "{names:?}");
+    assert_eq!(
+        names.len(),
+        mpfb2g4mf::vrm::needed_units().len(),
+        "{names:?}"
+    );
     assert_eq!(names.len(), 37);
 }

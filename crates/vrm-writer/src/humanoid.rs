@@ -132,6 +132,10 @@ pub enum HumanoidError {
 /// or `None` for G4MF bones VRM has no name for (spine and neck variants, finger
 /// metacarpals); `Chest` with variants is handled by [`from_g4mf_names`].
 fn vrm_name(g4mf: &str) -> Option<&'static str> {
+    // G4MF's names are capitalised: an MPFB `head` is not G4MF's `Head`.
+    if !g4mf.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
     let wanted = {
         let mut c = g4mf.chars();
         let first = c.next()?.to_ascii_lowercase();
@@ -314,6 +318,7 @@ mod tests {
         assert_eq!(vrm_name("LeftPinkyProximal"), Some("leftLittleProximal"));
         assert_eq!(vrm_name("LeftThumbMetacarpal"), Some("leftThumbMetacarpal"));
         assert_eq!(vrm_name("LeftIndexMetacarpal"), None);
+        assert_eq!(vrm_name("head"), None, "an MPFB name is not G4MF's");
         check(&bones, &map).expect("a valid humanoid");
     }
 
