@@ -191,11 +191,6 @@ fn convert_parts(
 ) -> Result<(Summary, Option<PendingFile>), ConvertError> {
     let started = Instant::now();
     let format = options.format()?;
-    if options.vrm.is_some() && parts.weights.is_none() {
-        return Err(ConvertError::VrmUnskinned {
-            rig: parts.rig.path.clone(),
-        });
-    }
     let body = body_of(parts, options)?;
     crate::timings::lap("body");
     let fit = stages::fit::fit(parts.rig, parts.mesh, &body, options.allow_fallback)?;
@@ -226,9 +221,7 @@ fn convert_parts(
     crate::timings::lap("wear");
     let (character, humanoid) =
         pose_and_name(character, parts, options, &hidden, derived, &mut said)?;
-    if options.vrm.is_some() {
-        crate::vrm::check_humanoid(&character, &parts.rig.path)?;
-    }
+    stages::humanoid::check_vrm(&character, options.vrm.is_some(), &parts.rig.path)?;
     let character = extract_helpers(character, parts, options, &hidden, derived, &mut said);
     let (character, influence_changes) = finish(character, parts, options, &body, derived);
     let facts = facts_of(&character, &extras, &body, parts.mesh);
@@ -249,8 +242,21 @@ fn convert_parts(
     Ok((summary, pending))
 }
 
-/// The body: the mesh as it is, or morphed into the described body, once the mesh is checked.
+/// A `.vrm` of a rig without weights is refused before any work: VRM's T-pose is judged on
+/// the mesh, which no bone would move.
+fn refuse_unskinned_vrm(parts: Parts<'_>, options: &ConvertOptions) -> Result<(), ConvertError> {
+    match (&options.vrm, parts.weights) {
+        (Some(_), None) => Err(ConvertError::VrmUnskinned {
+            rig: parts.rig.path.clone(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The body: the mesh as it is, or morphed into the described body, once the mesh (and, for a
+/// `.vrm`, the weights' presence) is checked.
 fn body_of(parts: Parts<'_>, options: &ConvertOptions) -> Result<Body, ConvertError> {
+    refuse_unskinned_vrm(parts, options)?;
     check_mesh(parts.mesh, options)?;
     Ok(match parts.described {
         None => Body::from_mesh(parts.mesh, options.frame),

@@ -148,58 +148,15 @@ pub fn set_meta_field(options: &mut VrmOptions, text: &str) -> Result<(), String
                 META_FIELDS.join(", ")
             )
         })?;
-    let flag = |value: &str| match value {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(format!("{field} is true or false, got `{value}`")),
-    };
-    let pick = |choices: &[&str]| {
-        choices
-            .iter()
-            .position(|c| *c == value)
-            .ok_or_else(|| format!("{field} is one of {}, got `{value}`", choices.join(", ")))
-    };
-    let text_value = || (!value.is_empty()).then(|| value.to_owned());
-    let l = &mut options.license;
+    if let Some(set) = set_right(&mut options.license, field, value) {
+        return set;
+    }
+    let text_value = (!value.is_empty()).then(|| value.to_owned());
     match field {
-        "avatarPermission" => {
-            l.avatar_permission = [
-                AvatarPermission::OnlyAuthor,
-                AvatarPermission::OnlySeparatelyLicensedPerson,
-                AvatarPermission::Everyone,
-            ][pick(&["onlyAuthor", "onlySeparatelyLicensedPerson", "everyone"])?];
-        }
-        "commercialUsage" => {
-            l.commercial_usage = [
-                CommercialUsage::PersonalNonProfit,
-                CommercialUsage::PersonalProfit,
-                CommercialUsage::Corporation,
-            ][pick(&["personalNonProfit", "personalProfit", "corporation"])?];
-        }
-        "creditNotation" => {
-            l.credit_notation = [CreditNotation::Required, CreditNotation::Unnecessary]
-                [pick(&["required", "unnecessary"])?];
-        }
-        "modification" => {
-            l.modification = [
-                Modification::Prohibited,
-                Modification::AllowModification,
-                Modification::AllowModificationRedistribution,
-            ][pick(&[
-                "prohibited",
-                "allowModification",
-                "allowModificationRedistribution",
-            ])?];
-        }
-        "allowExcessivelyViolentUsage" => l.allow_excessively_violent_usage = flag(value)?,
-        "allowExcessivelySexualUsage" => l.allow_excessively_sexual_usage = flag(value)?,
-        "allowPoliticalOrReligiousUsage" => l.allow_political_or_religious_usage = flag(value)?,
-        "allowAntisocialOrHateUsage" => l.allow_antisocial_or_hate_usage = flag(value)?,
-        "allowRedistribution" => l.allow_redistribution = flag(value)?,
-        "otherLicenseUrl" => l.other_license_url = text_value(),
-        "version" => options.version = text_value(),
-        "copyrightInformation" => options.copyright = text_value(),
-        "contactInformation" => options.contact = text_value(),
+        "otherLicenseUrl" => options.license.other_license_url = text_value,
+        "version" => options.version = text_value,
+        "copyrightInformation" => options.copyright = text_value,
+        "contactInformation" => options.contact = text_value,
         other => {
             return Err(format!(
                 "unknown field `{other}`; one of {}",
@@ -208,6 +165,92 @@ pub fn set_meta_field(options: &mut VrmOptions, text: &str) -> Result<(), String
         }
     }
     Ok(())
+}
+
+/// Sets one of the rights `field`s (its choices or true/false) to `value`; `None` when
+/// `field` is not one.
+fn set_right(license: &mut License, field: &str, value: &str) -> Option<Result<(), String>> {
+    let l = license;
+    let flag = |set: &mut bool| match value {
+        "true" | "false" => {
+            *set = value == "true";
+            Ok(())
+        }
+        _ => Err(format!("{field} is true or false, got `{value}`")),
+    };
+    Some(match field {
+        "allowExcessivelyViolentUsage" => flag(&mut l.allow_excessively_violent_usage),
+        "allowExcessivelySexualUsage" => flag(&mut l.allow_excessively_sexual_usage),
+        "allowPoliticalOrReligiousUsage" => flag(&mut l.allow_political_or_religious_usage),
+        "allowAntisocialOrHateUsage" => flag(&mut l.allow_antisocial_or_hate_usage),
+        "allowRedistribution" => flag(&mut l.allow_redistribution),
+        _ => return set_choice(l, field, value),
+    })
+}
+
+/// The choice named `value` of `field`'s `choices`, or what the choices are.
+fn choose<T: Copy>(field: &str, value: &str, choices: &[(&str, T)]) -> Result<T, String> {
+    let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+    choices
+        .iter()
+        .find(|(n, _)| *n == value)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| format!("{field} is one of {}, got `{value}`", names.join(", ")))
+}
+
+/// Sets one of the rights `field`s that are a choice of names; `None` when `field` is not one.
+fn set_choice(l: &mut License, field: &str, value: &str) -> Option<Result<(), String>> {
+    use AvatarPermission as A;
+    use CommercialUsage as C;
+    use Modification as M;
+    Some(match field {
+        "avatarPermission" => choose(
+            field,
+            value,
+            &[
+                ("onlyAuthor", A::OnlyAuthor),
+                (
+                    "onlySeparatelyLicensedPerson",
+                    A::OnlySeparatelyLicensedPerson,
+                ),
+                ("everyone", A::Everyone),
+            ],
+        )
+        .map(|v| l.avatar_permission = v),
+        "commercialUsage" => choose(
+            field,
+            value,
+            &[
+                ("personalNonProfit", C::PersonalNonProfit),
+                ("personalProfit", C::PersonalProfit),
+                ("corporation", C::Corporation),
+            ],
+        )
+        .map(|v| l.commercial_usage = v),
+        "creditNotation" => choose(
+            field,
+            value,
+            &[
+                ("required", CreditNotation::Required),
+                ("unnecessary", CreditNotation::Unnecessary),
+            ],
+        )
+        .map(|v| l.credit_notation = v),
+        "modification" => choose(
+            field,
+            value,
+            &[
+                ("prohibited", M::Prohibited),
+                ("allowModification", M::AllowModification),
+                (
+                    "allowModificationRedistribution",
+                    M::AllowModificationRedistribution,
+                ),
+            ],
+        )
+        .map(|v| l.modification = v),
+        _ => return None,
+    })
 }
 
 /// An expression preset as face units and visemes (their target file names) at weights.
@@ -429,35 +472,6 @@ pub fn describe(
         spring_bones: spring_bones(spec, &mut notes),
     };
     Ok(Described { vrm, notes })
-}
-
-/// Checks, before the later stages and the write, that `character`'s skeleton (named with
-/// G4MF's humanoid names) makes a VRM humanoid; `source` is named in the refusal.
-pub fn check_humanoid(
-    character: &character::Character,
-    source: &std::path::Path,
-) -> Result<(), crate::error::ConvertError> {
-    let bones: Vec<character_spec::BoneSpec> = character
-        .skeleton
-        .bones
-        .iter()
-        .map(|b| character_spec::BoneSpec {
-            name: b.name.clone(),
-            parent: b.parent,
-            head: b.head,
-            basis: b.basis,
-            length: b.length,
-            extras: None,
-        })
-        .collect();
-    let humanoid =
-        vrm_writer::from_g4mf_names(bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)));
-    vrm_writer::humanoid::check(&bones, &humanoid).map_err(|error| {
-        crate::error::ConvertError::VrmHumanoid {
-            rig: source.to_path_buf(),
-            source: error,
-        }
-    })
 }
 
 /// Every mesh of `spec` with its reference, body first.
@@ -701,8 +715,42 @@ const HAIR_JOINT: (f64, f64, f64, f64) = (
 /// Spring bones: every chain of bones an asset's sub-rig added (the ponytail's), parent first,
 /// one spring per branch, colliding with the head, neck and chest colliders.
 fn spring_bones(spec: &CharacterSpec, notes: &mut Vec<String>) -> SpringBones {
-    let mut added = vec![false; spec.bones.len()];
-    let mut owner: BTreeMap<usize, String> = BTreeMap::new();
+    let owner = subrig_bones(spec);
+    if owner.is_empty() {
+        return SpringBones::default();
+    }
+    let (colliders, collider_groups) = colliders(spec, notes);
+    let groups: Vec<usize> = (0..collider_groups.len()).collect();
+    let (hit_radius, stiffness, gravity_power, drag_force) = HAIR_JOINT;
+    let springs = chains(spec, &owner)
+        .into_iter()
+        .map(|chain| Spring {
+            name: format!("{}_{}", owner[&chain[0]], spec.bones[chain[0]].name),
+            joints: chain
+                .into_iter()
+                .map(|bone| SpringJoint {
+                    bone,
+                    hit_radius,
+                    stiffness,
+                    gravity_power,
+                    gravity_dir: DVec3::NEG_Y,
+                    drag_force,
+                })
+                .collect(),
+            collider_groups: groups.clone(),
+        })
+        .collect();
+    SpringBones {
+        colliders,
+        collider_groups,
+        springs,
+    }
+}
+
+/// The bones worn assets' sub-rigs added (`extras.mpfb.asset.subrig_bones` of their nodes, by
+/// MPFB name), each with the asset's name.
+fn subrig_bones(spec: &CharacterSpec) -> BTreeMap<usize, String> {
+    let mut owner = BTreeMap::new();
     for a in &spec.attachments {
         let Some(names) = a
             .node_extras
@@ -720,70 +768,47 @@ fn spring_bones(spec: &CharacterSpec, notes: &mut Vec<String>) -> SpringBones {
                 .and_then(Value::as_str)
                 .unwrap_or(&bone.name);
             if names.iter().any(|n| n.as_str() == Some(mpfb)) {
-                added[i] = true;
                 owner.insert(i, a.name.clone());
             }
         }
     }
-    if !added.contains(&true) {
-        return SpringBones::default();
-    }
+    owner
+}
+
+/// Chains of the bones in `added`, parent first: each starts at a bone whose parent is not
+/// one of them; where a chain branches, its further children start chains of their own.
+fn chains<T>(spec: &CharacterSpec, added: &BTreeMap<usize, T>) -> Vec<Vec<usize>> {
     let mut children = vec![Vec::new(); spec.bones.len()];
     for (i, b) in spec.bones.iter().enumerate() {
         if let Some(p) = b.parent.filter(|&p| p < spec.bones.len()) {
             children[p].push(i);
         }
     }
-    let (colliders, collider_groups) = colliders(spec, notes);
-    let groups: Vec<usize> = (0..collider_groups.len()).collect();
-    let mut springs = Vec::new();
-    let (hit_radius, stiffness, gravity_power, drag_force) = HAIR_JOINT;
-    let joint = |bone| SpringJoint {
-        bone,
-        hit_radius,
-        stiffness,
-        gravity_power,
-        gravity_dir: DVec3::NEG_Y,
-        drag_force,
-    };
-    // Each chain starts at a sub-rig bone whose parent is not one; a branch starts a new
-    // spring at the branching bone's further children.
-    let mut starts: Vec<usize> = (0..spec.bones.len())
-        .filter(|&i| {
-            added[i]
-                && !spec.bones[i]
-                    .parent
-                    .is_some_and(|p| p < added.len() && added[p])
-        })
+    let mut starts: Vec<usize> = added
+        .keys()
+        .copied()
+        .filter(|&i| !spec.bones[i].parent.is_some_and(|p| added.contains_key(&p)))
         .collect();
+    let mut out = Vec::new();
     let mut next = 0;
     while next < starts.len() {
         let mut at = starts[next];
         next += 1;
-        let mut joints = vec![joint(at)];
-        loop {
-            let kids: Vec<usize> = children[at].iter().copied().filter(|&c| added[c]).collect();
-            let Some((&first, rest)) = kids.split_first() else {
-                break;
-            };
+        let mut chain = vec![at];
+        while let Some((&first, rest)) = children[at]
+            .iter()
+            .copied()
+            .filter(|c| added.contains_key(c))
+            .collect::<Vec<_>>()
+            .split_first()
+        {
             starts.extend_from_slice(rest);
-            joints.push(joint(first));
+            chain.push(first);
             at = first;
         }
-        springs.push(Spring {
-            name: format!(
-                "{}_{}",
-                owner[&joints[0].bone], spec.bones[joints[0].bone].name
-            ),
-            joints,
-            collider_groups: groups.clone(),
-        });
+        out.push(chain);
     }
-    SpringBones {
-        colliders,
-        collider_groups,
-        springs,
-    }
+    out
 }
 
 /// Colliders on the head (a sphere), neck and chest (capsules along the bones), each sized to

@@ -205,3 +205,35 @@ pub fn rename(
         .collect();
     Ok((character, warnings))
 }
+
+/// Checks, before the later stages and the write, that `character`'s skeleton (named with
+/// G4MF's humanoid names) makes a VRM humanoid, when a `.vrm` is `wanted`; `source` is named
+/// in the refusal.
+pub fn check_vrm(
+    character: &character::Character,
+    wanted: bool,
+    source: &std::path::Path,
+) -> Result<(), ConvertError> {
+    if !wanted {
+        return Ok(());
+    }
+    let bones: Vec<character_spec::BoneSpec> = character
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| character_spec::BoneSpec {
+            name: b.name.clone(),
+            parent: b.parent,
+            head: b.head,
+            basis: b.basis,
+            length: b.length,
+            extras: None,
+        })
+        .collect();
+    let humanoid =
+        vrm_writer::from_g4mf_names(bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)));
+    vrm_writer::humanoid::check(&bones, &humanoid).map_err(|error| ConvertError::VrmHumanoid {
+        rig: source.to_path_buf(),
+        source: error,
+    })
+}
