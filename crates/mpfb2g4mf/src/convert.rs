@@ -355,6 +355,7 @@ fn summary_of(
             largest_dropped: c.largest_dropped,
         }),
         blend_shapes: facts.blend_shapes,
+        vrm: written.vrm,
         worn: facts.worn,
         hidden_body_vertices: decided.hidden_body_vertices,
         data: None,

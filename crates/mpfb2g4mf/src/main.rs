@@ -809,6 +809,9 @@ fn run_to_gltf(args: ToGltfArgs) -> Result<()> {
         for external in &summary.external {
             eprintln!("  buffer    {}", external.display());
         }
+        if let Some(vrm) = &summary.vrm {
+            eprintln!("  vrm       {vrm}");
+        }
         for note in &summary.notes {
             eprintln!("  note      {note}");
         }
@@ -1238,6 +1241,9 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
     }
     if summary.blend_shapes > 0 {
         eprintln!("  shapes    {} blend shapes", summary.blend_shapes);
+    }
+    if let Some(vrm) = &summary.vrm {
+        eprintln!("  vrm       {vrm}");
     }
     if !summary.worn.is_empty() {
         let worn: Vec<String> = summary

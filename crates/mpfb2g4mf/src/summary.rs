@@ -55,6 +55,9 @@ pub struct Summary {
     pub humanoid: Option<HumanoidSummary>,
     /// Blend shapes written.
     pub blend_shapes: usize,
+    /// What a `.vrm` added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vrm: Option<VrmSummary>,
     /// MakeHuman assets worn, in draw order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub worn: Vec<WornSummary>,
@@ -64,6 +67,44 @@ pub struct Summary {
     pub data: Option<DataUsed>,
     /// Wall time in milliseconds.
     pub millis: f64,
+}
+
+/// What a `.vrm` output added to its glTF character.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VrmSummary {
+    /// Human bones mapped.
+    pub human_bones: usize,
+    /// Expressions written.
+    pub expressions: usize,
+    /// Their morph-target binds.
+    pub morph_target_binds: usize,
+    /// `bone` or `expression`; `None` without a look-at.
+    pub look_at: Option<&'static str>,
+    /// Springs, their joints, and colliders.
+    pub springs: usize,
+    /// See [`VrmSummary::springs`].
+    pub spring_joints: usize,
+    /// See [`VrmSummary::springs`].
+    pub colliders: usize,
+    /// Whether a thumbnail was written.
+    pub thumbnail: bool,
+}
+
+impl std::fmt::Display for VrmSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} human bones, {} expressions ({} binds), look-at {}, {} springs ({} joints, {} colliders){}",
+            self.human_bones,
+            self.expressions,
+            self.morph_target_binds,
+            self.look_at.map_or("none".to_owned(), |l| format!("by {l}")),
+            self.springs,
+            self.spring_joints,
+            self.colliders,
+            if self.thumbnail { ", thumbnail" } else { "" }
+        )
+    }
 }
 
 /// The humanoid names used: a table in `--humanoid-map`'s format, and where it came from.

@@ -90,6 +90,8 @@ pub struct ToGltfSummary {
     pub blend_shapes: usize,
     /// What reading changed or left out, and where (one line each).
     pub notes: Vec<String>,
+    /// What a `.vrm` added.
+    pub vrm: Option<crate::summary::VrmSummary>,
 }
 
 /// Writes the G4MF file `file`, read from `input`, as glTF at `options.output`.
@@ -116,9 +118,12 @@ pub fn to_gltf(
         check_vrm(input, &spec, options)?;
     }
     let mut built = gltf_writer::build_gltf(&spec, &layout).map_err(ConvertError::from)?;
+    let mut vrm_summary = None;
     if format == OutputFormat::Vrm {
         let vrm = options.vrm.clone().unwrap_or_default();
-        notes.extend(gltf::make_vrm(&mut built, &spec, &vrm, None, input)?);
+        let (said, summary) = gltf::make_vrm(&mut built, &spec, &vrm, None, input)?;
+        notes.extend(said);
+        vrm_summary = Some(summary);
     }
     if options.validate {
         gltf::check_valid(&built, &options.output)?;
@@ -145,6 +150,7 @@ pub fn to_gltf(
         meshes: built.meshes.len(),
         blend_shapes: spec.meshes().map(|(m, _)| m.blend_shapes.len()).sum(),
         notes,
+        vrm: vrm_summary,
     })
 }
 

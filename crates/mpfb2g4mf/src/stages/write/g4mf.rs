@@ -83,6 +83,7 @@ pub(super) fn write_g4mf(
         texture_warnings: texture_warnings(textures),
         unweighted_to_root: false,
         notes: Vec::new(),
+        vrm: None,
     })
 }
 

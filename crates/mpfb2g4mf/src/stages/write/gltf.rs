@@ -29,8 +29,10 @@ pub(super) fn write_gltf(
     let mut built = gltf_writer::build_gltf(&spec, &layout)?;
     crate::timings::lap("write: build");
     let mut notes = Vec::new();
+    let mut vrm_summary = None;
     if let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) {
-        notes = make_vrm(&mut built, &spec, vrm, thumbnail, &options.output)?;
+        let (said, summary) = make_vrm(&mut built, &spec, vrm, thumbnail, &options.output)?;
+        (notes, vrm_summary) = (said, Some(summary));
         crate::timings::lap("write: vrm");
     }
     if options.validate {
@@ -67,25 +69,39 @@ pub(super) fn write_gltf(
         texture_warnings: texture_warnings(textures),
         unweighted_to_root: true,
         notes,
+        vrm: vrm_summary,
     })
 }
 
 /// Makes the built glTF a VRM avatar (`VRMC_vrm`, `VRMC_springBone`) as `crate::vrm` decides
-/// it from `spec`; what deciding it noticed, one note each.
+/// it from `spec`; what deciding it noticed, one note each, and what it added.
 pub(crate) fn make_vrm(
     built: &mut BuiltGltf,
     spec: &CharacterSpec,
     options: &crate::vrm::VrmOptions,
     thumbnail: Option<Vec<u8>>,
     output: &Path,
-) -> Result<Vec<String>, ConvertError> {
+) -> Result<(Vec<String>, crate::summary::VrmSummary), ConvertError> {
     let described = crate::vrm::describe(spec, options, thumbnail.map(std::sync::Arc::new))
         .map_err(|source| ConvertError::VrmHumanoid {
             rig: output.to_path_buf(),
             source,
         })?;
-    vrm_writer::make_vrm(built, spec, &described.vrm)?;
-    Ok(described.notes)
+    let written = vrm_writer::make_vrm(built, spec, &described.vrm)?;
+    let summary = crate::summary::VrmSummary {
+        human_bones: written.human_bones,
+        expressions: written.expressions,
+        morph_target_binds: written.morph_target_binds,
+        look_at: described.vrm.look_at.as_ref().map(|l| match l.kind {
+            vrm_writer::LookAtKind::Bone => "bone",
+            vrm_writer::LookAtKind::Expression => "expression",
+        }),
+        springs: written.springs,
+        spring_joints: written.spring_joints,
+        colliders: written.colliders,
+        thumbnail: written.thumbnail_image.is_some(),
+    };
+    Ok((described.notes, summary))
 }
 
 /// What the glTF writer changed of the meshes, one line each: influences dropped beyond

@@ -72,6 +72,8 @@ pub struct Written {
     pub unweighted_to_root: bool,
     /// What the format's writer noted.
     pub notes: Vec<String>,
+    /// What a `.vrm` added.
+    pub vrm: Option<crate::summary::VrmSummary>,
 }
 
 fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
