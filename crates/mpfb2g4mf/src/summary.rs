@@ -98,7 +98,8 @@ impl std::fmt::Display for VrmSummary {
             self.human_bones,
             self.expressions,
             self.morph_target_binds,
-            self.look_at.map_or("none".to_owned(), |l| format!("by {l}")),
+            self.look_at
+                .map_or("none".to_owned(), |l| format!("by {l}")),
             self.springs,
             self.spring_joints,
             self.colliders,

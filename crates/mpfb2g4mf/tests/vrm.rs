@@ -674,3 +674,76 @@ fn a_vrm_without_expressions_has_no_face_shapes_and_no_presets() {
     );
     assert_eq!(names.len(), 37);
 }
+
+#[test]
+fn a_batch_writes_vrm_jobs_and_populations_with_their_meta_keys() {
+    let name = "a_batch_writes_vrm_jobs_and_populations_with_their_meta_keys";
+    let Some(data) = test_support::mpfb_data_or_skip(name) else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let manifest = out.path().join("avatars.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"[defaults]
+mpfb_data = "{}"
+vrm_authors = ["Batch Author"]
+vrm_license = "cc0"
+
+[[jobs]]
+rig_name = "mixamo"
+no_expressions = true
+output = "out/mixamo.vrm"
+
+[population]
+rig_name = "game_engine"
+count = 2
+seed = 7
+output = "out/people/{{index}}.vrm"
+"#,
+            data.display()
+        ),
+    )
+    .unwrap();
+    succeed(bin().arg("batch").arg(&manifest).arg("--quiet"));
+    let mut people: Vec<PathBuf> = std::fs::read_dir(out.path().join("out/people"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    people.sort();
+    assert_eq!(people.len(), 2, "{people:?}");
+    let files = [
+        out.path().join("out/mixamo.vrm"),
+        people[0].clone(),
+        people[1].clone(),
+    ];
+    let Some(reports) = vrm_load(name, &files) else {
+        return;
+    };
+    assert_no_vrm_errors(&reports);
+    for report in &reports {
+        let meta = report.meta.as_ref().unwrap();
+        assert_eq!(meta.authors, ["Batch Author"], "{}", report.file);
+        assert_eq!(meta.avatar_permission.as_deref(), Some("everyone"));
+    }
+    assert!(
+        reports[0].expressions.is_empty(),
+        "{:?}",
+        reports[0].expressions
+    );
+    assert!(reports[1].expression("aa").is_some());
+    // Two bodies of one population differ, and each is VRM's T-pose.
+    for file in &files {
+        let (document, vrm) = vrm_json(file);
+        let (bones, humanoid) = bones_of(&document, &vrm);
+        let off = vrm_writer::tpose::measure(&bones, &humanoid)
+            .beyond(TPOSE_DEGREES)
+            .len();
+        assert_eq!(off, 0, "{}", file.display());
+    }
+    assert_ne!(
+        std::fs::read(&files[1]).unwrap(),
+        std::fs::read(&files[2]).unwrap()
+    );
+}
