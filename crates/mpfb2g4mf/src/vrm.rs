@@ -454,7 +454,7 @@ pub fn describe(
     );
     vrm_writer::humanoid::check(&spec.bones, &humanoid)?;
     let mut notes = Vec::new();
-    let look_at = look_at(spec, &humanoid, options.expressions, &mut notes);
+    let mut look_at = look_at(spec, &humanoid, options.expressions, &mut notes);
     let by_expression = look_at
         .as_ref()
         .is_some_and(|l| l.kind == LookAtKind::Expression);
@@ -463,6 +463,13 @@ pub fn describe(
     } else {
         Vec::new()
     };
+    if by_expression && !expressions.iter().any(|e| is_look(&e.name)) {
+        notes.push(
+            "no VRM look-at: the rig has no eye bones that move the eyes and no mesh has the eye-look face units"
+                .to_owned(),
+        );
+        look_at = None;
+    }
     let vrm = VrmSpec {
         meta: meta(spec, options, thumbnail),
         humanoid,
