@@ -782,8 +782,10 @@ fn subrig_bones(spec: &CharacterSpec) -> BTreeMap<usize, String> {
     owner
 }
 
-/// Chains of the bones in `added`, parent first: each starts at a bone whose parent is not
-/// one of them; where a chain branches, its further children start chains of their own.
+/// Chains of the bones in `added`, parent first. A sub-rig's root bone (one whose parent is
+/// not in `added`) is its anchor, which MPFB holds to a bone of the main rig (the ponytail's
+/// follows the head): it does not swing, so chains start at its children; where a chain
+/// branches, its further children start chains of their own.
 fn chains<T>(spec: &CharacterSpec, added: &BTreeMap<usize, T>) -> Vec<Vec<usize>> {
     let mut children = vec![Vec::new(); spec.bones.len()];
     for (i, b) in spec.bones.iter().enumerate() {
@@ -795,6 +797,8 @@ fn chains<T>(spec: &CharacterSpec, added: &BTreeMap<usize, T>) -> Vec<Vec<usize>
         .keys()
         .copied()
         .filter(|&i| !spec.bones[i].parent.is_some_and(|p| added.contains_key(&p)))
+        .flat_map(|anchor| children[anchor].clone())
+        .filter(|c| added.contains_key(c))
         .collect();
     let mut out = Vec::new();
     let mut next = 0;

@@ -303,8 +303,32 @@ fn check_report(made: &Made, report: &VrmReport, document: &Value, vrm: &Value, 
     check_expressions(made, report, document, data);
     check_look_at(made, report, &found);
     if made.ponytail {
+        // Five bones swing from the sub-rig's anchor (which follows the head and is no joint);
+        // three-vrm makes a joint of each written joint with a child, the last is its tail.
+        let written = &document["extensions"]["VRMC_springBone"]["springs"];
+        let joints: Vec<&str> = written[0]["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                document["nodes"][j["node"].as_u64().unwrap() as usize]["name"]
+                    .as_str()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(
+            joints,
+            [
+                "ponytail01_ponytail",
+                "ponytail01_ponytail1",
+                "ponytail01_ponytail2",
+                "ponytail01_ponytail3",
+                "ponytail01_ponytail4"
+            ],
+            "{file}"
+        );
         let springs = report.spring_bones.as_ref().unwrap();
-        assert_eq!(springs.joints.len(), 5, "{file}: {springs:?}");
+        assert_eq!(springs.joints.len(), 4, "{file}: {springs:?}");
         assert!(!springs.colliders.is_empty(), "{file}");
         let probe = report.spring_probe.as_ref().unwrap();
         assert!(!probe.nan, "{file}: the springs went NaN");
@@ -492,6 +516,17 @@ fn every_vrm_variant_loads_in_three_vrm_passes_the_validator_and_rests_in_vrms_t
     // The meta the flags asked for.
     let by_name = |n: &str| &reports[made.iter().position(|m| m.path.ends_with(n)).unwrap()];
     let dressed = by_name("dressed.vrm").meta.as_ref().unwrap();
+    // The description's name (`name Dana`), not the output's stem.
+    assert_eq!(dressed.name.as_deref(), Some("Dana"));
+    assert_eq!(
+        by_name("ponytail.vrm")
+            .meta
+            .as_ref()
+            .unwrap()
+            .name
+            .as_deref(),
+        Some("ponytail")
+    );
     assert_eq!(dressed.avatar_permission.as_deref(), Some("everyone"));
     assert_eq!(dressed.commercial_usage.as_deref(), Some("corporation"));
     assert_eq!(dressed.allow_redistribution, Some(true));

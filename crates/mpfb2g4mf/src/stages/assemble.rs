@@ -134,7 +134,11 @@ pub fn assemble(
         resolved.extras.clone(),
         resolved.warnings.clone(),
     );
-    let name = options.name.clone().unwrap_or_else(|| {
+    // A `.vrm`'s name is its avatar's (`meta.name`): the description's name when it has one.
+    let described_name = described
+        .filter(|_| options.vrm.is_some())
+        .and_then(|d| d.description.name.clone());
+    let name = options.name.clone().or(described_name).unwrap_or_else(|| {
         options
             .output
             .file_stem()
