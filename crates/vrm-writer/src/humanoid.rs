@@ -180,7 +180,8 @@ pub fn from_g4mf_names<'a>(
 
 /// Checks `humanoid` (VRM name -> bone index) on `bones`: every name VRM's, every index a
 /// bone, no bone twice, the 15 required bones present, and each bone's nearest human ancestor
-/// the one VRM fixes (its parent, or that parent's nearest present ancestor).
+/// the one VRM fixes (its parent, or that parent's nearest present ancestor; the parent itself
+/// where humanoid.md says "Needs Parent Bone").
 pub fn check(bones: &[BoneSpec], humanoid: &BTreeMap<String, usize>) -> Result<(), HumanoidError> {
     let mut named: Vec<Option<&'static str>> = vec![None; bones.len()];
     for (name, &bone) in humanoid {
@@ -210,7 +211,12 @@ pub fn check(bones: &[BoneSpec], humanoid: &BTreeMap<String, usize>) -> Result<(
         let Some(&(vrm, parent, _)) = VRM_BONES.iter().find(|(n, _, _)| n == name) else {
             continue;
         };
-        let expected = nearest_present(parent, humanoid);
+        // A bone humanoid.md marks "Needs Parent Bone" must have that very parent mapped.
+        let expected = if needs_parent(vrm) {
+            parent
+        } else {
+            nearest_present(parent, humanoid)
+        };
         let found = nearest_human_ancestor(bones, &named, bone);
         if expected != found {
             // hips must be the topmost human bone; any other bone names what it should follow.
@@ -222,6 +228,16 @@ pub fn check(bones: &[BoneSpec], humanoid: &BTreeMap<String, usize>) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Whether humanoid.md's "Needs Parent Bone" column says Yes for `vrm`: `upperChest` (only
+/// with `chest`), a thumb's proximal and distal bones, the other fingers' intermediate and
+/// distal ones.
+fn needs_parent(vrm: &str) -> bool {
+    vrm == "upperChest"
+        || vrm.ends_with("Intermediate")
+        || vrm.ends_with("Distal")
+        || vrm.ends_with("ThumbProximal")
 }
 
 /// `parent`, or its nearest ancestor in VRM's fixed tree that `humanoid` has.
@@ -357,6 +373,50 @@ mod tests {
             check(&bones, &map_of(&bones)),
             Err(HumanoidError::Hierarchy { .. })
         ));
+    }
+
+    #[test]
+    fn a_bone_whose_parent_vrm_requires_is_missing_is_refused() {
+        // humanoid.md: upperChest needs chest, a thumb's proximal its metacarpal, a finger's
+        // distal its intermediate; the skipped bone is not mapped.
+        let mut bones = skeleton();
+        bones.push(bone("LeftThumbProximal", Some(15)));
+        let map = map_of(&bones);
+        assert_eq!(
+            check(&bones, &map),
+            Err(HumanoidError::Hierarchy {
+                bone: "leftThumbProximal",
+                expected: "leftThumbMetacarpal",
+                found: Some("leftHand"),
+            })
+        );
+        let mut bones = skeleton();
+        bones.push(bone("LeftIndexProximal", Some(15)));
+        bones.push(bone("LeftIndexDistal", Some(20)));
+        assert!(matches!(
+            check(&bones, &map_of(&bones)),
+            Err(HumanoidError::Hierarchy {
+                bone: "leftIndexDistal",
+                expected: "leftIndexIntermediate",
+                ..
+            })
+        ));
+        let bones = skeleton();
+        let mut map = map_of(&bones);
+        map.remove("chest");
+        assert!(matches!(
+            check(&bones, &map),
+            Err(HumanoidError::Hierarchy {
+                bone: "upperChest",
+                expected: "chest",
+                ..
+            })
+        ));
+        // With every parent there, the same fingers pass.
+        let mut bones = skeleton();
+        bones.push(bone("LeftThumbMetacarpal", Some(15)));
+        bones.push(bone("LeftThumbProximal", Some(20)));
+        check(&bones, &map_of(&bones)).expect("a thumb with its metacarpal");
     }
 
     #[test]
