@@ -618,7 +618,8 @@ fn vrm_options(
             why,
         })
     };
-    if let Some(pose) = &s.rest_pose {
+    // `vrm-t-pose` is the rest a `.vrm` gets anyway (a batch's defaults may name it for all).
+    if let Some(pose) = s.rest_pose.as_ref().filter(|p| *p != "vrm-t-pose") {
         return refused(
             format!("--rest-pose {pose}"),
             "a .vrm's rest is always VRM's T-pose (tpose.md), which it gets without asking",
@@ -916,5 +917,31 @@ mod tests {
         assert_eq!(from_json.up_axis, UpAxis::Z);
         assert_eq!(from_json.mesh_scale, 0.1);
         assert!(serde_json::from_str::<Settings>(r#"{"keep_helper": true}"#).is_err());
+    }
+
+    #[test]
+    fn a_vrm_takes_its_own_t_pose_asked_or_not_and_refuses_another_rest() {
+        let vrm = |rest_pose: Option<&str>| {
+            let settings = Settings {
+                rest_pose: rest_pose.map(str::to_owned),
+                ..Settings::default()
+            };
+            ConvertOptions::try_from(Request {
+                settings: &settings,
+                output: std::path::Path::new("x.vrm"),
+                name: None,
+            })
+            .map(|o| o.rest_pose)
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(vrm(None), Ok(Some(RestPose::VrmTPose)));
+        assert_eq!(vrm(Some("vrm-t-pose")), Ok(Some(RestPose::VrmTPose)));
+        for other in ["t-pose", "straight-t-pose", "pose.bvh"] {
+            let refused = vrm(Some(other)).unwrap_err();
+            assert!(
+                refused.contains(&format!("--rest-pose {other}")),
+                "{refused}"
+            );
+        }
     }
 }
