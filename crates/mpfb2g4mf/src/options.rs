@@ -273,7 +273,8 @@ pub struct Settings {
     /// from the phenotype's race mix, and eyes, teeth and tongue have materials of their own).
     #[cfg_attr(feature = "cli", arg(long))]
     pub no_materials: bool,
-    /// Embed a 256x256 PNG front view as the file's `asset.thumbnail` (G4MF only).
+    /// Embed a 256x256 PNG front view as the file's `asset.thumbnail` (G4MF) or a `.vrm`'s
+    /// `meta.thumbnailImage`.
     #[cfg_attr(feature = "cli", arg(long))]
     pub thumbnail: bool,
     /// Helper geometry kept besides the body: none, face (eyes, teeth, tongue) or all.

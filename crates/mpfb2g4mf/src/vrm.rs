@@ -726,10 +726,12 @@ fn spring_bones(spec: &CharacterSpec, notes: &mut Vec<String>) -> SpringBones {
     if owner.is_empty() {
         return SpringBones::default();
     }
-    let (colliders, collider_groups) = colliders(spec, notes);
+    let (mut colliders, collider_groups) = colliders(spec, notes);
     let groups: Vec<usize> = (0..collider_groups.len()).collect();
     let (hit_radius, stiffness, gravity_power, drag_force) = HAIR_JOINT;
-    let springs = chains(spec, &owner)
+    let chains = chains(spec, &owner);
+    clear_of_joints(&mut colliders, spec, &chains, hit_radius);
+    let springs = chains
         .into_iter()
         .map(|chain| Spring {
             name: format!("{}_{}", owner[&chain[0]], spec.bones[chain[0]].name),
@@ -751,6 +753,49 @@ fn spring_bones(spec: &CharacterSpec, notes: &mut Vec<String>) -> SpringBones {
         colliders,
         collider_groups,
         springs,
+    }
+}
+
+/// Shrinks each collider so no spring joint (its head, and the last joint's tail) starts
+/// inside it by its hit radius: a joint inside a collider is pushed out at the first update,
+/// and the hair would spring away from its rest with the model standing still.
+fn clear_of_joints(
+    colliders: &mut [Collider],
+    spec: &CharacterSpec,
+    chains: &[Vec<usize>],
+    hit_radius: f64,
+) {
+    // A centimetre of clearance besides the hit radius; never below a centimetre of radius.
+    const CLEARANCE: f64 = 0.01;
+    let points: Vec<DVec3> = chains
+        .iter()
+        .flat_map(|chain| {
+            let last = &spec.bones[chain[chain.len() - 1]];
+            chain
+                .iter()
+                .map(|&b| spec.bones[b].head)
+                .chain(std::iter::once(last.head + last.basis.y_axis * last.length))
+        })
+        .collect();
+    for collider in colliders {
+        let (a, z, radius) = match &mut collider.shape {
+            ColliderShape::Sphere { center, radius } => (*center, *center, radius),
+            ColliderShape::Capsule {
+                center,
+                tail,
+                radius,
+            } => (*center, *tail, radius),
+        };
+        for p in &points {
+            let axis = z - a;
+            let t = if axis.length_squared() > 0.0 {
+                ((*p - a).dot(axis) / axis.length_squared()).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let room = p.distance(a + axis * t) - hit_radius - CLEARANCE;
+            *radius = radius.min(room).max(CLEARANCE);
+        }
     }
 }
 

@@ -61,9 +61,8 @@ pub(super) fn write_g4mf(
     let mut built = build_character_with(&spec, &layout)?;
     crate::timings::lap("write: build");
     let images = copy_images(textures)?;
-    let numbering = &character.mesh.numbering;
-    extras.mesh.source_vertex_count = Some(numbering.source_count);
-    extras.mesh.source_vertices = Some(ranges(&numbering.source));
+    extras.mesh.source_vertex_count = Some(character.mesh.numbering.source_count);
+    extras.mesh.source_vertices = Some(ranges(&character.mesh.numbering.source));
     append_extras(&mut built, extras.mesh, uncarried.as_deref(), thumbnail)?;
     crate::timings::lap("write: extras");
     let statistics = Statistics::of(&built, &spec, vertex_count);
