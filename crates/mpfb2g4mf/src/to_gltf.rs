@@ -173,12 +173,7 @@ fn check_vrm(
             options.max_influences
         )));
     }
-    let humanoid = vrm_writer::from_g4mf_names(
-        spec.bones
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (b.name.as_str(), i)),
-    );
+    let humanoid = vrm_writer::humanoid::of_bones(&spec.bones);
     vrm_writer::humanoid::check(&spec.bones, &humanoid).map_err(|e| {
         refuse(format!(
             "{e} (its bones need G4MF's humanoid names: convert with --humanoid)"

@@ -446,12 +446,7 @@ pub fn describe(
     options: &VrmOptions,
     thumbnail: Option<Arc<Vec<u8>>>,
 ) -> Result<Described, vrm_writer::HumanoidError> {
-    let humanoid = vrm_writer::from_g4mf_names(
-        spec.bones
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (b.name.as_str(), i)),
-    );
+    let humanoid = vrm_writer::humanoid::of_bones(&spec.bones);
     vrm_writer::humanoid::check(&spec.bones, &humanoid)?;
     let mut notes = Vec::new();
     let mut look_at = look_at(spec, &humanoid, options.expressions, &mut notes);
@@ -787,13 +782,7 @@ fn clear_of_joints(
             } => (*center, *tail, radius),
         };
         for p in &points {
-            let axis = z - a;
-            let t = if axis.length_squared() > 0.0 {
-                ((*p - a).dot(axis) / axis.length_squared()).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let room = p.distance(a + axis * t) - hit_radius - CLEARANCE;
+            let room = distance_to_segment(*p, a, z) - hit_radius - CLEARANCE;
             *radius = radius.min(room).max(CLEARANCE);
         }
     }
@@ -929,19 +918,11 @@ fn body_radius(spec: &CharacterSpec, bone: usize, a: DVec3, z: DVec3) -> Option<
             }
         }
     }
-    let axis = z - a;
     let mut distances: Vec<f64> = strongest
         .iter()
         .zip(&body.positions)
         .filter(|((b, _), _)| *b as usize == bone)
-        .map(|(_, p)| {
-            let t = if axis.length_squared() > 0.0 {
-                ((*p - a).dot(axis) / axis.length_squared()).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            p.distance(a + axis * t)
-        })
+        .map(|(_, p)| distance_to_segment(*p, a, z))
         .filter(|d| d.is_finite())
         .collect();
     if distances.is_empty() {
@@ -949,6 +930,17 @@ fn body_radius(spec: &CharacterSpec, bone: usize, a: DVec3, z: DVec3) -> Option<
     }
     distances.sort_unstable_by(f64::total_cmp);
     Some(distances[distances.len() / 4])
+}
+
+/// The distance from `p` to the segment `a`..`z` (to `a` when they are one point).
+fn distance_to_segment(p: DVec3, a: DVec3, z: DVec3) -> f64 {
+    let axis = z - a;
+    let t = if axis.length_squared() > 0.0 {
+        ((p - a).dot(axis) / axis.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    p.distance(a + axis * t)
 }
 
 #[cfg(test)]

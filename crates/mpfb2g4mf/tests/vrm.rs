@@ -357,22 +357,11 @@ fn check_report(made: &Made, report: &VrmReport, document: &Value, vrm: &Value, 
 /// Every preset is there with its binds; `aa` moves the mouth as the viseme's offsets say.
 fn check_expressions(made: &Made, report: &VrmReport, document: &Value, data: &Path) {
     let file = made.path.display();
-    for preset in [
-        "happy",
-        "angry",
-        "sad",
-        "relaxed",
-        "surprised",
-        "aa",
-        "ih",
-        "ou",
-        "ee",
-        "oh",
-        "blink",
-        "blinkLeft",
-        "blinkRight",
-        "neutral",
-    ] {
+    // Every preset but the look expressions, which only a look-at by expression needs.
+    for preset in vrm_writer::PRESET_EXPRESSIONS
+        .into_iter()
+        .filter(|p| !p.starts_with("look"))
+    {
         let expression = report
             .expression(preset)
             .unwrap_or_else(|| panic!("{file}: no {preset}"));

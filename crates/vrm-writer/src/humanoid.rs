@@ -178,6 +178,12 @@ pub fn from_g4mf_names<'a>(
     map
 }
 
+/// [`from_g4mf_names`] of `bones`' own names: the humanoid map of a skeleton whose bones carry
+/// G4MF's humanoid names.
+pub fn of_bones(bones: &[BoneSpec]) -> BTreeMap<String, usize> {
+    from_g4mf_names(bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)))
+}
+
 /// Checks `humanoid` (VRM name -> bone index) on `bones`: every name VRM's, every index a
 /// bone, no bone twice, the 15 required bones present, and each bone's nearest human ancestor
 /// the one VRM fixes (its parent, or that parent's nearest present ancestor; the parent itself

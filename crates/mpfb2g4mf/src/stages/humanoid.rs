@@ -230,8 +230,7 @@ pub fn check_vrm(
             extras: None,
         })
         .collect();
-    let humanoid =
-        vrm_writer::from_g4mf_names(bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)));
+    let humanoid = vrm_writer::humanoid::of_bones(&bones);
     vrm_writer::humanoid::check(&bones, &humanoid).map_err(|error| ConvertError::VrmHumanoid {
         rig: source.to_path_buf(),
         source: error,
