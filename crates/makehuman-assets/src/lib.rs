@@ -5,7 +5,9 @@
 //!   tongue) and `.proxy` files (body topologies): one format.
 //! - [`parse_material`] reads `.mhmat` materials.
 //! - [`ProxyFile::fit`] places an asset's vertices on a body, [`ProxyFile::inherited_weights`]
-//!   gives it the body's bone weights (MakeHuman's `shared/proxy.py`).
+//!   gives it the body's bone weights (MakeHuman's `shared/proxy.py`), and
+//!   [`vertex_bone_weights`] makes an asset's contributions the weights it is skinned with
+//!   (MakeHuman's `shared/animation.py`).
 //!
 //! Coordinates are the base mesh's own frame (OBJ: Y up, decimetres); converting them is the
 //! caller's business. Every error carries the line (and where useful the column) it is about.
@@ -15,6 +17,7 @@ pub mod fit;
 mod line;
 pub mod material;
 pub mod proxy;
+pub mod weights;
 
 pub use error::{AssetError, AssetErrorKind};
 pub use fit::WEIGHT_THRESHOLD;
@@ -23,3 +26,4 @@ pub use proxy::{
     AxisScale, BASEMESH, MAX_DELETE_VERTS, MAX_REFERENCE_VALUE, MAX_REFERENCES, MIN_SCALE_DISTANCE,
     ProxyFile, Reference, parse_proxy,
 };
+pub use weights::{WeightChanges, vertex_bone_weights};

@@ -451,7 +451,10 @@ fn wear(
         character,
         extras,
         parts.worn,
-        options.materials,
+        stages::wear::WearOptions {
+            materials: options.materials,
+            allow_fallback: options.allow_fallback,
+        },
         &mut warnings,
         &derived.wear,
     )?;

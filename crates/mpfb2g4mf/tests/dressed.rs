@@ -160,6 +160,21 @@ fn by_hand(fitting: &Fitting, body: &[DVec3], vertex: usize) -> DVec3 {
         + DVec3::new(s[0] * r[6], s[1] * r[7], s[2] * r[8]) * 0.1
 }
 
+/// An asset vertex's contributions per bone from its own weights file (group -> vertex ->
+/// weight): the groups naming a bone of the written skeleton, weights other than zero.
+fn custom_by_hand(
+    custom: &BTreeMap<String, BTreeMap<u32, f64>>,
+    doc: &Document,
+    vertex: u32,
+) -> BTreeMap<String, f64> {
+    let bones = group_bones(doc);
+    custom
+        .iter()
+        .filter_map(|(g, pairs)| Some((g.clone(), *pairs.get(&vertex)?)))
+        .filter(|(g, w)| *w != 0.0 && bones.iter().any(|b| b == g))
+        .collect()
+}
+
 /// The weights file by group: vertex -> weight.
 fn weights_file(path: &Path) -> BTreeMap<String, BTreeMap<u32, f64>> {
     let json: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -177,6 +192,59 @@ fn weights_file(path: &Path) -> BTreeMap<String, BTreeMap<u32, f64>> {
             (g.clone(), pairs)
         })
         .collect()
+}
+
+/// MakeHuman's rule (`shared/animation.py`, `VertexBoneWeights`) by hand for one vertex's
+/// contributions per bone: divided by their total, then those of 1e-4 or less dropped
+/// without dividing again; a vertex left with none goes wholly to the root bone.
+fn makehuman_rule(contributions: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+    let total: f64 = contributions.values().sum();
+    let kept: BTreeMap<String, f64> = contributions
+        .iter()
+        .map(|(bone, w)| (bone.clone(), w / total))
+        .filter(|(_, w)| *w > 1e-4)
+        .collect();
+    if kept.is_empty() {
+        return BTreeMap::from([("root".to_owned(), 1.0)]);
+    }
+    kept
+}
+
+/// An asset vertex's contributions per bone inherited through its `.mhclo` reference line
+/// `r` from the body's weights file (`weights`: group -> body vertex -> weight): each
+/// reference weight times each body weight, kept when above 1e-4, summed per bone (a
+/// one-number line is one reference of weight 1).
+fn inherited_by_hand(
+    r: &[f64],
+    weights: &BTreeMap<String, BTreeMap<u32, f64>>,
+) -> BTreeMap<String, f64> {
+    let parts: Vec<(u32, f64)> = match r.len() {
+        1 => vec![(r[0] as u32, 1.0)],
+        _ => (0..3).map(|i| (r[i] as u32, r[3 + i])).collect(),
+    };
+    let mut contributions: BTreeMap<String, f64> = BTreeMap::new();
+    for (v, w) in parts {
+        for (group, pairs) in weights {
+            if let Some(&wt) = pairs.get(&v) {
+                if w * wt > 1e-4 {
+                    *contributions.entry(group.clone()).or_default() += w * wt;
+                }
+            }
+        }
+    }
+    contributions
+}
+
+/// Asserts that a written vertex's skin is `expected`, bone by bone.
+fn assert_skin(got: &BTreeMap<String, f64>, expected: &BTreeMap<String, f64>, what: &str) {
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>(),
+        "{what}"
+    );
+    for (bone, w) in expected {
+        assert!((got[bone] - w).abs() < 1e-6, "{what} {bone}: {} vs {w}", got[bone]);
+    }
 }
 
 const DRESSED: &[&str] = &[
@@ -232,33 +300,12 @@ fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
             let expected = by_hand(&fitting, &body, vertex);
             let error = (written[vertex] - expected).abs().max_element();
             assert!(error < 1e-5, "{asset} vertex {vertex}: {error} m off");
-            // Inherited weights: every body group through the three references, each
-            // contribution above 1e-4, summed, never renormalised.
-            let r = &fitting.references[vertex];
-            // A one-number line is one reference of weight 1.
-            let parts: Vec<(u32, f64)> = match r.len() {
-                1 => vec![(r[0] as u32, 1.0)],
-                _ => (0..3).map(|i| (r[i] as u32, r[3 + i])).collect(),
-            };
-            let mut expected: BTreeMap<String, f64> = BTreeMap::new();
-            for (v, w) in parts {
-                for (group, pairs) in &weights {
-                    if let Some(&wt) = pairs.get(&v) {
-                        if w * wt > 1e-4 {
-                            *expected.entry(group.clone()).or_default() += w * wt;
-                        }
-                    }
-                }
-            }
+            // Inherited weights: every body group through the three references, by
+            // MakeHuman's rule.
+            let expected =
+                makehuman_rule(&inherited_by_hand(&fitting.references[vertex], &weights));
             let got = skin.get(&(vertex as u32)).cloned().unwrap_or_default();
-            assert_eq!(
-                got.keys().collect::<Vec<_>>(),
-                expected.keys().collect::<Vec<_>>(),
-                "{asset} vertex {vertex}"
-            );
-            for (bone, w) in &expected {
-                assert!((got[bone] - w).abs() < 1e-6, "{asset} {vertex} {bone}");
-            }
+            assert_skin(&got, &expected, &format!("{asset} vertex {vertex}"));
         }
     }
 
@@ -279,22 +326,14 @@ fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
         assert!(error < 1e-5, "eye vertex {vertex}: {error} m off");
     }
 
-    // Custom weights: the shoes take their own `.mhw`, group by group.
+    // Custom weights: the shoes take their own `.mhw`, its groups naming bones of the rig,
+    // by MakeHuman's rule.
     let shoes = skin(&file, mesh_of(&file.document, "shoes01"));
     let custom = weights_file(&assets.join("clothes/shoes01/shoes01.mhw"));
     for vertex in [0u32, 100, 500] {
-        let expected: BTreeMap<&str, f64> = custom
-            .iter()
-            .filter_map(|(g, pairs)| Some((g.as_str(), *pairs.get(&vertex)?)))
-            .filter(|(g, w)| *w != 0.0 && group_bones(&file.document).iter().any(|b| b == g))
-            .collect();
+        let expected = makehuman_rule(&custom_by_hand(&custom, &file.document, vertex));
         assert!(!expected.is_empty());
-        for (bone, w) in expected {
-            assert!(
-                (shoes[&vertex][bone] - w).abs() < 1e-6,
-                "shoes {vertex} {bone}"
-            );
-        }
+        assert_skin(&shoes[&vertex], &expected, &format!("shoes {vertex}"));
     }
 
     // The ponytail's sub-rig: its bones under the head, mixed in by `mhmask-subrig`.
@@ -524,6 +563,11 @@ fn a_dressed_mhm_converts_every_asset_line() {
         eyes.extras.as_ref().unwrap()["mpfb"]["asset"]["material"],
         "blue.mhmat"
     );
+    worn_weights_follow_makehumans_rule(&data, &assets, &file);
+    let validated = bin().arg("validate").arg(&out).output().unwrap();
+    let report = String::from_utf8_lossy(&validated.stderr);
+    assert!(validated.status.success(), "{report}");
+    assert!(!report.contains("SKIN_WEIGHT_SUM"), "{report}");
     // Proxy teeth and tongue replace the helper ones.
     let surfaces: Vec<&str> = file.document.meshes[0]
         .surfaces
@@ -534,6 +578,45 @@ fn a_dressed_mhm_converts_every_asset_line() {
         !surfaces.contains(&"Tongue") && !surfaces.contains(&"LeftEye"),
         "{surfaces:?}"
     );
+}
+
+/// The dressed description's hair (inherited weights), suit (inherited) and shoes (their own
+/// `.mhw`): a few vertices equal MakeHuman's rule worked out here from the `.mhclo` reference
+/// lines and the MPFB weights file, and every vertex's weights sum to one.
+fn worn_weights_follow_makehumans_rule(data: &Path, assets: &Path, file: &G4mfFile) {
+    let body = weights_file(&data.join("rigs/standard/weights.default.json"));
+    for (node, mhclo) in [
+        ("bob01", "hair/bob01/bob01.mhclo"),
+        (
+            "female_casualsuit01",
+            "clothes/female_casualsuit01/female_casualsuit01.mhclo",
+        ),
+        ("shoes02", "clothes/shoes02/shoes02.mhclo"),
+    ] {
+        let fitting = read_fitting(&assets.join(mhclo));
+        let written = skin(file, mesh_of(&file.document, node));
+        let n = fitting.references.len();
+        assert_eq!(written.len(), n, "{node}: every vertex weighted");
+        let custom = (node == "shoes02")
+            .then(|| weights_file(&assets.join("clothes/shoes02/shoes02.mhw")));
+        for vertex in [0, 1, n / 3, n / 2, n - 1] {
+            let contributions = match &custom {
+                Some(custom) => custom_by_hand(custom, &file.document, vertex as u32),
+                None => inherited_by_hand(&fitting.references[vertex], &body),
+            };
+            let expected = makehuman_rule(&contributions);
+            assert_skin(
+                &written[&(vertex as u32)],
+                &expected,
+                &format!("{node} vertex {vertex}"),
+            );
+        }
+        let worst = written
+            .values()
+            .map(|w| (w.values().sum::<f64>() - 1.0).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-3, "{node}: a weight sum is {worst} from one");
+    }
 }
 
 #[test]

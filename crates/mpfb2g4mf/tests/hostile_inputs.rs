@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+#[path = "hostile_inputs/weights_and_rigs.rs"]
+mod weights_and_rigs;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

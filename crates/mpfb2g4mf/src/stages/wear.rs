@@ -6,8 +6,11 @@
 //!   `w0*b[v0] + w1*b[v1] + w2*b[v2] + S*d` in the base mesh's decimetres
 //!   ([`makehuman_assets::ProxyFile::fit`]), then metres.
 //! - Weights: inherited from the body's resolved skin through the same references
-//!   (MakeHuman's rule, contributions of 1e-4 or less dropped, nothing renormalised), or the
-//!   asset's own `.mhw` where its groups name bones of the rig. A sub-rig (`.mpfbskel`) adds
+//!   (contributions of 1e-4 or less dropped), or the asset's own `.mhw` where its groups name
+//!   bones of the rig; either way made into skin weights by MakeHuman's rule
+//!   ([`makehuman_assets::vertex_bone_weights`]: each vertex divided by its total, weights of
+//!   1e-4 or less then dropped, vertices left with none given to the rig's root bone, the
+//!   first bone without a parent). A sub-rig (`.mpfbskel`) adds
 //!   its bones under the bone its root follows (`head`), and its weights are mixed in by its
 //!   `mhmask-subrig` group as MPFB's second armature modifier mixes them.
 //! - Blend shapes: each body shape refitted: the asset on the displaced body minus the rest
@@ -17,7 +20,7 @@
 //! proxies replace, for helper extraction.
 
 use crate::derived::{Cache, Id, Key};
-use crate::error::ConvertError;
+use crate::error::{ConvertError, FallbackRefused};
 use crate::extras::{AssetProvenance, BoneExtras, MpfbBone};
 use crate::inputs::LoadedWearable;
 use crate::outfit::AssetKind;
@@ -55,6 +58,7 @@ struct AssetWeightsKey {
     skin: Option<Id<Skin>>,
     asset: Id<LoadedWearable>,
     bones: Vec<String>,
+    root: Option<u32>,
 }
 
 impl Key for AssetWeightsKey {
@@ -63,8 +67,19 @@ impl Key for AssetWeightsKey {
     }
 }
 
+/// How assets are worn: whether each gets its `.mhmat`'s colour and drawing hints, and
+/// whether a sub-rig's bone end may fall back to its default position (as `--allow-fallback`
+/// lets the main rig's).
+#[derive(Debug, Clone, Copy)]
+pub struct WearOptions {
+    /// Each asset gets its material.
+    pub materials: bool,
+    /// Sub-rig fallbacks are warned about instead of refused.
+    pub allow_fallback: bool,
+}
+
 /// Dresses `character` in `worn`: one attachment per asset, their extras, sub-rig bones, and
-/// what they hide. `materials` gives each its `.mhmat`'s colour and drawing hints.
+/// what they hide, as `options` say.
 ///
 /// What an asset's skin takes from the body's weights alone (its custom weights, or those it
 /// inherits) comes from `derived` when another body on the same skin wore it.
@@ -72,7 +87,7 @@ pub fn wear(
     mut character: Character,
     extras: &mut MpfbExtras,
     worn: &[std::sync::Arc<LoadedWearable>],
-    materials: bool,
+    options: WearOptions,
     warnings: &mut Vec<String>,
     derived: &Derived,
 ) -> Result<(Character, Hidden), ConvertError> {
@@ -85,6 +100,11 @@ pub fn wear(
     // The body in the assets' units: G4MF metres are the base mesh's decimetres times 0.1.
     let body: Vec<DVec3> = character.mesh.positions.iter().map(|p| *p / UNIT).collect();
     let body_weights = BodyWeights::of(&character);
+    let sources = SkinSources {
+        body_weights: &body_weights,
+        derived,
+        allow_fallback: options.allow_fallback,
+    };
     let mut topology = None;
     // Each attachment's `z_depth`, in attachment order, for the drawing order.
     let mut depths = Vec::with_capacity(worn.len());
@@ -104,9 +124,14 @@ pub fn wear(
             asset,
             positions,
             body: &body,
-            body_weights: &body_weights,
         };
-        attach(&mut character, extras, fitted, materials, warnings, derived)?;
+        attach(
+            &mut character,
+            extras,
+            fitted,
+            (sources, options.materials),
+            warnings,
+        )?;
         depths.push(asset.proxy.z_depth.unwrap_or(0));
     }
     if let Some((asset, positions)) = topology {
@@ -114,9 +139,9 @@ pub fn wear(
             character,
             extras,
             (asset, positions),
-            (&body, &body_weights),
+            &body,
+            sources,
             warnings,
-            derived,
         )?;
         // The body's vertices are gone: nothing to mask.
         hidden.vertices.clear();
@@ -167,7 +192,6 @@ struct Fitted<'a> {
     positions: Vec<DVec3>,
     /// The body, in decimetres.
     body: &'a [DVec3],
-    body_weights: &'a BodyWeights,
 }
 
 /// Adds a fitted asset as an attachment: its skin (inherited, its own, or with its sub-rig),
@@ -176,26 +200,17 @@ fn attach(
     character: &mut Character,
     extras: &mut MpfbExtras,
     fitted: Fitted<'_>,
-    materials: bool,
+    (sources, materials): (SkinSources<'_>, bool),
     warnings: &mut Vec<String>,
-    derived: &Derived,
 ) -> Result<(), ConvertError> {
     let Fitted {
         asset,
         positions,
         body,
-        body_weights,
     } = fitted;
     let proxy = &asset.proxy;
-    let (skin, how, subrig_bones) = skin_of(
-        character,
-        extras,
-        asset,
-        &positions,
-        body_weights,
-        warnings,
-        derived,
-    )?;
+    let (skin, how, subrig_bones) =
+        skin_of(character, extras, asset, &positions, sources, warnings)?;
     let blend_shapes = shapes_of(proxy, body, &character.blend_shapes);
     let name = proxy.name.clone();
     let material = materials.then(|| material_of(asset));
@@ -253,19 +268,11 @@ fn replace_body(
     mut character: Character,
     extras: &mut MpfbExtras,
     (asset, positions): (&Arc<LoadedWearable>, Vec<DVec3>),
-    (body, body_weights): (&[DVec3], &BodyWeights),
+    body: &[DVec3],
+    sources: SkinSources<'_>,
     warnings: &mut Vec<String>,
-    derived: &Derived,
 ) -> Result<Character, ConvertError> {
-    let (skin, _, _) = skin_of(
-        &mut character,
-        extras,
-        asset,
-        &positions,
-        body_weights,
-        warnings,
-        derived,
-    )?;
+    let (skin, _, _) = skin_of(&mut character, extras, asset, &positions, sources, warnings)?;
     let offsets = refit_shapes(&asset.proxy, body, &character.blend_shapes);
     for (shape, offsets) in character.blend_shapes.iter_mut().zip(offsets) {
         shape.offsets = Arc::new(offsets);
@@ -362,6 +369,13 @@ fn material_of(asset: &LoadedWearable) -> Material {
     )
 }
 
+/// The rig's root bone, which MakeHuman gives an asset's unweighted vertices to: the first
+/// bone without a parent.
+fn root_bone(character: &Character) -> Option<u32> {
+    let root = character.skeleton.bones.iter().position(|b| b.parent.is_none())?;
+    u32::try_from(root).ok()
+}
+
 /// The bone a weight group names: the same name, or Rigify's `DEF-` deform bone.
 fn bone_named(character: &Character, group: &str) -> Option<u32> {
     let bones = &character.skeleton.bones;
@@ -383,6 +397,17 @@ pub struct AssetWeights {
     skin: std::sync::OnceLock<Arc<Skin>>,
 }
 
+/// What an asset's skin is made from besides the asset and its fitted positions.
+#[derive(Clone, Copy)]
+struct SkinSources<'a> {
+    /// The body's weights, which assets inherit.
+    body_weights: &'a BodyWeights,
+    /// What other bodies on the same skin derived.
+    derived: &'a Derived,
+    /// Whether a sub-rig's bone end may fall back to its default position.
+    allow_fallback: bool,
+}
+
 /// The asset's skin, how it was made (`inherited`, `custom`, `custom+subrig`,
 /// `inherited+subrig`), and the bones its sub-rig added. Only a sub-rig (fitted to this body)
 /// makes it the body's own; the rest is shared by the bodies on the same skin and rig.
@@ -391,9 +416,8 @@ fn skin_of(
     extras: &mut MpfbExtras,
     asset: &Arc<LoadedWearable>,
     positions: &[DVec3],
-    body_weights: &BodyWeights,
+    sources: SkinSources<'_>,
     warnings: &mut Vec<String>,
-    derived: &Derived,
 ) -> Result<(Arc<Skin>, &'static str, Vec<String>), ConvertError> {
     let key = AssetWeightsKey {
         skin: character.skin.as_ref().map(Id::of),
@@ -404,9 +428,10 @@ fn skin_of(
             .iter()
             .map(|b| b.name.clone())
             .collect(),
+        root: root_bone(character),
     };
-    let weights = derived.weights.try_get_or(key, || {
-        asset_weights(character, asset, positions.len(), body_weights).map(Arc::new)
+    let weights = sources.derived.weights.try_get_or(key, || {
+        asset_weights(character, asset, positions.len(), sources.body_weights).map(Arc::new)
     })?;
     warnings.extend(weights.warnings.iter().cloned());
     let Some(subrig) = &asset.subrig else {
@@ -423,8 +448,9 @@ fn skin_of(
     } else {
         "inherited+subrig"
     };
+    let fitted = fit_subrig(asset, subrig, positions, sources.allow_fallback, warnings)?;
     let mut per_vertex = weights.per_vertex.clone();
-    let subrig_bones = add_subrig(character, extras, asset, subrig, positions, &mut per_vertex)?;
+    let subrig_bones = add_subrig(character, extras, asset, subrig, &fitted, &mut per_vertex)?;
     let skin = Arc::new(Skin {
         influences: influences_of(per_vertex),
         authored: Arc::new(AuthoredWeights::default()),
@@ -512,6 +538,18 @@ fn asset_weights(
             }
         }
     }
+    // MakeHuman gives the unweighted to the root only where there is a skeleton's weights to
+    // give: a body without a skin leaves its assets without one too.
+    let root = character.skin.as_ref().and(root_bone(character));
+    let changes = makehuman_assets::vertex_bone_weights(&mut per_vertex, root);
+    if let (1.., Some(root)) = (changes.given_to_root, root) {
+        warnings.push(format!(
+            "{}: {} vertices no bone weights were given to the root bone `{}` (MakeHuman's rule)",
+            file_name(&asset.path),
+            changes.given_to_root,
+            character.skeleton.bones[root as usize].name
+        ));
+    }
     Ok(AssetWeights {
         per_vertex,
         how,
@@ -520,16 +558,79 @@ fn asset_weights(
     })
 }
 
-/// Fits the asset's sub-rig to its fitted vertices, adds its bones to the skeleton (named
-/// `{asset}_{bone}`, the root under the bone its `Child Of` constraint follows), and mixes
-/// its weights in: where `mhmask-subrig` is m, the vertex moves `(1 - m)` by the main rig and
-/// `m` by the sub-rig, each part normalised as Blender's armature modifier normalises it.
+/// A sub-rig's bone ends that fell back to their default position: refused as the main
+/// rig's are (a default sits where the asset's author left it, not on this body), or with
+/// `allow_fallback` one warning naming them.
+fn subrig_fallbacks(
+    fitted: &mpfb_rig::FittedRig,
+    asset: &LoadedWearable,
+    path: &std::path::Path,
+    allow_fallback: bool,
+    warnings: &mut Vec<String>,
+) -> Result<(), ConvertError> {
+    let Some(first) = fitted.fallbacks.first() else {
+        return Ok(());
+    };
+    if !allow_fallback {
+        return Err(ConvertError::Fallback(Box::new(FallbackRefused {
+            location: location::Location::pointer(first.pointer.clone()).in_file(path),
+            mesh: asset.path.clone(),
+            bone: first.bone.clone(),
+            end: first.end.to_string(),
+            reason: first.reason.to_string(),
+        })));
+    }
+    let ends: Vec<String> = fitted
+        .fallbacks
+        .iter()
+        .take(3)
+        .map(|f| format!("{} {} ({})", f.bone, f.end, f.reason))
+        .collect();
+    let more = fitted.fallbacks.len().saturating_sub(ends.len());
+    warnings.push(format!(
+        "{}: {} sub-rig bone ends at their default position (--allow-fallback): {}{}",
+        file_name(path),
+        fitted.fallbacks.len(),
+        ends.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ));
+    Ok(())
+}
+
+/// The asset's sub-rig fitted to its fitted vertices (its strategies name the asset's own
+/// vertices, in Blender space), its fallbacks refused unless `allow_fallback`.
+fn fit_subrig(
+    asset: &LoadedWearable,
+    subrig: &crate::inputs::LoadedSubrig,
+    positions: &[DVec3],
+    allow_fallback: bool,
+    warnings: &mut Vec<String>,
+) -> Result<mpfb_rig::FittedRig, ConvertError> {
+    let obj: Vec<[f64; 3]> = positions.iter().map(|p| (*p / UNIT).to_array()).collect();
+    let fit_mesh = mpfb_rig::FitMesh::from_obj(
+        &obj,
+        ObjFrame::MAKEHUMAN,
+        std::iter::empty::<(&str, &[u32])>(),
+    );
+    let fitted = mpfb_rig::fit(&subrig.rig, &fit_mesh).map_err(|e| e.with_file(&subrig.path))?;
+    subrig_fallbacks(&fitted, asset, &subrig.path, allow_fallback, warnings)?;
+    Ok(fitted)
+}
+
+/// Adds the asset's fitted sub-rig to the skeleton (its bones named `{asset}_{bone}`, the
+/// root under the bone its `Child Of` constraint follows), and mixes its weights in: where
+/// `mhmask-subrig` is m, the vertex moves `(1 - m)` by the main rig and `m` by the sub-rig,
+/// each part normalised as Blender's armature modifier normalises it.
 fn add_subrig(
     character: &mut Character,
     extras: &mut MpfbExtras,
     asset: &LoadedWearable,
     subrig: &crate::inputs::LoadedSubrig,
-    positions: &[DVec3],
+    fitted: &mpfb_rig::FittedRig,
     per_vertex: &mut [Vec<(u32, f64)>],
 ) -> Result<Vec<String>, ConvertError> {
     let (path, rig, weights) = (&subrig.path, &subrig.rig, subrig.weights.as_ref());
@@ -537,14 +638,6 @@ fn add_subrig(
         asset: path.to_path_buf(),
         problem,
     };
-    // The sub-rig's strategies name the asset's own vertices, in Blender space.
-    let obj: Vec<[f64; 3]> = positions.iter().map(|p| (*p / UNIT).to_array()).collect();
-    let fit_mesh = mpfb_rig::FitMesh::from_obj(
-        &obj,
-        ObjFrame::MAKEHUMAN,
-        std::iter::empty::<(&str, &[u32])>(),
-    );
-    let fitted = mpfb_rig::fit(rig, &fit_mesh).map_err(|e| wear_error(e.to_string()))?;
     let parent = rig
         .bones
         .iter()

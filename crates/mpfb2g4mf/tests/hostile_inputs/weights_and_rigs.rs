@@ -1,0 +1,77 @@
+//! Issue 41, weights and rigs: a worn asset's sub-rig refuses a bone end that would fall back
+//! to its default position as the main rig does; errors from writing and assembling name the
+//! file that caused them.
+
+use super::{cli, refused, stderr};
+use std::path::{Path, PathBuf};
+
+/// A copy of the shipped ponytail (`hair/ponytail01`) in `dir`, its `.mpfbskel` passed
+/// through `edit`. Returns the assets folder and the `.mhclo`.
+fn ponytail_copy(shipped: &Path, dir: &Path, edit: impl Fn(&str) -> String) -> (PathBuf, PathBuf) {
+    let assets = dir.join("assets");
+    let folder = assets.join("hair/ponytail01");
+    std::fs::create_dir_all(&folder).unwrap();
+    for entry in std::fs::read_dir(shipped.join("hair/ponytail01")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), folder.join(entry.file_name())).unwrap();
+    }
+    let skel = folder.join("ponytail01.mpfbskel");
+    let text = std::fs::read_to_string(&skel).unwrap();
+    std::fs::write(&skel, edit(&text)).unwrap();
+    (assets, folder.join("ponytail01.mhclo"))
+}
+
+#[test]
+fn a_subrig_bone_on_a_vertex_the_asset_lacks_is_refused_as_the_main_rigs_are() {
+    let Some(data) = test_support::mpfb_data_or_skip("subrig_fallback") else {
+        return;
+    };
+    let Some(shipped) = test_support::makehuman_assets() else {
+        test_support::skip_or_fail("subrig_fallback", "no MakeHuman assets folder");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // `ponytail3`'s head is the mean of vertices 1297 and 1371: 1371 becomes one the
+    // ponytail (10,000-odd vertices) does not have.
+    let (assets, mhclo) = ponytail_copy(&shipped, dir.path(), |text| {
+        let at = text.find("\"ponytail3\"").unwrap();
+        let (head, tail) = text.split_at(at);
+        format!("{head}{}", tail.replacen("1371", "99999", 1))
+    });
+    let out = dir.path().join("out.g4b");
+    let wear = |extra: &[&str]| {
+        cli()
+            .args(["convert", "--rig-name", "default", "--mpfb-data"])
+            .arg(&data)
+            .arg("--assets")
+            .arg(&assets)
+            .arg("--hair")
+            .arg(&mhclo)
+            .args(extra)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let skel = assets.join("hair/ponytail01/ponytail01.mpfbskel");
+    refused(
+        &wear(&[]),
+        &out,
+        &[
+            skel.to_str().unwrap(),
+            "/bones/ponytail3/head",
+            "bone `ponytail3` head cannot be placed",
+            "99999",
+            "its default position would be used",
+        ],
+    );
+    // Allowed, it is said: a warning names the bone end and why.
+    let allowed = wear(&["--allow-fallback"]);
+    let text = stderr(&allowed);
+    assert!(allowed.status.success(), "{text}");
+    assert!(
+        text.contains("ponytail01.mpfbskel: 1 sub-rig bone ends at their default position")
+            && text.contains("ponytail3 head"),
+        "{text}"
+    );
+}
