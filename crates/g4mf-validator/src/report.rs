@@ -21,6 +21,37 @@ pub struct Finding {
     pub message: String,
 }
 
+impl Finding {
+    /// Where the finding is: its JSON pointer (`(document)` for the root), its byte offset,
+    /// or `-`.
+    pub fn place(&self) -> String {
+        match (&self.pointer, self.offset) {
+            (Some(p), _) if p.is_empty() => "(document)".to_owned(),
+            (Some(p), _) => p.clone(),
+            (None, Some(o)) => format!("byte {o}"),
+            (None, None) => "-".to_owned(),
+        }
+    }
+}
+
+/// `severity CODE at PLACE: message`, as `validate` prints a finding after its file's name.
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let severity = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        };
+        write!(
+            f,
+            "{severity} {} at {}: {}",
+            self.code,
+            self.place(),
+            self.message
+        )
+    }
+}
+
 /// Counts by severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]

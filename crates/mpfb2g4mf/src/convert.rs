@@ -658,6 +658,19 @@ fn say_after_writing(
         );
     }
     said.notes.extend(written.notes.iter().cloned());
+    // `--validate`: what `validate` would say of the file besides errors (which refused it).
+    for finding in &written.validation {
+        let line = format!(
+            "validator: {} at {}: {}",
+            finding.code,
+            finding.place(),
+            finding.message
+        );
+        match finding.severity {
+            g4mf_validator::Severity::Info => said.notes.push(line),
+            _ => said.warn(WarningKind::Validate, line),
+        }
+    }
     // A skeleton beside a mesh no bone moves is rarely what a user wanted: say it.
     if parts.weights.is_none() {
         said.warn(

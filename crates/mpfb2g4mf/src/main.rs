@@ -460,6 +460,10 @@ struct BatchArgs {
     /// Skip jobs whose output already exists (resume an interrupted batch).
     #[arg(long)]
     skip_existing: bool,
+    /// Check each output with the validator before it is written, as `convert --validate`
+    /// does: an invalid one fails its job; a valid one's warnings are its record's.
+    #[arg(long)]
+    validate: bool,
     /// Largest input file accepted, in MiB.
     #[arg(long, default_value_t = 1024)]
     max_input_mib: u64,
@@ -684,18 +688,7 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
         ReportFormat::Human => {
             for r in &reports {
                 for f in &r.findings {
-                    let place = match (&f.pointer, f.offset) {
-                        (Some(p), _) if p.is_empty() => "(document)".to_owned(),
-                        (Some(p), _) => p.clone(),
-                        (None, Some(o)) => format!("byte {o}"),
-                        (None, None) => "-".to_owned(),
-                    };
-                    let severity = match f.severity {
-                        g4mf_validator::Severity::Error => "error",
-                        g4mf_validator::Severity::Warning => "warning",
-                        g4mf_validator::Severity::Info => "info",
-                    };
-                    println!("{}: {severity} {} at {place}: {}", r.uri, f.code, f.message);
+                    println!("{}: {f}", r.uri);
                 }
                 println!(
                     "{}: {} ({} errors, {} warnings, {} infos)",
@@ -912,7 +905,10 @@ fn run_batch(args: BatchArgs) -> Result<()> {
             batch::MAX_WORKERS_PER_CORE
         );
     }
-    let (jobs, total) = plan_batch(&args)?;
+    let (mut jobs, total) = plan_batch(&args)?;
+    for job in &mut jobs {
+        job.options.validate = args.validate;
+    }
     for folder in batch::output_folders(&jobs) {
         report_stale(&folder);
     }

@@ -199,6 +199,8 @@ pub enum WarningKind {
     Assets,
     /// Textures (missing images, colour profiles).
     Textures,
+    /// What `--validate`'s validator warned of in the written file.
+    Validate,
 }
 
 /// The MPFB data folder a job used, and where it came from.

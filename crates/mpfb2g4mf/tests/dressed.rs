@@ -243,7 +243,11 @@ fn assert_skin(got: &BTreeMap<String, f64>, expected: &BTreeMap<String, f64>, wh
         "{what}"
     );
     for (bone, w) in expected {
-        assert!((got[bone] - w).abs() < 1e-6, "{what} {bone}: {} vs {w}", got[bone]);
+        assert!(
+            (got[bone] - w).abs() < 1e-6,
+            "{what} {bone}: {} vs {w}",
+            got[bone]
+        );
     }
 }
 
@@ -597,8 +601,8 @@ fn worn_weights_follow_makehumans_rule(data: &Path, assets: &Path, file: &G4mfFi
         let written = skin(file, mesh_of(&file.document, node));
         let n = fitting.references.len();
         assert_eq!(written.len(), n, "{node}: every vertex weighted");
-        let custom = (node == "shoes02")
-            .then(|| weights_file(&assets.join("clothes/shoes02/shoes02.mhw")));
+        let custom =
+            (node == "shoes02").then(|| weights_file(&assets.join("clothes/shoes02/shoes02.mhw")));
         for vertex in [0, 1, n / 3, n / 2, n - 1] {
             let contributions = match &custom {
                 Some(custom) => custom_by_hand(custom, &file.document, vertex as u32),

@@ -372,7 +372,11 @@ fn material_of(asset: &LoadedWearable) -> Material {
 /// The rig's root bone, which MakeHuman gives an asset's unweighted vertices to: the first
 /// bone without a parent.
 fn root_bone(character: &Character) -> Option<u32> {
-    let root = character.skeleton.bones.iter().position(|b| b.parent.is_none())?;
+    let root = character
+        .skeleton
+        .bones
+        .iter()
+        .position(|b| b.parent.is_none())?;
     u32::try_from(root).ok()
 }
 

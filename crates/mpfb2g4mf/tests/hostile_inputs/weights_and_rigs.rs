@@ -75,3 +75,65 @@ fn a_subrig_bone_on_a_vertex_the_asset_lacks_is_refused_as_the_main_rigs_are() {
         "{text}"
     );
 }
+
+#[test]
+fn convert_and_batch_validate_say_what_validate_warns_of() {
+    let Some(data) = test_support::mpfb_data_or_skip("validate_warnings") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // MPFB's Mixamo weights do not sum to one on every vertex: `validate` warns.
+    let out = dir.path().join("mixamo.g4b");
+    let converted = cli()
+        .args([
+            "convert",
+            "--rig-name",
+            "mixamo",
+            "--validate",
+            "--mpfb-data",
+        ])
+        .arg(&data)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let summary = stderr(&converted);
+    assert!(converted.status.success(), "{summary}");
+    let validated = cli().arg("validate").arg(&out).output().unwrap();
+    let report = String::from_utf8_lossy(&validated.stdout).into_owned();
+    let warning = report
+        .lines()
+        .find_map(|l| l.split_once(": warning SKIN_WEIGHT_SUM ").map(|(_, w)| w))
+        .unwrap_or_else(|| panic!("validate warns: {report}"));
+    assert!(
+        summary.contains(&format!("warning   validator: SKIN_WEIGHT_SUM {warning}")),
+        "{summary}\nvs {report}"
+    );
+    assert!(!summary.contains("warnings  none"), "{summary}");
+
+    // `batch --validate` records it among the job's warnings.
+    let manifest = dir.path().join("jobs.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[defaults]\nmpfb_data = {:?}\n\n[[jobs]]\nrig_name = \"mixamo\"\noutput = \"batch.g4b\"\n",
+            data.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let records = dir.path().join("report.json");
+    let batch = cli()
+        .args(["batch", "--quiet", "--validate", "--report"])
+        .arg(&records)
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(batch.status.success(), "{}", stderr(&batch));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&records).unwrap()).unwrap();
+    let text = json.to_string();
+    assert!(
+        text.contains(r#""kind":"validate""#) && text.contains("validator: SKIN_WEIGHT_SUM"),
+        "{text}"
+    );
+}

@@ -83,6 +83,7 @@ pub(super) fn write_g4mf(
         unweighted_to_root: false,
         notes: Vec::new(),
         vrm: None,
+        validation: output.validation,
     })
 }
 
@@ -123,8 +124,9 @@ impl Uncarried {
 }
 
 /// Validates encoded G4MF bytes that will be written to `output` (external buffers are read
-/// from its folder): an invalid file is an error before it replaces anything.
-fn check_valid(bytes: &[u8], output: &Path) -> Result<(), ConvertError> {
+/// from its folder): an invalid file is an error before it replaces anything; a valid one
+/// gives its other findings (warnings, infos) as `validate` prints them.
+fn check_valid(bytes: &[u8], output: &Path) -> Result<Vec<g4mf_validator::Finding>, ConvertError> {
     let folder = output.parent().filter(|p| !p.as_os_str().is_empty());
     let report = g4mf_validator::validate_bytes(
         bytes,
@@ -133,7 +135,7 @@ fn check_valid(bytes: &[u8], output: &Path) -> Result<(), ConvertError> {
         &g4mf_validator::ValidateOptions::default(),
     );
     if report.is_valid() {
-        return Ok(());
+        return Ok(report.findings);
     }
     let first = report
         .findings
@@ -243,6 +245,8 @@ struct Output {
     pending: Option<crate::atomic::PendingFile>,
     external: Vec<PathBuf>,
     bytes: u64,
+    /// The validator's findings on a valid file (with `--validate`).
+    validation: Vec<g4mf_validator::Finding>,
 }
 
 /// Encodes the built character in `format` and writes it (validated first when asked), a
@@ -262,9 +266,11 @@ fn output(
     if format == OutputFormat::Binary {
         let file = g4b_parts(&mut built.document, &blobs, container)?;
         crate::timings::lap("write: encode");
-        if options.validate {
-            check_valid(&file.to_vec(), &options.output)?;
-        }
+        let validation = if options.validate {
+            check_valid(&file.to_vec(), &options.output)?
+        } else {
+            Vec::new()
+        };
         let parts: Vec<&[u8]> = file.parts().collect();
         let written = crate::atomic::PendingFile::write(&options.output, &parts)
             .map_err(output_error(&options.output))?;
@@ -280,6 +286,7 @@ fn output(
             pending,
             external: Vec::new(),
             bytes: file.len() as u64,
+            validation,
         });
     }
     let storage = if format == OutputFormat::TextExternal {
@@ -298,23 +305,25 @@ fn output(
     let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
     crate::timings::lap("write: encode");
     let bytes = text_bytes(&text.json, &text.external);
-    let external = write_text(&text, options)?;
+    let (external, validation) = write_text(&text, options)?;
     Ok(Output {
         pending: None,
         external,
         bytes,
+        validation,
     })
 }
 
 /// Writes a `.g4tf` and its external buffers (validated when asked: with external buffers,
 /// once the new buffers are in place under their new names and before the `.g4tf` replaces
-/// the old one); the buffers written.
+/// the old one); the buffers written and the validator's findings.
 fn write_text(
     text: &g4mf_writer::TextFile,
     options: &ConvertOptions,
-) -> Result<Vec<PathBuf>, ConvertError> {
+) -> Result<(Vec<PathBuf>, Vec<g4mf_validator::Finding>), ConvertError> {
+    let mut validation = Vec::new();
     if options.validate && text.external.is_empty() {
-        check_valid(&text.json, &options.output)?;
+        validation = check_valid(&text.json, &options.output)?;
     }
     let mut invalid = None;
     let written = crate::atomic::replace_text_with_buffers(
@@ -326,9 +335,12 @@ fn write_text(
                 && !text.external.is_empty()
                 && step == crate::atomic::Step::TextWritten
             {
-                if let Err(e) = check_valid(&text.json, &options.output) {
-                    invalid = Some(e);
-                    return Err(std::io::Error::other("fails validation"));
+                match check_valid(&text.json, &options.output) {
+                    Ok(findings) => validation = findings,
+                    Err(e) => {
+                        invalid = Some(e);
+                        return Err(std::io::Error::other("fails validation"));
+                    }
                 }
             }
             Ok(())
@@ -337,7 +349,8 @@ fn write_text(
     if let Some(e) = invalid {
         return Err(e);
     }
-    written.map_err(output_error(&options.output))
+    let external = written.map_err(output_error(&options.output))?;
+    Ok((external, validation))
 }
 
 #[cfg(test)]

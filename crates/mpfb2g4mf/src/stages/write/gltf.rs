@@ -70,6 +70,8 @@ pub(super) fn write_gltf(
         unweighted_to_root: true,
         notes,
         vrm: vrm_summary,
+        // gltf-json's validation finds only errors.
+        validation: Vec::new(),
     })
 }
 

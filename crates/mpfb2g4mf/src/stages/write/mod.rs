@@ -74,6 +74,8 @@ pub struct Written {
     pub notes: Vec<String>,
     /// What a `.vrm` added.
     pub vrm: Option<crate::summary::VrmSummary>,
+    /// With `--validate`, the validator's findings on the valid file (warnings, infos).
+    pub validation: Vec<g4mf_validator::Finding>,
 }
 
 fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
