@@ -110,6 +110,7 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     };
     let s = |p: PathBuf| p.display().to_string();
     let mut cases = Vec::new();
+    cases.extend(weights_and_rigs_cases(data, work)?);
 
     let mut many = String::from("version v1.1.1\n");
     for i in 0..80_000 {
@@ -243,4 +244,61 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
         });
     }
     Ok(cases)
+}
+
+/// Issue 41, weights and rigs: a rig of 100,000 bones in one chain (each bone from one base
+/// mesh vertex to the next), converted to G4MF and glTF, then validated and read back: every
+/// path linear in bones (a search per bone among all bones made writing it take 46-71 s).
+fn weights_and_rigs_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    const BONES: usize = 100_000;
+    let mut rig = String::from("{");
+    for i in 0..BONES {
+        let parent = if i == 0 {
+            String::new()
+        } else {
+            format!("b{}", i - 1)
+        };
+        rig.push_str(&format!(
+            r#"{}"b{i}": {{"head": {{"strategy": "VERTEX", "vertex_index": {}, "default_position": [0, 0, 0]}}, "tail": {{"strategy": "VERTEX", "vertex_index": {}, "default_position": [0, 0, 1]}}, "roll": 0.0, "parent": "{parent}", "inherit_scale": "FULL", "rigify": {{}}, "use_connect": false, "use_inherit_rotation": true, "use_local_location": true}}"#,
+            if i == 0 { "" } else { "," },
+            i % 13_000,
+            (i + 1) % 13_000
+        ));
+    }
+    rig.push('}');
+    let rig = write(&work.join("chain100k.json"), rig.as_bytes())?
+        .display()
+        .to_string();
+    let mesh = data.join("3dobjs/base.obj").display().to_string();
+    let convert = |output: &str| -> Vec<String> {
+        [
+            "convert", "--quiet", "--rig", &rig, "--mesh", &mesh, "-o", output,
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+    };
+    let read = |command: &str, extra: &[&str]| -> Vec<String> {
+        let mut args = vec![command.to_owned(), "out/chain.g4b".to_owned()];
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        args
+    };
+    Ok(vec![
+        Case {
+            name: "a rig of 100,000 bones in one chain, to `.g4b`",
+            args: convert("out/chain.g4b"),
+        },
+        Case {
+            name: "the same rig to `.glb`",
+            args: convert("out/chain.glb"),
+        },
+        Case {
+            name: "`validate` of its `.g4b`",
+            args: read("validate", &[]),
+        },
+        Case {
+            name: "`to-mpfb` of its `.g4b`",
+            args: read("to-mpfb", &["--out-dir", "out/chain-mpfb"]),
+        },
+    ])
 }

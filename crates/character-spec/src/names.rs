@@ -1,7 +1,7 @@
 //! Item names as every writer writes them: G4MF's rules (forbidden characters replaced,
 //! file-wide uniqueness), which glTF outputs keep too, so a bone has one name in every format.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Characters G4MF forbids in every name (besides control characters).
 pub const FORBIDDEN: &[char] = &[
@@ -36,6 +36,9 @@ pub fn sanitize(name: &str) -> String {
 #[derive(Debug, Default)]
 pub struct NameRegistry {
     taken: HashSet<String>,
+    /// Per colliding base name, the suffix to try next: every lower one is taken (names are
+    /// never given back), so many names colliding on one base cost linear time in all.
+    next_suffix: HashMap<String, u64>,
 }
 
 impl NameRegistry {
@@ -51,13 +54,13 @@ impl NameRegistry {
             return base;
         }
         // The suffixed names are finite in use, so some n is always free.
-        let mut n = 2;
+        let next = self.next_suffix.entry(base.clone()).or_insert(2);
         loop {
-            let candidate = format!("{base}_{n}");
+            let candidate = format!("{base}_{next}");
+            *next += 1;
             if self.taken.insert(candidate.clone()) {
                 return candidate;
             }
-            n += 1;
         }
     }
 }
@@ -88,5 +91,19 @@ mod tests {
         assert_eq!(names.claim("a:b"), "a_b_3");
         assert_eq!(names.claim("a_b_2"), "a_b_2_2");
         assert_eq!(names.claim("c"), "c");
+        // A suffix a later name took by itself is skipped.
+        assert_eq!(names.claim("a_b_4"), "a_b_4");
+        assert_eq!(names.claim("a.b"), "a_b_5");
+    }
+
+    #[test]
+    fn many_names_on_one_base_are_numbered_in_order() {
+        // 20,000 claims of one base: each gets the next suffix (a scan from 2 each time
+        // would be quadratic).
+        let mut names = NameRegistry::new();
+        assert_eq!(names.claim("x"), "x");
+        for n in 2..20_002 {
+            assert_eq!(names.claim("x"), format!("x_{n}"));
+        }
     }
 }

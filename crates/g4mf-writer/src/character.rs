@@ -457,6 +457,14 @@ fn push_bones(
     layout: &NodeLayout,
     bone_names: Vec<String>,
 ) {
+    // Each bone's children's nodes, in node order: one pass, so a long chain costs linear
+    // time (a search per bone would be quadratic in bones).
+    let mut children_of: Vec<Vec<NodeIndex>> = vec![Vec::new(); spec.bones.len()];
+    for &c in &layout.order {
+        if let Some(p) = spec.bones[c].parent {
+            children_of[p].push(layout.bone_nodes[c]);
+        }
+    }
     for (&b, name) in layout.order.iter().zip(bone_names) {
         let bone = &spec.bones[b];
         let (local_position, local_basis) = match bone.parent {
@@ -470,12 +478,7 @@ fn push_bones(
                 )
             }
         };
-        let children = layout
-            .order
-            .iter()
-            .filter(|&&c| spec.bones[c].parent == Some(b))
-            .map(|&c| layout.bone_nodes[c])
-            .collect();
+        let children = std::mem::take(&mut children_of[b]);
         doc.nodes.push(Node {
             name: Some(name),
             children,

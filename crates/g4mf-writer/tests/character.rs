@@ -764,3 +764,32 @@ fn shared_blend_offsets_write_what_fresh_ones_do_and_are_checked_each_time() {
     let error = build_character(&small).unwrap_err().to_string();
     assert!(error.contains("moves vertex 4"), "{error}");
 }
+
+#[test]
+fn a_long_chain_is_written_child_under_parent_with_names_made_unique() {
+    // 20,000 bones, each the only child of the one before (a search of every bone's children
+    // among all bones, or of a free name from `_2` each time, made this quadratic). Half of
+    // the names collide once sanitized (`b.i` and `b:i` are both `b_i`).
+    let count = 20_000;
+    let mut tiny = TinyCharacter::new("chain").chain(count / 2);
+    for i in 0..count / 2 {
+        tiny = tiny.bone(&format!("b:{i}"), glam::DVec3::new(0.0, i as f64, 1.0), 1.0);
+    }
+    let doc = tiny.build().document;
+    let bone_nodes: Vec<&g4mf_model::Node> =
+        doc.nodes.iter().filter(|n| n.bone.is_some()).collect();
+    assert_eq!(bone_nodes.len(), count);
+    let mut names = std::collections::HashSet::new();
+    for (i, node) in bone_nodes.iter().enumerate() {
+        assert!(names.insert(node.name.clone().unwrap()), "unique names");
+        let children: Vec<usize> = node.children.iter().map(|c| c.get()).collect();
+        if i + 1 < count {
+            // Depth first: the next bone node is the only child.
+            assert_eq!(children.len(), 1, "bone {i}");
+            assert_eq!(doc.nodes[children[0]].name, bone_nodes[i + 1].name);
+        } else {
+            assert!(children.is_empty());
+        }
+    }
+    assert_eq!(bone_nodes[count / 2].name.as_deref(), Some("b_0_2"));
+}

@@ -8,21 +8,8 @@ impl<'a> Checker<'a> {
         let is_bone = |i: usize| nodes.get(i).is_some_and(|n| n.get("bone").is_some());
         let is_skeleton = |i: usize| nodes.get(i).is_some_and(|n| n.get("skeleton").is_some());
         // Which skeleton each bone belongs to: a contiguous chain of bones up to a skeleton.
-        let mut owner: Vec<Option<usize>> = vec![None; nodes.len()];
+        let owner = owners(parents, &is_bone, &is_skeleton);
         for i in (0..nodes.len()).filter(|&i| is_bone(i)) {
-            let mut at = parents[i];
-            let mut steps = 0;
-            while let Some(n) = at {
-                steps += 1;
-                if is_skeleton(n) {
-                    owner[i] = Some(n);
-                    break;
-                }
-                if !is_bone(n) || steps > nodes.len() {
-                    break;
-                }
-                at = parents[n];
-            }
             if owner[i].is_none() {
                 self.f.at(Code::BoneNotInSkeleton, format!("/nodes/{i}"), "a bone's parent must be a bone or a skeleton, in a chain up to a skeleton node");
             }
@@ -105,6 +92,14 @@ impl<'a> Checker<'a> {
             };
             let mut previous: Option<usize> = None;
             let mut listed: Vec<usize> = Vec::new();
+            // Each node's last place in `joints`, and each bone's ancestor bone listed last.
+            let mut last_place: Vec<Option<usize>> = vec![None; nodes.len()];
+            for (k, j) in joints.iter().enumerate() {
+                if let Some(slot) = index_of(j).and_then(|j| last_place.get_mut(j)) {
+                    *slot = Some(k);
+                }
+            }
+            let listed_last = ancestors_listed_last(parents, &is_bone, &last_place);
             for (k, j) in joints.iter().enumerate() {
                 let jp = format!("{p}/joints/{k}");
                 if j.as_i64() == Some(-1) {
@@ -137,22 +132,17 @@ impl<'a> Checker<'a> {
                         ),
                     );
                 }
-                // A joint's ancestor bones that are joints must come first.
-                let mut at = parents[j];
-                let mut steps = 0;
-                while let Some(a) = at.filter(|&a| is_bone(a)) {
-                    steps += 1;
-                    if steps > nodes.len() {
-                        break;
-                    }
-                    if joints.iter().skip(k + 1).any(|x| index_of(x) == Some(a)) {
-                        self.f.at(
-                            Code::SkeletonJointParentAfterChild,
-                            jp.clone(),
-                            format!("joint {j} is listed before its ancestor bone {a}"),
-                        );
-                    }
-                    at = parents[a];
+                // A joint's ancestor bones that are joints must come first: the one listed
+                // last is named.
+                let ancestor = parents[j]
+                    .filter(|&a| is_bone(a))
+                    .and_then(|a| listed_last[a]);
+                if let Some((_, a)) = ancestor.filter(|&(place, _)| place > k) {
+                    self.f.at(
+                        Code::SkeletonJointParentAfterChild,
+                        jp.clone(),
+                        format!("joint {j} is listed before its ancestor bone {a}"),
+                    );
                 }
                 previous = Some(j);
                 listed.push(j);
@@ -172,4 +162,85 @@ impl<'a> Checker<'a> {
             }
         }
     }
+}
+
+/// The skeleton each bone belongs to (through a chain of bones up to a skeleton node), for
+/// every node (`None` for others and for bones outside a skeleton). Each node's answer is
+/// kept, so a chain of 100,000 bones costs linear time.
+fn owners(
+    parents: &[Option<usize>],
+    is_bone: &dyn Fn(usize) -> bool,
+    is_skeleton: &dyn Fn(usize) -> bool,
+) -> Vec<Option<usize>> {
+    let mut owner: Vec<Option<usize>> = vec![None; parents.len()];
+    let mut known = vec![false; parents.len()];
+    let mut on_path = vec![false; parents.len()];
+    let mut path = Vec::new();
+    for start in (0..parents.len()).filter(|&i| is_bone(i)) {
+        path.clear();
+        let mut at = start;
+        let found = loop {
+            if known[at] {
+                break owner[at];
+            }
+            if on_path[at] {
+                // A cycle of bones reaches no skeleton.
+                break None;
+            }
+            on_path[at] = true;
+            path.push(at);
+            match parents[at] {
+                Some(n) if is_skeleton(n) => break Some(n),
+                Some(n) if is_bone(n) => at = n,
+                _ => break None,
+            }
+        };
+        for &b in &path {
+            owner[b] = found;
+            known[b] = true;
+            on_path[b] = false;
+        }
+    }
+    owner
+}
+
+/// For each bone, the bone among itself and its ancestor bones (up the chain of bones) listed
+/// last in a skeleton's joints: `(place, node)`, from each node's `last_place`. Each bone's
+/// answer is kept: linear time in bones.
+fn ancestors_listed_last(
+    parents: &[Option<usize>],
+    is_bone: &dyn Fn(usize) -> bool,
+    last_place: &[Option<usize>],
+) -> Vec<Option<(usize, usize)>> {
+    let mut best: Vec<Option<(usize, usize)>> = vec![None; parents.len()];
+    let mut known = vec![false; parents.len()];
+    let mut on_path = vec![false; parents.len()];
+    let mut path = Vec::new();
+    for start in (0..parents.len()).filter(|&i| is_bone(i)) {
+        path.clear();
+        let mut at = start;
+        // The best above the path's top.
+        let mut above = loop {
+            if known[at] {
+                break best[at];
+            }
+            if on_path[at] {
+                break None;
+            }
+            on_path[at] = true;
+            path.push(at);
+            match parents[at] {
+                Some(n) if is_bone(n) => at = n,
+                _ => break None,
+            }
+        };
+        for &b in path.iter().rev() {
+            let own = last_place[b].map(|place| (place, b));
+            above = above.max(own);
+            best[b] = above;
+            known[b] = true;
+            on_path[b] = false;
+        }
+    }
+    best
 }

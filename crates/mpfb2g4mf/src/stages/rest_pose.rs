@@ -312,7 +312,14 @@ impl Side<'_> {
     fn unnamed_chains(&self, hand: usize, thumb: &[usize]) -> Vec<Vec<usize>> {
         let bones = &self.character.skeleton.bones;
         let named = |b: usize| self.names.table.contains_key(&bones[b].name);
-        let children = |b: usize| (0..bones.len()).filter(move |&c| bones[c].parent == Some(b));
+        // Each bone's children, found once: a chain of many bones costs linear time.
+        let mut children_of: Vec<Vec<usize>> = vec![Vec::new(); bones.len()];
+        for (c, bone) in bones.iter().enumerate() {
+            if let Some(p) = bone.parent.filter(|&p| p < bones.len()) {
+                children_of[p].push(c);
+            }
+        }
+        let children = |b: usize| children_of[b].iter().copied();
         let mut chains = Vec::new();
         for start in children(hand).filter(|&c| !named(c) && !thumb.contains(&c)) {
             let mut chain = vec![start];

@@ -380,14 +380,22 @@ fn root_bone(character: &Character) -> Option<u32> {
     u32::try_from(root).ok()
 }
 
+/// Each bone's index by name (the first bone of a name), so that naming a bone per weight
+/// group costs no search among all bones.
+fn bones_by_name(character: &Character) -> std::collections::HashMap<&str, u32> {
+    let mut by_name = std::collections::HashMap::new();
+    for (i, bone) in character.skeleton.bones.iter().enumerate() {
+        by_name.entry(bone.name.as_str()).or_insert(i as u32);
+    }
+    by_name
+}
+
 /// The bone a weight group names: the same name, or Rigify's `DEF-` deform bone.
-fn bone_named(character: &Character, group: &str) -> Option<u32> {
-    let bones = &character.skeleton.bones;
-    bones
-        .iter()
-        .position(|b| b.name == group)
-        .or_else(|| bones.iter().position(|b| b.name == format!("DEF-{group}")))
-        .map(|b| b as u32)
+fn bone_named(by_name: &std::collections::HashMap<&str, u32>, group: &str) -> Option<u32> {
+    by_name
+        .get(group)
+        .or_else(|| by_name.get(format!("DEF-{group}").as_str()))
+        .copied()
 }
 
 /// What an asset's skin takes from the body's weights alone: each of its vertices' main-rig
@@ -489,13 +497,14 @@ fn asset_weights(
     let mut warnings = Vec::new();
     let mut how = "inherited";
     let custom = asset.custom_weights.as_ref().and_then(|(path, file)| {
+        let by_name = bones_by_name(character);
         let mut unknown = 0;
         let mut pairs = Vec::new();
         for group in &file.groups {
             if mpfb_weights::is_mask_group(&group.name) {
                 continue;
             }
-            match bone_named(character, &group.name) {
+            match bone_named(&by_name, &group.name) {
                 Some(bone) => pairs.extend(group.pairs.iter().map(|&(v, w)| (v, bone, w))),
                 None => unknown += 1,
             }
@@ -698,12 +707,16 @@ fn add_subrig(
     let vertices = per_vertex.len();
     let mut mask = vec![0.0; vertices];
     let mut sub: Vec<Vec<(u32, f64)>> = vec![Vec::new(); vertices];
+    let mut subrig_bone: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, bone) in rig.bones.iter().enumerate() {
+        subrig_bone.entry(bone.name.as_str()).or_insert(i);
+    }
     for group in &weights.groups {
         let target: Option<u32> = if group.name == SUBRIG_MASK {
             None
         } else {
-            match rig.bones.iter().position(|b| b.name == group.name) {
-                Some(b) => Some((first + b) as u32),
+            match subrig_bone.get(group.name.as_str()) {
+                Some(&b) => Some((first + b) as u32),
                 None => continue,
             }
         };
