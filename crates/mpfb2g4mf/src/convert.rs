@@ -232,7 +232,8 @@ fn convert_parts(
         hidden_body_vertices: hidden_body_vertices(options, &hidden),
     };
     let mut written =
-        stages::write::write(character, extras, options, format, commit, &derived.write)?;
+        stages::write::write(character, extras, options, format, commit, &derived.write)
+            .map_err(|e| made_by(parts, e))?;
     crate::timings::lap("write");
     say_after_writing(&mut said, parts, &facts, assembly_warnings, &written);
     let pending = written.pending.take();
@@ -367,6 +368,12 @@ fn summary_of(
 /// whose coordinates the scale carries past f32's range: G4MF stores f32, so this is said
 /// here, naming the mesh, not found later as an infinite accessor value.
 fn check_mesh(mesh: &LoadedMesh, options: &ConvertOptions) -> Result<(), ConvertError> {
+    if mesh.obj.face_count() == 0 {
+        return Err(ConvertError::NoFaces {
+            mesh: mesh.path.clone(),
+            why: "the mesh has no faces (`f` lines): nothing to write",
+        });
+    }
     if !options.any_topology && mesh.obj.positions.len() != mpfb_body::BASE_MESH_VERTICES {
         return Err(ConvertError::Topology {
             mesh: mesh.path.clone(),
@@ -388,6 +395,56 @@ fn check_mesh(mesh: &LoadedMesh, options: &ConvertOptions) -> Result<(), Convert
         });
     }
     Ok(())
+}
+
+/// A writer's refusal named by the input that made the part it refused: a bone the rig's, a
+/// face, vertex or shape the mesh's (or the worn asset's its mesh is named after), an
+/// influence the weights', a texture its material's. Other errors pass as they are.
+fn made_by(parts: Parts<'_>, error: ConvertError) -> ConvertError {
+    use g4mf_writer::WriteError as W;
+    use gltf_writer::GltfError as G;
+    let asset_named = |mesh: &str| {
+        parts
+            .worn
+            .iter()
+            .find(|a| mesh.starts_with(&a.proxy.name))
+            .map(|a| a.path.clone())
+    };
+    let weights = || parts.weights.map_or(&parts.rig.path, |w| &w.path).clone();
+    let material = || parts.skin.map_or(&parts.mesh.path, |m| &m.path).clone();
+    let file = match &error {
+        ConvertError::Write(W::BadBone { .. }) | ConvertError::Gltf(G::BadBone { .. }) => {
+            parts.rig.path.clone()
+        }
+        ConvertError::Write(W::NonFinite { what }) | ConvertError::Gltf(G::NonFinite { what })
+            if what.starts_with("bone ") || what.starts_with("the skeleton") =>
+        {
+            parts.rig.path.clone()
+        }
+        ConvertError::Gltf(G::TooManyJoints(_)) => parts.rig.path.clone(),
+        ConvertError::Write(W::NonFinite { what }) | ConvertError::Gltf(G::NonFinite { what })
+            if what.starts_with("material") =>
+        {
+            material()
+        }
+        ConvertError::Write(W::BadInfluence { .. }) => weights(),
+        ConvertError::Gltf(G::BadInfluence { mesh, .. }) => {
+            asset_named(mesh).unwrap_or_else(weights)
+        }
+        ConvertError::Gltf(G::BadMesh { mesh, .. }) => {
+            asset_named(mesh).unwrap_or_else(|| parts.mesh.path.clone())
+        }
+        ConvertError::Write(W::BadTexture { .. }) | ConvertError::Gltf(G::BadTexture { .. }) => {
+            material()
+        }
+        ConvertError::Write(W::BadFace { .. } | W::NonFinite { .. })
+        | ConvertError::Gltf(G::NonFinite { .. }) => parts.mesh.path.clone(),
+        _ => return error,
+    };
+    ConvertError::Made {
+        file,
+        source: Box::new(error),
+    }
 }
 
 /// What a description asked for that is not converted: its lines we do not read, and assets

@@ -223,6 +223,24 @@ pub enum ConvertError {
     /// An asset file cannot be used.
     #[error(transparent)]
     Asset(#[from] makehuman_assets::AssetError),
+    /// The writer refused what an input made (a bone, a face, an influence, a texture): the
+    /// input named, the writer's error saying where in the character.
+    #[error("{}: {source}", file.display())]
+    Made {
+        /// The input that made the refused part.
+        file: PathBuf,
+        /// The writer's error.
+        #[source]
+        source: Box<ConvertError>,
+    },
+    /// The body mesh has no face to write.
+    #[error("{}: {why}", mesh.display())]
+    NoFaces {
+        /// The mesh file.
+        mesh: PathBuf,
+        /// Why none is left.
+        why: &'static str,
+    },
     /// An asset cannot be fitted or weighted.
     #[error("{asset}: {problem}")]
     Wear {

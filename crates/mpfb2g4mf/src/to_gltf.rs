@@ -117,7 +117,12 @@ pub fn to_gltf(
     if format == OutputFormat::Vrm {
         check_vrm(input, &spec, options)?;
     }
-    let mut built = gltf_writer::build_gltf(&spec, &layout).map_err(ConvertError::from)?;
+    // Everything the writer refuses came from the input file: it is named.
+    let mut built =
+        gltf_writer::build_gltf(&spec, &layout).map_err(|e| ConvertError::Made {
+            file: input.to_path_buf(),
+            source: Box::new(e.into()),
+        })?;
     let mut vrm_summary = None;
     if format == OutputFormat::Vrm {
         let vrm = options.vrm.clone().unwrap_or_default();

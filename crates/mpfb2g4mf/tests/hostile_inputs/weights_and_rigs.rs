@@ -137,3 +137,34 @@ fn convert_and_batch_validate_say_what_validate_warns_of() {
         "{text}"
     );
 }
+
+#[test]
+fn a_mesh_without_faces_is_refused_naming_the_mesh() {
+    let Some(data) = test_support::mpfb_data_or_skip("mesh_without_faces") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Vertices and no `f` line: the writers used to refuse it naming no file ("surface 0,
+    // face 0: a mesh needs at least one surface", "...BodyMesh: a mesh needs at least one
+    // triangle").
+    let mesh = dir.path().join("nofaces.obj");
+    std::fs::write(&mesh, "v 0 0 0\nv 1 0 0\nv 0 1 0\n").unwrap();
+    let rig = data.join("rigs/standard/rig.default.json");
+    for output in ["out.g4b", "out.glb"] {
+        let out = dir.path().join(output);
+        let result = cli()
+            .args(["convert", "--any-topology", "--allow-fallback", "--rig"])
+            .arg(&rig)
+            .arg("--mesh")
+            .arg(&mesh)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        refused(
+            &result,
+            &out,
+            &[mesh.to_str().unwrap(), "the mesh has no faces"],
+        );
+    }
+}
