@@ -397,6 +397,23 @@ fn check_mesh(mesh: &LoadedMesh, options: &ConvertOptions) -> Result<(), Convert
     Ok(())
 }
 
+/// `--validate`: what `validate` would say of the written file besides errors (which refused
+/// it): warnings as warnings, infos as notes.
+fn say_validation(said: &mut Said, findings: &[g4mf_validator::Finding]) {
+    for finding in findings {
+        let line = format!(
+            "validator: {} at {}: {}",
+            finding.code,
+            finding.place(),
+            finding.message
+        );
+        match finding.severity {
+            g4mf_validator::Severity::Info => said.notes.push(line),
+            _ => said.warn(WarningKind::Validate, line),
+        }
+    }
+}
+
 /// A writer's refusal named by the input that made the part it refused: a bone the rig's, a
 /// face, vertex or shape the mesh's (or the worn asset's its mesh is named after), an
 /// influence the weights', a texture its material's. Other errors pass as they are.
@@ -715,19 +732,7 @@ fn say_after_writing(
         );
     }
     said.notes.extend(written.notes.iter().cloned());
-    // `--validate`: what `validate` would say of the file besides errors (which refused it).
-    for finding in &written.validation {
-        let line = format!(
-            "validator: {} at {}: {}",
-            finding.code,
-            finding.place(),
-            finding.message
-        );
-        match finding.severity {
-            g4mf_validator::Severity::Info => said.notes.push(line),
-            _ => said.warn(WarningKind::Validate, line),
-        }
-    }
+    say_validation(said, &written.validation);
     // A skeleton beside a mesh no bone moves is rarely what a user wanted: say it.
     if parts.weights.is_none() {
         said.warn(

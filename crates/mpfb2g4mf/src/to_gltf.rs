@@ -117,12 +117,7 @@ pub fn to_gltf(
     if format == OutputFormat::Vrm {
         check_vrm(input, &spec, options)?;
     }
-    // Everything the writer refuses came from the input file: it is named.
-    let mut built =
-        gltf_writer::build_gltf(&spec, &layout).map_err(|e| ConvertError::Made {
-            file: input.to_path_buf(),
-            source: Box::new(e.into()),
-        })?;
+    let mut built = build(&spec, &layout, input)?;
     let mut vrm_summary = None;
     if format == OutputFormat::Vrm {
         let vrm = options.vrm.clone().unwrap_or_default();
@@ -264,4 +259,17 @@ fn same_folder(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
+}
+
+/// The glTF of `spec`, read from `input`: everything the writer refuses came from that file,
+/// so it is named.
+fn build(
+    spec: &CharacterSpec,
+    layout: &GltfOptions,
+    input: &Path,
+) -> Result<gltf_writer::BuiltGltf, ConvertError> {
+    gltf_writer::build_gltf(spec, layout).map_err(|e| ConvertError::Made {
+        file: input.to_path_buf(),
+        source: Box::new(e.into()),
+    })
 }

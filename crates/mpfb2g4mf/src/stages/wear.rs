@@ -101,9 +101,10 @@ pub fn wear(
     let body: Vec<DVec3> = character.mesh.positions.iter().map(|p| *p / UNIT).collect();
     let body_weights = BodyWeights::of(&character);
     let sources = SkinSources {
+        body: &body,
         body_weights: &body_weights,
         derived,
-        allow_fallback: options.allow_fallback,
+        options,
     };
     let mut topology = None;
     // Each attachment's `z_depth`, in attachment order, for the drawing order.
@@ -120,29 +121,17 @@ pub fn wear(
             topology = Some((asset, positions));
             continue;
         }
-        let fitted = Fitted {
-            asset,
-            positions,
-            body: &body,
-        };
         attach(
             &mut character,
             extras,
-            fitted,
-            (sources, options.materials),
+            (asset, positions),
+            sources,
             warnings,
         )?;
         depths.push(asset.proxy.z_depth.unwrap_or(0));
     }
     if let Some((asset, positions)) = topology {
-        character = replace_body(
-            character,
-            extras,
-            (asset, positions),
-            &body,
-            sources,
-            warnings,
-        )?;
+        character = replace_body(character, extras, (asset, positions), sources, warnings)?;
         // The body's vertices are gone: nothing to mask.
         hidden.vertices.clear();
     }
@@ -185,35 +174,22 @@ fn fit(asset: &LoadedWearable, body: &[DVec3]) -> Result<Vec<DVec3>, ConvertErro
     Ok(positions)
 }
 
-/// A worn asset fitted to the body, with what its skin and shapes are taken from.
-struct Fitted<'a> {
-    asset: &'a Arc<LoadedWearable>,
-    /// Its fitted positions, in metres.
-    positions: Vec<DVec3>,
-    /// The body, in decimetres.
-    body: &'a [DVec3],
-}
-
-/// Adds a fitted asset as an attachment: its skin (inherited, its own, or with its sub-rig),
-/// the body's blend shapes refitted, its material when `materials`, and its provenance.
+/// Adds an asset fitted at `positions` (metres) as an attachment: its skin (inherited, its
+/// own, or with its sub-rig), the body's blend shapes refitted, its material when asked, and
+/// its provenance.
 fn attach(
     character: &mut Character,
     extras: &mut MpfbExtras,
-    fitted: Fitted<'_>,
-    (sources, materials): (SkinSources<'_>, bool),
+    (asset, positions): (&Arc<LoadedWearable>, Vec<DVec3>),
+    sources: SkinSources<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<(), ConvertError> {
-    let Fitted {
-        asset,
-        positions,
-        body,
-    } = fitted;
     let proxy = &asset.proxy;
     let (skin, how, subrig_bones) =
         skin_of(character, extras, asset, &positions, sources, warnings)?;
-    let blend_shapes = shapes_of(proxy, body, &character.blend_shapes);
+    let blend_shapes = shapes_of(proxy, sources.body, &character.blend_shapes);
     let name = proxy.name.clone();
-    let material = materials.then(|| material_of(asset));
+    let material = sources.options.materials.then(|| material_of(asset));
     let shared = asset.topology(material.is_some());
     let mesh = Mesh {
         positions,
@@ -268,12 +244,11 @@ fn replace_body(
     mut character: Character,
     extras: &mut MpfbExtras,
     (asset, positions): (&Arc<LoadedWearable>, Vec<DVec3>),
-    body: &[DVec3],
     sources: SkinSources<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<Character, ConvertError> {
     let (skin, _, _) = skin_of(&mut character, extras, asset, &positions, sources, warnings)?;
-    let offsets = refit_shapes(&asset.proxy, body, &character.blend_shapes);
+    let offsets = refit_shapes(&asset.proxy, sources.body, &character.blend_shapes);
     for (shape, offsets) in character.blend_shapes.iter_mut().zip(offsets) {
         shape.offsets = Arc::new(offsets);
         shape.normal_offsets.clear();
@@ -409,15 +384,17 @@ pub struct AssetWeights {
     skin: std::sync::OnceLock<Arc<Skin>>,
 }
 
-/// What an asset's skin is made from besides the asset and its fitted positions.
+/// What an asset is worn on besides its own files and fitted positions.
 #[derive(Clone, Copy)]
 struct SkinSources<'a> {
+    /// The body, in decimetres (its shapes are refitted on it).
+    body: &'a [DVec3],
     /// The body's weights, which assets inherit.
     body_weights: &'a BodyWeights,
     /// What other bodies on the same skin derived.
     derived: &'a Derived,
-    /// Whether a sub-rig's bone end may fall back to its default position.
-    allow_fallback: bool,
+    /// Materials wanted, sub-rig fallbacks allowed.
+    options: WearOptions,
 }
 
 /// The asset's skin, how it was made (`inherited`, `custom`, `custom+subrig`,
@@ -460,7 +437,8 @@ fn skin_of(
     } else {
         "inherited+subrig"
     };
-    let fitted = fit_subrig(asset, subrig, positions, sources.allow_fallback, warnings)?;
+    let allowed = sources.options.allow_fallback;
+    let fitted = fit_subrig(asset, subrig, positions, allowed, warnings)?;
     let mut per_vertex = weights.per_vertex.clone();
     let subrig_bones = add_subrig(character, extras, asset, subrig, &fitted, &mut per_vertex)?;
     let skin = Arc::new(Skin {

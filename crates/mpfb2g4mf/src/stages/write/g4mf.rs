@@ -47,16 +47,7 @@ pub(super) fn write_g4mf(
                 Arc::new(Uncarried::of(&skin.authored, numbering))
             })
     });
-    let layout = CharacterOptions {
-        all_joints: options.all_joints,
-        group_names: options.group_names,
-        index_width: IndexWidth::Smallest,
-        // The uncarried pairs and the thumbnail, appended by `append_extras`: three
-        // accessors of at most four bytes an entry, and a PNG, each view padded.
-        reserve_bytes: uncarried.as_ref().map_or(0, |u| u.groups.len() * 12)
-            + thumbnail.as_ref().map_or(0, |(png, _)| png.len())
-            + 4 * g4mf_writer::VIEW_ALIGNMENT,
-    };
+    let layout = layout_of(options, uncarried.as_deref(), thumbnail.as_ref());
     let vertex_count = spec.mesh.as_ref().map_or(0, |m| m.positions.len());
     let mut built = build_character_with(&spec, &layout)?;
     crate::timings::lap("write: build");
@@ -85,6 +76,24 @@ pub(super) fn write_g4mf(
         vrm: None,
         validation: output.validation,
     })
+}
+
+/// The writer's layout options, its buffer reserving room for what [`append_extras`] adds:
+/// the uncarried pairs (three accessors of at most four bytes an entry) and the thumbnail's
+/// PNG, each view padded.
+fn layout_of(
+    options: &ConvertOptions,
+    uncarried: Option<&Uncarried>,
+    thumbnail: Option<&(Vec<u8>, [f64; 3])>,
+) -> CharacterOptions {
+    CharacterOptions {
+        all_joints: options.all_joints,
+        group_names: options.group_names,
+        index_width: IndexWidth::Smallest,
+        reserve_bytes: uncarried.map_or(0, |u| u.groups.len() * 12)
+            + thumbnail.map_or(0, |(png, _)| png.len())
+            + 4 * g4mf_writer::VIEW_ALIGNMENT,
+    }
 }
 
 /// The authored pairs a skin does not carry for a mesh (see
@@ -264,30 +273,7 @@ fn output(
     };
     let blobs = [std::mem::take(&mut built.buffer)];
     if format == OutputFormat::Binary {
-        let file = g4b_parts(&mut built.document, &blobs, container)?;
-        crate::timings::lap("write: encode");
-        let validation = if options.validate {
-            check_valid(&file.to_vec(), &options.output)?
-        } else {
-            Vec::new()
-        };
-        let parts: Vec<&[u8]> = file.parts().collect();
-        let written = crate::atomic::PendingFile::write(&options.output, &parts)
-            .map_err(output_error(&options.output))?;
-        let pending = match commit {
-            Commit::Now => {
-                written.commit().map_err(output_error(&options.output))?;
-                None
-            }
-            Commit::Later => Some(written),
-        };
-        crate::timings::lap("write: file");
-        return Ok(Output {
-            pending,
-            external: Vec::new(),
-            bytes: file.len() as u64,
-            validation,
-        });
+        return write_g4b(&mut built.document, &blobs, container, options, commit);
     }
     let storage = if format == OutputFormat::TextExternal {
         let stem = options
@@ -310,6 +296,41 @@ fn output(
         pending: None,
         external,
         bytes,
+        validation,
+    })
+}
+
+/// Encodes a `.g4b` (validated first when asked) and writes it now or, with
+/// [`Commit::Later`], as a pending file.
+fn write_g4b(
+    document: &mut g4mf_writer::model::Document,
+    blobs: &[Vec<u8>],
+    container: ContainerOptions,
+    options: &ConvertOptions,
+    commit: Commit,
+) -> Result<Output, ConvertError> {
+    let file = g4b_parts(document, blobs, container)?;
+    crate::timings::lap("write: encode");
+    let validation = if options.validate {
+        check_valid(&file.to_vec(), &options.output)?
+    } else {
+        Vec::new()
+    };
+    let parts: Vec<&[u8]> = file.parts().collect();
+    let written = crate::atomic::PendingFile::write(&options.output, &parts)
+        .map_err(output_error(&options.output))?;
+    let pending = match commit {
+        Commit::Now => {
+            written.commit().map_err(output_error(&options.output))?;
+            None
+        }
+        Commit::Later => Some(written),
+    };
+    crate::timings::lap("write: file");
+    Ok(Output {
+        pending,
+        external: Vec::new(),
+        bytes: file.len() as u64,
         validation,
     })
 }
