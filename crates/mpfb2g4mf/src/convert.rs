@@ -368,12 +368,6 @@ fn summary_of(
 /// whose coordinates the scale carries past f32's range: G4MF stores f32, so this is said
 /// here, naming the mesh, not found later as an infinite accessor value.
 fn check_mesh(mesh: &LoadedMesh, options: &ConvertOptions) -> Result<(), ConvertError> {
-    if mesh.obj.face_count() == 0 {
-        return Err(ConvertError::NoFaces {
-            mesh: mesh.path.clone(),
-            why: "the mesh has no faces (`f` lines): nothing to write",
-        });
-    }
     if !options.any_topology && mesh.obj.positions.len() != mpfb_body::BASE_MESH_VERTICES {
         return Err(ConvertError::Topology {
             mesh: mesh.path.clone(),
@@ -392,6 +386,12 @@ fn check_mesh(mesh: &LoadedMesh, options: &ConvertOptions) -> Result<(), Convert
             mesh: mesh.path.clone(),
             largest,
             scale: options.frame.scale,
+        });
+    }
+    if mesh.obj.face_count() == 0 {
+        return Err(ConvertError::NoFaces {
+            mesh: mesh.path.clone(),
+            why: "the mesh has no faces (`f` lines): nothing to write",
         });
     }
     Ok(())
