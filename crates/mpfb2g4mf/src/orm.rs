@@ -1,27 +1,22 @@
 //! The `orm` texture packed from a MakeHuman material's separate maps: ambient occlusion
 //! (`aomapTexture`) in red, roughness (`roughnessmapTexture`) in green, metallic
 //! (`metallicmapTexture`) in blue, the order G4MF requires (`parts/mesh/material.md`). The
-//! only image we decode and encode: every other image is written as it is.
+//! only image we encode: every other image is written as it is (once decoded to check it).
 //!
 //! A map's grey level is its value as stored (these maps are data, not colours: no sRGB
-//! decoding). Maps of different sizes are resampled to the largest; a channel without a usable
-//! map is filled with the material's value (occlusion 1, unoccluded as in glTF's occlusion
-//! map, which the spec calls the industry layout; roughness from `roughness` or
-//! `1 - shininess`; metallic from `metallic`, else 0).
+//! decoding). Maps of different sizes are resampled to the one with the most pixels (the
+//! packed image is never larger than its largest input); a channel without a usable map is
+//! filled with the material's value (occlusion 1, unoccluded as in glTF's occlusion map,
+//! which the spec calls the industry layout; roughness from `roughness` or `1 - shininess`;
+//! metallic from `metallic`, else 0).
 
 use crate::images::{Unusable, image_of};
 use character::Image;
-use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, Limits, RgbImage};
+use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, RgbImage};
 use makehuman_assets::MaterialFile;
 
 /// The material keys of the three channels, in channel order.
 pub const KEYS: [&str; 3] = ["aomapTexture", "roughnessmapTexture", "metallicmapTexture"];
-
-/// The largest side of a map decoded for packing.
-pub const MAX_SIDE: u32 = 8192;
-
-/// The most a map's decoding may allocate.
-const MAX_DECODE_BYTES: u64 = 512 << 20;
 
 /// The channel values where a map is missing: occlusion, roughness, metallic.
 pub fn defaults(material: &MaterialFile) -> [f64; 3] {
@@ -32,28 +27,51 @@ pub fn defaults(material: &MaterialFile) -> [f64; 3] {
     [1.0, roughness, material.metallic.unwrap_or(0.0)].map(|v| v.clamp(0.0, 1.0))
 }
 
-/// One PNG with the present maps in their channels and `defaults` elsewhere; an error when
-/// no map is usable (then the texture keeps only its placeholder) or one cannot be decoded.
-pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Image, Unusable> {
+/// A packed `orm` image and the maps that were given but could not be decoded (their
+/// channels take the defaults), by channel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Packed {
+    /// The packed PNG.
+    pub image: Image,
+    /// Channels whose map could not be decoded, and why.
+    pub undecodable: Vec<(usize, Unusable)>,
+}
+
+/// One PNG with the decodable maps in their channels and `defaults` elsewhere, as large as
+/// the map with the most pixels (never larger than one input: maps of 8192 x 1 and 1 x 8192
+/// make 8192 x 1, not 8192 x 8192). An error when no map is given or none decodes (then the
+/// texture keeps only its placeholder), saying why.
+pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unusable> {
     if maps.iter().all(Option::is_none) {
         return Err(Unusable::Missing);
     }
+    let mut undecodable = Vec::new();
     let decoded: Vec<Option<GrayImage>> = maps
         .iter()
-        .map(|m| m.map(decode_grey).transpose())
-        .collect::<Result<_, _>>()?;
-    let width = decoded
+        .enumerate()
+        .map(|(c, m)| {
+            m.and_then(|m| match decode_grey(m) {
+                Ok(g) => Some(g),
+                Err(why) => {
+                    undecodable.push((c, why));
+                    None
+                }
+            })
+        })
+        .collect();
+    let Some((width, height)) = decoded
         .iter()
         .flatten()
-        .map(|g| g.width())
-        .max()
-        .unwrap_or(1);
-    let height = decoded
-        .iter()
-        .flatten()
-        .map(|g| g.height())
-        .max()
-        .unwrap_or(1);
+        .map(GrayImage::dimensions)
+        .max_by_key(|&(w, h)| u64::from(w) * u64::from(h))
+    else {
+        let why = undecodable
+            .iter()
+            .map(|(c, why)| format!("{}: {}", KEYS[*c], why.describe()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(Unusable::Bad(format!("no map decodes ({why})")));
+    };
     let channels: Vec<Option<GrayImage>> = decoded
         .into_iter()
         .map(|g| {
@@ -78,14 +96,18 @@ pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Image, Unus
             None => fill[c],
         }))
     });
+    drop(channels);
     let mut bytes = Vec::new();
     DynamicImage::ImageRgb8(packed)
         .write_to(&mut std::io::Cursor::new(&mut bytes), ImageFormat::Png)
         .map_err(|e| Unusable::Bad(format!("cannot encode the packed map: {e}")))?;
-    image_of(bytes)
+    Ok(Packed {
+        image: image_of(bytes)?,
+        undecodable,
+    })
 }
 
-/// A map's grey level per pixel, decoded within [`MAX_SIDE`] and a memory bound.
+/// A map's grey level per pixel, decoded within [`crate::images::decode_limits`].
 fn decode_grey(map: &Image) -> Result<GrayImage, Unusable> {
     let format = if map.mime == "image/png" {
         ImageFormat::Png
@@ -93,20 +115,17 @@ fn decode_grey(map: &Image) -> Result<GrayImage, Unusable> {
         ImageFormat::Jpeg
     };
     let mut reader = ImageReader::with_format(std::io::Cursor::new(map.bytes.as_slice()), format);
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_SIDE);
-    limits.max_image_height = Some(MAX_SIDE);
-    limits.max_alloc = Some(MAX_DECODE_BYTES);
-    reader.limits(limits);
+    reader.limits(crate::images::decode_limits());
     let decoded = reader
         .decode()
-        .map_err(|e| Unusable::Bad(format!("cannot decode the map: {e}")))?;
+        .map_err(|e| Unusable::Bad(format!("cannot be decoded: {e}")))?;
     // A grey map is its value; a coloured one (some packs ship RGB) its first channel, which
     // equals the others in a grey image saved as RGB.
     Ok(match decoded {
         DynamicImage::ImageLuma8(g) => g,
         other => {
             let rgb = other.to_rgb8();
+            drop(other);
             GrayImage::from_fn(rgb.width(), rgb.height(), |x, y| {
                 image::Luma([rgb.get_pixel(x, y).0[0]])
             })
@@ -135,7 +154,7 @@ mod tests {
     #[test]
     fn each_map_lands_in_its_channel_and_missing_ones_take_the_defaults() {
         let ao = png(4, 2, |x, _| (x * 60) as u8);
-        let packed = pack([Some(&ao), None, None], [1.0, 0.5, 0.0]).unwrap();
+        let packed = pack([Some(&ao), None, None], [1.0, 0.5, 0.0]).unwrap().image;
         assert_eq!(packed.size, [4, 2]);
         assert_eq!(packed.mime, "image/png");
         let rgb = decoded(&packed);
@@ -143,7 +162,7 @@ mod tests {
             assert_eq!(rgb.get_pixel(x, 1).0, [(x * 60) as u8, 128, 0]);
         }
         let metallic = png(4, 2, |_, y| 200 + y as u8);
-        let rgb = decoded(&pack([None, None, Some(&metallic)], [1.0, 1.0, 0.0]).unwrap());
+        let rgb = decoded(&pack([None, None, Some(&metallic)], [1.0, 1.0, 0.0]).unwrap().image);
         assert_eq!(rgb.get_pixel(0, 0).0, [255, 255, 200]);
         assert_eq!(rgb.get_pixel(3, 1).0, [255, 255, 201]);
     }
@@ -152,7 +171,9 @@ mod tests {
     fn maps_of_different_sizes_are_resampled_to_the_largest() {
         let ao = png(2, 2, |_, _| 10);
         let roughness = png(8, 4, |_, _| 90);
-        let packed = pack([Some(&ao), Some(&roughness), None], [1.0, 1.0, 0.0]).unwrap();
+        let packed = pack([Some(&ao), Some(&roughness), None], [1.0, 1.0, 0.0])
+            .unwrap()
+            .image;
         assert_eq!(packed.size, [8, 4]);
         let rgb = decoded(&packed);
         assert!(rgb.pixels().all(|p| p.0 == [10, 90, 0]));
@@ -169,6 +190,36 @@ mod tests {
             pack([Some(&broken), None, None], [1.0; 3]),
             Err(Unusable::Bad(_))
         ));
+    }
+
+    /// Maps of 8192 x 1 and 1 x 8192 once packed into 8192 x 8192 (192 MiB and seconds for a
+    /// few hundred bytes): the packed map is as large as the map with the most pixels.
+    #[test]
+    fn the_packed_map_is_no_larger_than_its_largest_map() {
+        let (wide, tall) = test_support::images::orm_bomb_maps();
+        let (wide, tall) = (image_of(wide).unwrap(), image_of(tall).unwrap());
+        let packed = pack([Some(&wide), Some(&tall), None], [1.0; 3]).unwrap();
+        assert_eq!(packed.image.size[0] * packed.image.size[1], 8192);
+        assert!(packed.undecodable.is_empty());
+    }
+
+    #[test]
+    fn a_map_that_does_not_decode_is_reported_and_the_others_packed() {
+        let good = png(4, 4, |_, _| 30);
+        let mut broken = png(4, 4, |_, _| 0);
+        let mut bytes = broken.bytes.as_ref().clone();
+        bytes.truncate(40);
+        broken.bytes = std::sync::Arc::new(bytes);
+        let packed = pack([Some(&good), Some(&broken), None], [1.0, 0.5, 0.0]).unwrap();
+        assert_eq!(packed.undecodable.len(), 1);
+        assert_eq!(packed.undecodable[0].0, 1);
+        assert!(
+            packed.undecodable[0].1.describe().contains("cannot be decoded"),
+            "{:?}",
+            packed.undecodable
+        );
+        let rgb = decoded(&packed.image);
+        assert_eq!(rgb.get_pixel(0, 0).0, [30, 128, 0]);
     }
 
     #[test]

@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+#[path = "hostile_inputs/images.rs"]
+mod images;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

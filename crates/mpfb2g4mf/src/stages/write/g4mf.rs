@@ -5,7 +5,8 @@
 //! external buffers as a pair).
 
 use super::{
-    Commit, Derived, Kept, TextureTable, Written, copy_images, output_error, text_bytes,
+    Commit, Derived, Kept, TextureTable, Written, copy_images, output_error, settle_copies,
+    text_bytes,
     texture_warnings, to_value,
 };
 use crate::derived::{Both, Id};
@@ -60,7 +61,7 @@ pub(super) fn write_g4mf(
     let vertex_count = spec.mesh.as_ref().map_or(0, |m| m.positions.len());
     let mut built = build_character_with(&spec, &layout)?;
     crate::timings::lap("write: build");
-    let images = copy_images(textures)?;
+    let copies = copy_images(textures)?;
     extras.mesh.source_vertex_count = Some(character.mesh.numbering.source_count);
     extras.mesh.source_vertices = Some(ranges(&character.mesh.numbering.source));
     append_extras(&mut built, extras.mesh, uncarried.as_deref(), thumbnail)?;
@@ -68,8 +69,9 @@ pub(super) fn write_g4mf(
     let statistics = Statistics::of(&built, &spec, vertex_count);
     crate::timings::lap("write: stats");
     let output = output(&mut built, options, format, commit)?;
+    let (pending, images) = settle_copies(output.pending, copies);
     Ok(Written {
-        pending: output.pending,
+        pending,
         external: output.external,
         bytes: output.bytes,
         joints: built.joint_bones.len(),
