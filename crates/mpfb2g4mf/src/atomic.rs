@@ -95,8 +95,9 @@ impl Drop for PendingFile {
 }
 
 /// Who uses each shared file this process knows of.
-static SHARED_FILES: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<PathBuf, SharedUse>>> =
-    std::sync::LazyLock::new(Default::default);
+static SHARED_FILES: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<PathBuf, SharedUse>>,
+> = std::sync::LazyLock::new(Default::default);
 
 /// The uses of one shared file.
 #[derive(Debug, Default)]

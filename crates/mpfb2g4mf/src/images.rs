@@ -74,8 +74,7 @@ fn check_size(width: u32, height: u32) -> Result<(), Unusable> {
     if width == 0 || height == 0 {
         return Err(Unusable::Bad("a zero size".into()));
     }
-    if width > MAX_SIDE || height > MAX_SIDE || u64::from(width) * u64::from(height) > MAX_PIXELS
-    {
+    if width > MAX_SIDE || height > MAX_SIDE || u64::from(width) * u64::from(height) > MAX_PIXELS {
         return Err(Unusable::Bad(format!(
             "it declares {width}x{height} pixels, above the limit of {MAX_SIDE} a side"
         )));
@@ -171,6 +170,27 @@ mod tests {
             out.splice(33..33, chunk);
         }
         out
+    }
+
+    #[test]
+    fn declared_sizes_beyond_the_bound_and_truncated_files_are_refused() {
+        let bomb = test_support::images::png_declaring(100_000, 100_000);
+        match image_of(bomb) {
+            Err(Unusable::Bad(why)) => assert!(why.contains("100000x100000"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // Within the side bound but not the pixel bound is refused too; at it, decoded.
+        let wide = test_support::images::png_declaring(MAX_SIDE, MAX_SIDE + 1);
+        assert!(matches!(image_of(wide), Err(Unusable::Bad(_))));
+        match image_of(test_support::images::truncated_png()) {
+            Err(Unusable::Bad(why)) => assert!(why.contains("cannot be decoded"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // A header that promises rows the data does not hold.
+        let empty = test_support::images::png_declaring(64, 64);
+        assert!(matches!(image_of(empty), Err(Unusable::Bad(_))));
+        let good = test_support::images::grey_png(MAX_SIDE, 1, 3);
+        assert_eq!(image_of(good).map(|i| i.size), Ok([MAX_SIDE, 1]));
     }
 
     #[test]

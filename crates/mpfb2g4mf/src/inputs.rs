@@ -1135,6 +1135,41 @@ impl Loader {
 mod tests {
     use super::*;
 
+    /// `--textures none` reads no image: even a bomb or a truncated one is never opened,
+    /// and no `orm` is packed.
+    #[test]
+    fn unread_images_are_named_but_never_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let material = dir.path().join("m.mhmat");
+        std::fs::write(
+            &material,
+            "name m\ndiffuseTexture a.png\naomapTexture b.png\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("a.png"),
+            test_support::images::grey_png(2, 2, 9),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("b.png"),
+            test_support::images::grey_png(2, 2, 9),
+        )
+        .unwrap();
+        let not_read = Err(crate::images::Unusable::NotRead);
+        let unread = LoadedMaterial::load(&material, 1 << 20, false).unwrap();
+        assert_eq!(
+            unread.images.base_color.as_ref().map(|b| &b.1),
+            Some(&not_read)
+        );
+        let orm = unread.images.orm.unwrap();
+        assert_eq!(orm.image, not_read);
+        assert!(orm.missing.is_empty() && orm.unusable.is_empty());
+        let read = LoadedMaterial::load(&material, 1 << 20, true).unwrap();
+        assert!(read.images.base_color.unwrap().1.is_ok());
+        assert!(read.images.orm.unwrap().image.is_ok());
+    }
+
     #[test]
     fn an_image_that_is_not_there_is_missing_not_an_error() {
         assert_eq!(

@@ -154,7 +154,9 @@ mod tests {
     #[test]
     fn each_map_lands_in_its_channel_and_missing_ones_take_the_defaults() {
         let ao = png(4, 2, |x, _| (x * 60) as u8);
-        let packed = pack([Some(&ao), None, None], [1.0, 0.5, 0.0]).unwrap().image;
+        let packed = pack([Some(&ao), None, None], [1.0, 0.5, 0.0])
+            .unwrap()
+            .image;
         assert_eq!(packed.size, [4, 2]);
         assert_eq!(packed.mime, "image/png");
         let rgb = decoded(&packed);
@@ -162,7 +164,11 @@ mod tests {
             assert_eq!(rgb.get_pixel(x, 1).0, [(x * 60) as u8, 128, 0]);
         }
         let metallic = png(4, 2, |_, y| 200 + y as u8);
-        let rgb = decoded(&pack([None, None, Some(&metallic)], [1.0, 1.0, 0.0]).unwrap().image);
+        let rgb = decoded(
+            &pack([None, None, Some(&metallic)], [1.0, 1.0, 0.0])
+                .unwrap()
+                .image,
+        );
         assert_eq!(rgb.get_pixel(0, 0).0, [255, 255, 200]);
         assert_eq!(rgb.get_pixel(3, 1).0, [255, 255, 201]);
     }
@@ -214,7 +220,10 @@ mod tests {
         assert_eq!(packed.undecodable.len(), 1);
         assert_eq!(packed.undecodable[0].0, 1);
         assert!(
-            packed.undecodable[0].1.describe().contains("cannot be decoded"),
+            packed.undecodable[0]
+                .1
+                .describe()
+                .contains("cannot be decoded"),
             "{:?}",
             packed.undecodable
         );

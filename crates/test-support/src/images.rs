@@ -104,7 +104,12 @@ mod tests {
             (100_000, 100_000)
         );
         let (a, b) = orm_bomb_maps();
-        assert!(a.len() < 500 && b.len() < 500, "{} and {}", a.len(), b.len());
+        assert!(
+            a.len() < 500 && b.len() < 500,
+            "{} and {}",
+            a.len(),
+            b.len()
+        );
         assert!(truncated_png().len() > 100);
     }
 }

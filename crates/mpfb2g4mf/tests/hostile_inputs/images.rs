@@ -26,7 +26,14 @@ fn textured(dir: &Path, case: &str, material: &str, images: &[(&str, &[u8])]) ->
 /// standard error.
 fn wear(data: &Path, assets: &Path, out: &Path, extra: &[&str]) -> Output {
     cli()
-        .args(["convert", "--helpers", "none", "--rig-name", "default", "--mpfb-data"])
+        .args([
+            "convert",
+            "--helpers",
+            "none",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+        ])
         .arg(data)
         .arg("--assets")
         .arg(assets)
@@ -81,12 +88,22 @@ fn a_failed_copy_removes_the_images_and_buffers_it_wrote_and_nothing_else() {
     // An image that was there before (a user's, or an earlier run's) stays.
     let folder = dir.path().join("kept");
     std::fs::create_dir_all(&folder).unwrap();
-    let ok = wear(&data, &assets, &folder.join("ok.g4b"), &["--textures", "copy"]);
+    let ok = wear(
+        &data,
+        &assets,
+        &folder.join("ok.g4b"),
+        &["--textures", "copy"],
+    );
     assert!(ok.status.success(), "{}", stderr(&ok));
     let before = names(&folder);
     assert!(before.iter().any(|n| n.ends_with(".png")), "{before:?}");
     std::fs::create_dir(folder.join("x.g4b")).unwrap();
-    let failed = wear(&data, &assets, &folder.join("x.g4b"), &["--textures", "copy"]);
+    let failed = wear(
+        &data,
+        &assets,
+        &folder.join("x.g4b"),
+        &["--textures", "copy"],
+    );
     assert!(!failed.status.success());
     let mut after = before.clone();
     after.push("x.g4b".to_owned());
@@ -153,7 +170,12 @@ fn a_failed_batch_job_removes_only_the_images_no_other_job_uses() {
     // Alone, the failed job leaves nothing it made.
     let (result, folder) = batch("alone", &["failing.g4b"]);
     assert!(!result.status.success(), "{}", stderr(&result));
-    assert_eq!(names(&folder), ["failing.g4b", "jobs.toml"], "{}", stderr(&result));
+    assert_eq!(
+        names(&folder),
+        ["failing.g4b", "jobs.toml"],
+        "{}",
+        stderr(&result)
+    );
 }
 
 /// A material naming a good base colour, a bomb as its normal map, a truncated occlusion map
@@ -188,7 +210,10 @@ fn images_are_decoded_within_a_bound_and_broken_ones_said_apart_from_missing_one
     assert_eq!(missing.len(), 1, "{text}");
     assert!(missing[0].contains("an image is missing"), "{text}");
     assert!(!missing[0].contains("cut.png") && !missing[0].contains("bomb.png"));
-    let unusable: Vec<&str> = text.lines().filter(|l| l.contains("cannot be used")).collect();
+    let unusable: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("cannot be used"))
+        .collect();
     assert_eq!(unusable.len(), 1, "{text}");
     for (name, why) in [
         ("bomb.png", "it declares 100000x100000 pixels"),
@@ -228,13 +253,17 @@ fn occlusion_and_roughness_maps_pack_no_larger_than_the_largest() {
     let (material, textures) = bad_material(&out);
     let orm = &textures[material["orm"]["texture"].as_u64().unwrap() as usize];
     // One of the maps' sizes, not their largest width by their largest height.
-    let size = (orm["size"][0].as_u64().unwrap(), orm["size"][1].as_u64().unwrap());
+    let size = (
+        orm["size"][0].as_u64().unwrap(),
+        orm["size"][1].as_u64().unwrap(),
+    );
     assert!(size == (8192, 1) || size == (1, 8192), "{orm}");
     assert!(orm.get("files").is_some(), "{orm}");
     // The metallic map that does not decode is said, not dropped silently.
     let shown = format!("{}", assets.join("clothes/bad/cut.png").display());
     assert!(
-        text.lines().any(|l| l.contains("cannot be used") && l.contains(&shown)),
+        text.lines()
+            .any(|l| l.contains("cannot be used") && l.contains(&shown)),
         "{text}"
     );
 }
@@ -284,7 +313,75 @@ fn textures_none_folds_placeholders_into_factors_and_reads_no_image() {
         .collect();
     assert_eq!(folded.len(), expected.len());
     for (got, want) in folded.iter().zip(&expected) {
-        assert!((got.as_f64().unwrap() - want).abs() < 1e-6, "{folded:?} vs {expected:?}");
+        assert!(
+            (got.as_f64().unwrap() - want).abs() < 1e-6,
+            "{folded:?} vs {expected:?}"
+        );
     }
     assert!(folded[0].as_f64().unwrap() < factor[0].as_f64().unwrap());
+}
+
+/// An image whose file name holds a URI's delimiters (`#` ends a path, `%` starts an escape,
+/// a space is not allowed): `--textures reference` percent-encodes it, and the file opens in
+/// our reader, validator and preview, and, as a `.gltf`, in the Khronos validator.
+#[test]
+fn image_uris_are_percent_encoded_and_resolve() {
+    let test = "image_uris_are_percent_encoded";
+    let Some(data) = test_support::mpfb_data_or_skip(test) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let image = grey_png(4, 4, 120);
+    let assets = textured(
+        dir.path(),
+        "assets",
+        "name bad\ndiffuseTexture a#b c%.png\n",
+        &[("a#b c%.png", &image)],
+    );
+    let encoded = "assets/clothes/bad/a%23b%20c%25.png";
+    let mut gltf = None;
+    for output in ["out.g4tf", "out.gltf"] {
+        let out = dir.path().join(output);
+        let result = wear(&data, &assets, &out, &["--textures", "reference"]);
+        let text = stderr(&result);
+        assert!(result.status.success(), "{text}");
+        assert!(text.contains("warnings  none"), "{text}");
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        // G4MF keeps image files in `files`, glTF in `images`.
+        let uris: Vec<&str> = ["files", "images"]
+            .iter()
+            .filter_map(|key| json[key].as_array())
+            .flatten()
+            .filter_map(|i| i["uri"].as_str())
+            .collect();
+        assert!(uris.contains(&encoded), "{output}: {uris:?}");
+        let commands: &[&str] = if output.ends_with(".g4tf") {
+            &["validate", "preview"]
+        } else {
+            &["preview"]
+        };
+        for &command in commands {
+            let mut run = cli();
+            run.arg(command).arg(&out);
+            if command == "preview" {
+                run.arg("-o").arg(dir.path().join(format!("{output}.png")));
+            }
+            let result = run.output().unwrap();
+            assert!(
+                result.status.success(),
+                "{command} {output}: {}{}",
+                String::from_utf8_lossy(&result.stdout),
+                stderr(&result)
+            );
+        }
+        if output.ends_with(".gltf") {
+            gltf = Some(out);
+        }
+    }
+    let gltf = gltf.unwrap();
+    let Some(reports) = test_support::clients::gltf_validator(test, &[&gltf]) else {
+        return;
+    };
+    test_support::clients::assert_no_validator_issues(&reports);
 }

@@ -6,8 +6,7 @@
 
 use super::{
     Commit, Derived, Kept, TextureTable, Written, copy_images, output_error, settle_copies,
-    text_bytes,
-    texture_warnings, to_value,
+    text_bytes, texture_warnings, to_value,
 };
 use crate::derived::{Both, Id};
 use crate::error::ConvertError;
