@@ -1,10 +1,10 @@
-//! Fuzzes image checking (`mpfb2g4mf::images::image_of`): any bytes give an image or a
+//! Fuzzes image checking (`mpfb2g4mf::image_files::image_of`): any bytes give an image or a
 //! reason, never a panic; an accepted image is a PNG or JPEG whose size is within the bounds
 //! and whose bytes are kept as they are.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mpfb2g4mf::images::{MAX_PIXELS, MAX_SIDE, Unusable, image_of};
+use mpfb2g4mf::image_files::{MAX_PIXELS, MAX_SIDE, Unusable, image_of};
 
 fuzz_target!(|data: &[u8]| {
     match image_of(data.to_vec()) {

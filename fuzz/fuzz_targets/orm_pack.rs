@@ -1,11 +1,11 @@
-//! Fuzzes `orm` packing (`mpfb2g4mf::images::pack_orm`): the input is cut into up to three
+//! Fuzzes `orm` packing (`mpfb2g4mf::image_files::pack_orm`): the input is cut into up to three
 //! maps (at `0xFF 0x00 0xFF 0x00`), each checked by `image_of`; packing never panics, and a
 //! packed map is a PNG no larger (in pixels) than its largest map, every map it could not
 //! decode reported.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mpfb2g4mf::images::{image_of, pack_orm};
+use mpfb2g4mf::image_files::{image_of, pack_orm};
 
 const CUT: &[u8] = &[0xFF, 0x00, 0xFF, 0x00];
 

@@ -61,7 +61,7 @@ pub mod files {
     pub use crate::paths::{Role, SameFile, check_distinct, check_output_apart};
 }
 
-pub mod images {
+pub mod image_files {
     //! Images as materials name them: checked within a bound (size from the header, then
     //! decoded) before they are embedded, copied or packed, and the `orm` map packed from
     //! occlusion, roughness and metallic maps no larger than the largest of them.
