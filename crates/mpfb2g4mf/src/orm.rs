@@ -45,20 +45,7 @@ pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unu
     if maps.iter().all(Option::is_none) {
         return Err(Unusable::Missing);
     }
-    let mut undecodable = Vec::new();
-    let decoded: Vec<Option<GrayImage>> = maps
-        .iter()
-        .enumerate()
-        .map(|(c, m)| {
-            m.and_then(|m| match decode_grey(m) {
-                Ok(g) => Some(g),
-                Err(why) => {
-                    undecodable.push((c, why));
-                    None
-                }
-            })
-        })
-        .collect();
+    let (decoded, undecodable) = decode_maps(maps);
     let Some((width, height)) = decoded
         .iter()
         .flatten()
@@ -105,6 +92,25 @@ pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unu
         image: image_of(bytes)?,
         undecodable,
     })
+}
+
+/// The maps decoded, by channel, and the channels whose map did not decode, with why.
+fn decode_maps(maps: [Option<&Image>; 3]) -> (Vec<Option<GrayImage>>, Vec<(usize, Unusable)>) {
+    let mut undecodable = Vec::new();
+    let decoded = maps
+        .iter()
+        .enumerate()
+        .map(|(c, m)| {
+            m.and_then(|m| match decode_grey(m) {
+                Ok(g) => Some(g),
+                Err(why) => {
+                    undecodable.push((c, why));
+                    None
+                }
+            })
+        })
+        .collect();
+    (decoded, undecodable)
 }
 
 /// A map's grey level per pixel, decoded within [`crate::images::decode_limits`].

@@ -5,8 +5,8 @@
 //! external buffers as a pair).
 
 use super::{
-    Commit, Derived, Kept, TextureTable, Written, copy_images, output_error, settle_copies,
-    text_bytes, texture_warnings, to_value,
+    Commit, Derived, Kept, TextureTable, Written, copy_images, output_error, text_bytes,
+    texture_warnings, to_value,
 };
 use crate::derived::{Both, Id};
 use crate::error::ConvertError;
@@ -67,10 +67,9 @@ pub(super) fn write_g4mf(
     crate::timings::lap("write: extras");
     let statistics = Statistics::of(&built, &spec, vertex_count);
     crate::timings::lap("write: stats");
-    let output = output(&mut built, options, format, commit)?;
-    let (pending, images) = settle_copies(output.pending, copies);
+    let (output, images) = settle_copies(output(&mut built, options, format, commit)?, copies);
     Ok(Written {
-        pending,
+        pending: output.pending,
         external: output.external,
         bytes: output.bytes,
         joints: built.joint_bones.len(),
@@ -237,6 +236,17 @@ fn unmoved(skin: &[(u32, u32, f32)], vertex_count: usize) -> usize {
         moved[e.0 as usize] = true;
     }
     moved.iter().filter(|m| !**m).count()
+}
+
+/// The copied images once the output is written: kept now, or, for a `.g4b` still to be
+/// committed, held by it (kept when it is in place, released if it never is).
+fn settle_copies(
+    mut output: Output,
+    copies: Vec<crate::atomic::SharedFile>,
+) -> (Output, Vec<PathBuf>) {
+    let (pending, images) = super::settle_copies(output.pending.take(), copies);
+    output.pending = pending;
+    (output, images)
 }
 
 /// What writing the files left: the `.g4b` to commit later, the external buffers, the bytes.
