@@ -385,3 +385,68 @@ fn image_uris_are_percent_encoded_and_resolve() {
     };
     test_support::clients::assert_no_validator_issues(&reports);
 }
+
+/// `to-gltf` embeds again what a G4MF file embeds: an image that does not decode is checked
+/// and left out (its placeholder folded), with a note naming it, not copied on.
+#[test]
+fn to_gltf_leaves_out_an_embedded_image_that_does_not_decode() {
+    let Some(data) = test_support::mpfb_data_or_skip("to_gltf_broken_image") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let image = grey_png(16, 16, 33);
+    let assets = textured(dir.path(), "assets", COPIED, &[("a.png", &image)]);
+    let g4b = dir.path().join("in.g4b");
+    let result = wear(&data, &assets, &g4b, &[]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    // The clothes' material keeps its texture through `to-gltf`, until its image's compressed
+    // data is corrupted in place (the file still reads).
+    let bad_texture = |gltf: &Path| -> Option<serde_json::Value> {
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(gltf).unwrap()).unwrap();
+        let material = json["materials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"].as_str().is_some_and(|n| n.starts_with("bad")))
+            .unwrap()
+            .clone();
+        material["pbrMetallicRoughness"]
+            .get("baseColorTexture")
+            .cloned()
+    };
+    let to_gltf = |gltf: &Path| -> String {
+        let result = cli()
+            .arg("to-gltf")
+            .arg(&g4b)
+            .arg("-o")
+            .arg(gltf)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&result.stdout),
+            stderr(&result)
+        );
+        assert!(result.status.success(), "{text}");
+        text
+    };
+    let sound = dir.path().join("sound.gltf");
+    to_gltf(&sound);
+    assert!(bad_texture(&sound).is_some());
+    let mut bytes = std::fs::read(&g4b).unwrap();
+    let at = bytes
+        .windows(image.len())
+        .position(|w| w == image.as_slice())
+        .expect("the image embedded as it is");
+    let idat = at + image.windows(4).position(|w| w == b"IDAT").unwrap() + 4;
+    bytes[idat..idat + 6].fill(0xAA);
+    std::fs::write(&g4b, &bytes).unwrap();
+    let broken = dir.path().join("broken.gltf");
+    let text = to_gltf(&broken);
+    assert!(
+        text.contains("aTexture cannot be used (cannot be decoded"),
+        "{text}"
+    );
+    assert_eq!(bad_texture(&broken), None, "{text}");
+}
