@@ -256,31 +256,19 @@ fn rebase_image_uris(spec: &mut CharacterSpec, from: &Path, to: &Path, notes: &m
 
 /// Each embedded image checked as a converted one is (`images::image_of`: its size within the
 /// bounds, decoded) before it is embedded again: one that is not usable is left out (its
-/// texture's placeholder is folded into the factor) with a note naming it and why; one
-/// whose bytes are not its declared type gets the type of its bytes, said too.
+/// texture's placeholder is folded into the factor) with a note naming it and why.
 fn check_embedded_images(spec: &mut CharacterSpec, notes: &mut Vec<String>) {
     for texture in &mut spec.textures {
-        let Some(ImageSpec::Embedded { bytes, mime }) = &mut texture.image else {
+        let Some(ImageSpec::Embedded { bytes, .. }) = &texture.image else {
             continue;
         };
-        match crate::images::image_of(bytes.as_ref().clone()) {
-            Ok(image) => {
-                if image.mime != mime {
-                    notes.push(format!(
-                        "the image of {} holds {} bytes, not {mime} (written as {})",
-                        texture.name, image.mime, image.mime
-                    ));
-                    *mime = image.mime.to_owned();
-                }
-            }
-            Err(why) => {
-                notes.push(format!(
-                    "the image of {} cannot be used ({}): left out, its placeholder colour stands in",
-                    texture.name,
-                    why.describe()
-                ));
-                texture.image = None;
-            }
+        if let Err(why) = crate::images::image_of(bytes.as_ref().clone()) {
+            notes.push(format!(
+                "the image of {} cannot be used ({}): left out, its placeholder colour stands in",
+                texture.name,
+                why.describe()
+            ));
+            texture.image = None;
         }
     }
 }
