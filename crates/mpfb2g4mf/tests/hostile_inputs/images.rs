@@ -122,6 +122,19 @@ fn a_failed_copy_removes_the_images_and_buffers_it_wrote_and_nothing_else() {
         .unwrap();
     assert!(!demo.status.success());
     assert_eq!(names(&demo_folder), ["x.g4tf"]);
+    // to-gltf's external buffer goes with its failed `.gltf`.
+    let gltf_folder = dir.path().join("to-gltf");
+    let gltf_out = gltf_folder.join("x.gltf");
+    std::fs::create_dir_all(&gltf_out).unwrap();
+    let to_gltf = cli()
+        .args(["to-gltf", "--external-bin"])
+        .arg(folder.join("ok.g4b"))
+        .arg("-o")
+        .arg(&gltf_out)
+        .output()
+        .unwrap();
+    assert!(!to_gltf.status.success(), "{}", stderr(&to_gltf));
+    assert_eq!(names(&gltf_folder), ["x.gltf"]);
 }
 
 #[test]
