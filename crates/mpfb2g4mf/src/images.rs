@@ -16,6 +16,12 @@ pub const MAX_PIXELS: u64 = MAX_SIDE as u64 * MAX_SIDE as u64;
 /// decoded whole: 8192 x 8192 RGB is 192 MiB).
 pub const MAX_DECODE_BYTES: u64 = 256 << 20;
 
+/// The most pixels a JPEG may declare per byte of its file: a flat 8 x 8 block costs a few
+/// bits at least (about 128 pixels a byte for grey), so 1024 leaves room for any real image
+/// and refuses a few hundred bytes declaring millions of pixels, which a lenient decoder
+/// would fill with grey.
+pub const MAX_JPEG_PIXELS_PER_BYTE: u64 = 1024;
+
 /// Why an image a material names cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unusable {
@@ -53,6 +59,15 @@ pub fn image_of(bytes: Vec<u8>) -> Result<Image, Unusable> {
         .into_dimensions()
         .map_err(|e| Unusable::Bad(format!("unreadable header: {e}")))?;
     check_size(width, height)?;
+    let pixels = u64::from(width) * u64::from(height);
+    if format == image::ImageFormat::Jpeg
+        && pixels > (bytes.len() as u64).saturating_mul(MAX_JPEG_PIXELS_PER_BYTE)
+    {
+        return Err(Unusable::Bad(format!(
+            "it declares {width}x{height} pixels in {} bytes, more than a JPEG can hold",
+            bytes.len()
+        )));
+    }
     match format {
         image::ImageFormat::Png => check_png_decodes(&bytes)?,
         _ => check_jpeg_decodes(&bytes)?,
@@ -189,6 +204,25 @@ mod tests {
         // A header that promises rows the data does not hold.
         let empty = test_support::images::png_declaring(64, 64);
         assert!(matches!(image_of(empty), Err(Unusable::Bad(_))));
+        // A flat JPEG, the most a JPEG compresses, is taken; its first few hundred bytes,
+        // which a lenient decoder would fill with grey, are not.
+        let mut flat = Vec::new();
+        image::DynamicImage::ImageLuma8(image::GrayImage::from_pixel(
+            2048,
+            2048,
+            image::Luma([128]),
+        ))
+        .write_to(
+            &mut std::io::Cursor::new(&mut flat),
+            image::ImageFormat::Jpeg,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(image_of(flat.clone()).map(|i| i.size), Ok([2048, 2048]));
+        flat.truncate(600);
+        match image_of(flat) {
+            Err(Unusable::Bad(why)) => assert!(why.contains("more than a JPEG"), "{why}"),
+            other => panic!("{other:?}"),
+        }
         let good = test_support::images::grey_png(MAX_SIDE, 1, 3);
         assert_eq!(image_of(good).map(|i| i.size), Ok([MAX_SIDE, 1]));
     }

@@ -37,45 +37,28 @@ pub struct Packed {
     pub undecodable: Vec<(usize, Unusable)>,
 }
 
+/// The largest side of a packed map: larger maps are resampled down to it.
+pub const MAX_PACKED_SIDE: u32 = 4096;
+
 /// One PNG with the decodable maps in their channels and `defaults` elsewhere, as large as
-/// the map with the most pixels (never larger than one input: maps of 8192 x 1 and 1 x 8192
-/// make 8192 x 1, not 8192 x 8192). An error when no map is given or none decodes (then the
-/// texture keeps only its placeholder), saying why.
+/// the map with the most pixels by its header (never larger than one input: maps of 8192 x 1
+/// and 1 x 8192 make 8192 x 1, not 8192 x 8192), at most [`MAX_PACKED_SIDE`] a side. Each map
+/// is resampled as soon as it is decoded, so at most one map is held at its own size. An
+/// error when no map is given or none decodes (then the texture keeps only its
+/// placeholder), saying why.
 pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unusable> {
-    if maps.iter().all(Option::is_none) {
+    let Some((width, height)) = packed_size(maps) else {
         return Err(Unusable::Missing);
-    }
-    let (decoded, undecodable) = decode_maps(maps);
-    let Some((width, height)) = decoded
-        .iter()
-        .flatten()
-        .map(GrayImage::dimensions)
-        .max_by_key(|&(w, h)| u64::from(w) * u64::from(h))
-    else {
+    };
+    let (channels, undecodable) = decode_maps(maps, width, height);
+    if channels.iter().all(Option::is_none) {
         let why = undecodable
             .iter()
             .map(|(c, why)| format!("{}: {}", KEYS[*c], why.describe()))
             .collect::<Vec<_>>()
             .join("; ");
         return Err(Unusable::Bad(format!("no map decodes ({why})")));
-    };
-    let channels: Vec<Option<GrayImage>> = decoded
-        .into_iter()
-        .map(|g| {
-            g.map(|g| {
-                if g.dimensions() == (width, height) {
-                    g
-                } else {
-                    image::imageops::resize(
-                        &g,
-                        width,
-                        height,
-                        image::imageops::FilterType::Triangle,
-                    )
-                }
-            })
-        })
-        .collect();
+    }
     let fill = defaults.map(|v| (v * 255.0).round() as u8);
     let packed = RgbImage::from_fn(width, height, |x, y| {
         image::Rgb(std::array::from_fn(|c| match &channels[c] {
@@ -94,15 +77,39 @@ pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unu
     })
 }
 
-/// The maps decoded, by channel, and the channels whose map did not decode, with why.
-fn decode_maps(maps: [Option<&Image>; 3]) -> (Vec<Option<GrayImage>>, Vec<(usize, Unusable)>) {
+/// The size of the packed map: the map with the most pixels by its header, scaled down (its
+/// shape kept) to at most [`MAX_PACKED_SIDE`] a side; `None` without maps.
+fn packed_size(maps: [Option<&Image>; 3]) -> Option<(u32, u32)> {
+    let [width, height] = maps
+        .iter()
+        .flatten()
+        .map(|m| m.size)
+        .max_by_key(|&[w, h]| u64::from(w) * u64::from(h))?;
+    let scale = (f64::from(MAX_PACKED_SIDE) / f64::from(width.max(height))).min(1.0);
+    let side = |s: u32| ((f64::from(s) * scale).round() as u32).max(1);
+    Some((side(width), side(height)))
+}
+
+/// The maps decoded and resampled to `width` x `height`, by channel, and the channels whose
+/// map did not decode, with why.
+fn decode_maps(
+    maps: [Option<&Image>; 3],
+    width: u32,
+    height: u32,
+) -> (Vec<Option<GrayImage>>, Vec<(usize, Unusable)>) {
     let mut undecodable = Vec::new();
     let decoded = maps
         .iter()
         .enumerate()
         .map(|(c, m)| {
             m.and_then(|m| match decode_grey(m) {
-                Ok(g) => Some(g),
+                Ok(g) if g.dimensions() == (width, height) => Some(g),
+                Ok(g) => Some(image::imageops::resize(
+                    &g,
+                    width,
+                    height,
+                    image::imageops::FilterType::Triangle,
+                )),
                 Err(why) => {
                     undecodable.push((c, why));
                     None
@@ -127,16 +134,14 @@ fn decode_grey(map: &Image) -> Result<GrayImage, Unusable> {
         .map_err(|e| Unusable::Bad(format!("cannot be decoded: {e}")))?;
     // A grey map is its value; a coloured one (some packs ship RGB) its first channel, which
     // equals the others in a grey image saved as RGB.
-    Ok(match decoded {
-        DynamicImage::ImageLuma8(g) => g,
-        other => {
-            let rgb = other.to_rgb8();
-            drop(other);
-            GrayImage::from_fn(rgb.width(), rgb.height(), |x, y| {
-                image::Luma([rgb.get_pixel(x, y).0[0]])
-            })
-        }
-    })
+    let rgb = match decoded {
+        DynamicImage::ImageLuma8(g) => return Ok(g),
+        DynamicImage::ImageRgb8(rgb) => rgb,
+        other => other.to_rgb8(),
+    };
+    Ok(GrayImage::from_fn(rgb.width(), rgb.height(), |x, y| {
+        image::Luma([rgb.get_pixel(x, y).0[0]])
+    }))
 }
 
 #[cfg(test)]
@@ -211,7 +216,12 @@ mod tests {
         let (wide, tall) = test_support::images::orm_bomb_maps();
         let (wide, tall) = (image_of(wide).unwrap(), image_of(tall).unwrap());
         let packed = pack([Some(&wide), Some(&tall), None], [1.0; 3]).unwrap();
-        assert_eq!(packed.image.size[0] * packed.image.size[1], 8192);
+        // 8192 x 1 (or 1 x 8192), at most MAX_PACKED_SIDE a side.
+        let [w, h] = packed.image.size;
+        assert!(
+            (w, h) == (MAX_PACKED_SIDE, 1) || (w, h) == (1, MAX_PACKED_SIDE),
+            "{w}x{h}"
+        );
         assert!(packed.undecodable.is_empty());
     }
 
