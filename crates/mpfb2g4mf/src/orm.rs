@@ -104,12 +104,7 @@ fn decode_maps(
         .map(|(c, m)| {
             m.and_then(|m| match decode_grey(m) {
                 Ok(g) if g.dimensions() == (width, height) => Some(g),
-                Ok(g) => Some(image::imageops::resize(
-                    &g,
-                    width,
-                    height,
-                    image::imageops::FilterType::Triangle,
-                )),
+                Ok(g) => Some(resample(&g, width, height)),
                 Err(why) => {
                     undecodable.push((c, why));
                     None
@@ -118,6 +113,89 @@ fn decode_maps(
         })
         .collect();
     (decoded, undecodable)
+}
+
+/// `map` resampled to `width` x `height` by a triangle filter widened when shrinking (as the
+/// `image` crate's), one axis then the other, in the order whose intermediate is smaller: the
+/// memory is that intermediate (`f32`s) and the result, never the larger side squared (the
+/// `image` crate's `resize` holds the source's width by the new height in RGBA floats: 512 MiB
+/// to turn 8192 x 1 into 1 x 4096).
+fn resample(map: &GrayImage, width: u32, height: u32) -> GrayImage {
+    let (source_width, source_height) = (map.width() as usize, map.height() as usize);
+    let (width, height) = (width as usize, height as usize);
+    let source = map.as_raw().as_slice();
+    let out: Vec<f32> = if width * source_height <= source_width * height {
+        let rows = resample_axis(source, source_width, source_height, width, true);
+        resample_axis(&rows, width, source_height, height, false)
+    } else {
+        let columns = resample_axis(source, source_width, source_height, height, false);
+        resample_axis(&columns, source_width, height, width, true)
+    };
+    let bytes = out
+        .iter()
+        .map(|v| v.round().clamp(0.0, 255.0) as u8)
+        .collect();
+    GrayImage::from_raw(width as u32, height as u32, bytes).unwrap_or_default()
+}
+
+/// A `width` x `height` grid of values resampled along x (`along_x`) or y to `size` samples.
+fn resample_axis<T: Copy>(
+    values: &[T],
+    width: usize,
+    height: usize,
+    size: usize,
+    along_x: bool,
+) -> Vec<f32>
+where
+    f32: From<T>,
+{
+    let (length, lines) = if along_x {
+        (width, height)
+    } else {
+        (height, width)
+    };
+    let (out_width, out_height) = if along_x {
+        (size, height)
+    } else {
+        (width, size)
+    };
+    let ratio = length as f32 / size as f32;
+    let support = ratio.max(1.0);
+    let mut out = vec![0.0f32; out_width * out_height];
+    for i in 0..size {
+        let center = (i as f32 + 0.5) * ratio;
+        let first = ((center - support).floor().max(0.0) as usize).min(length - 1);
+        let last = ((center + support).ceil() as usize).clamp(first + 1, length);
+        let weights: Vec<f32> = (first..last)
+            .map(|j| (1.0 - ((j as f32 + 0.5 - center) / support).abs()).max(0.0))
+            .collect();
+        let total: f32 = weights.iter().sum();
+        for line in 0..lines {
+            let at = |j: usize| {
+                if along_x {
+                    line * width + j
+                } else {
+                    j * width + line
+                }
+            };
+            let sum: f32 = (first..last)
+                .zip(&weights)
+                .map(|(j, w)| f32::from(values[at(j)]) * w)
+                .sum();
+            let value = if total > 0.0 {
+                sum / total
+            } else {
+                f32::from(values[at(first)])
+            };
+            let to = if along_x {
+                line * out_width + i
+            } else {
+                i * out_width + line
+            };
+            out[to] = value;
+        }
+    }
+    out
 }
 
 /// A map's grey level per pixel, decoded within [`crate::images::decode_limits`].
@@ -245,6 +323,22 @@ mod tests {
         );
         let rgb = decoded(&packed.image);
         assert_eq!(rgb.get_pixel(0, 0).0, [30, 128, 0]);
+    }
+
+    #[test]
+    fn resampling_keeps_flat_maps_flat_and_gradients_in_order() {
+        let flat = GrayImage::from_pixel(8192, 1, image::Luma([77]));
+        let turned = resample(&flat, 1, 4096);
+        assert_eq!(turned.dimensions(), (1, 4096));
+        assert!(turned.pixels().all(|p| p.0 == [77]));
+        let ramp = GrayImage::from_fn(8, 3, |x, _| image::Luma([(x * 30) as u8]));
+        let half = resample(&ramp, 4, 6);
+        assert_eq!(half.dimensions(), (4, 6));
+        for y in 0..6 {
+            let row: Vec<u8> = (0..4).map(|x| half.get_pixel(x, y).0[0]).collect();
+            assert!(row.windows(2).all(|w| w[0] < w[1]), "{row:?}");
+            assert!(row[0] < 40 && row[3] > 170, "{row:?}");
+        }
     }
 
     #[test]
