@@ -247,8 +247,9 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
 }
 
 /// Hostile images of issue 41, worn by a three-vertex garment: a 69-byte PNG declaring
-/// 100000 x 100000 pixels as its base colour, and occlusion and roughness maps of a few
-/// hundred bytes (8192 x 1 and 1 x 8192) that once packed into 8192 x 8192.
+/// 100000 x 100000 pixels as its base colour, occlusion and roughness maps of a few hundred
+/// bytes (8192 x 1 and 1 x 8192) that once packed into 8192 x 8192, and three flat 8192 x 8192
+/// maps (the largest taken, about 84 KB each).
 fn image_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     let d = data.display().to_string();
     let mut cases = Vec::new();
@@ -266,6 +267,16 @@ fn image_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
             "occlusion and roughness maps of 8192 x 1 and 1 x 8192 pixels (a few hundred bytes)",
             "name bad\naomapTexture wide.png\nroughnessmapTexture tall.png\n",
             vec![("wide.png", wide.clone()), ("tall.png", tall.clone())],
+        ),
+        (
+            "large",
+            "occlusion, roughness and metallic maps of 8192 x 8192 pixels (flat, ~84 KB each)",
+            "name bad\naomapTexture a.png\nroughnessmapTexture r.png\nmetallicmapTexture m.png\n",
+            ["a.png", "r.png", "m.png"]
+                .into_iter()
+                .zip([200, 100, 10])
+                .map(|(file, value)| (file, test_support::images::grey_png(8192, 8192, value)))
+                .collect(),
         ),
     ] {
         let assets = work.join("images").join(case);
