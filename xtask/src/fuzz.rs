@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 18] = [
+const TARGETS: [&str; 20] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -26,6 +26,8 @@ const TARGETS: [&str; 18] = [
     "mhmat",
     "gltf_scene",
     "to_gltf",
+    "image_decode",
+    "orm_pack",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

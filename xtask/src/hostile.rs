@@ -243,6 +243,78 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
             args,
         });
     }
+    cases.extend(image_cases(data, work)?);
+    Ok(cases)
+}
+
+/// Hostile images of issue 41, worn by a three-vertex garment: a 69-byte PNG declaring
+/// 100000 x 100000 pixels as its base colour, occlusion and roughness maps of a few hundred
+/// bytes (8192 x 1 and 1 x 8192) that once packed into 8192 x 8192, and three flat 8192 x 8192
+/// maps (the largest taken, about 84 KB each).
+fn image_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let d = data.display().to_string();
+    let mut cases = Vec::new();
+    let (wide, tall) = test_support::images::orm_bomb_maps();
+    let bomb = test_support::images::png_declaring(100_000, 100_000);
+    for (case, name, material, images) in [
+        (
+            "bomb",
+            "a 69-byte PNG declaring 100000 x 100000 pixels as a garment's base colour",
+            "name bad\ndiffuseTexture bomb.png\n",
+            vec![("bomb.png", bomb.clone())],
+        ),
+        (
+            "orm",
+            "occlusion and roughness maps of 8192 x 1 and 1 x 8192 pixels (a few hundred bytes)",
+            "name bad\naomapTexture wide.png\nroughnessmapTexture tall.png\n",
+            vec![("wide.png", wide.clone()), ("tall.png", tall.clone())],
+        ),
+        (
+            "large",
+            "occlusion, roughness and metallic maps of 8192 x 8192 pixels (flat, ~84 KB each)",
+            "name bad\naomapTexture a.png\nroughnessmapTexture r.png\nmetallicmapTexture m.png\n",
+            ["a.png", "r.png", "m.png"]
+                .into_iter()
+                .zip([200, 100, 10])
+                .map(|(file, value)| (file, test_support::images::grey_png(8192, 8192, value)))
+                .collect(),
+        ),
+    ] {
+        let assets = work.join("images").join(case);
+        let folder = assets.join("clothes/bad");
+        write(
+            &folder.join("bad.obj"),
+            b"v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n",
+        )?;
+        write(
+            &folder.join("bad.mhclo"),
+            b"name bad\nobj_file bad.obj\nmaterial bad.mhmat\nverts 0\n1\n2\n3\n",
+        )?;
+        write(&folder.join("bad.mhmat"), material.as_bytes())?;
+        for (file, bytes) in images {
+            write(&folder.join(file), &bytes)?;
+        }
+        cases.push(Case {
+            name,
+            args: [
+                "convert",
+                "--quiet",
+                "--mpfb-data",
+                &d,
+                "--rig-name",
+                "default",
+                "--assets",
+                &assets.display().to_string(),
+                "--clothes",
+                "bad",
+                "-o",
+                "out/x.g4b",
+            ]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+        });
+    }
     Ok(cases)
 }
 

@@ -348,8 +348,11 @@ pub struct Texture {
     /// The image was made by us (a generated iris, a packed ORM map), not read from `path`:
     /// it cannot be referenced, only embedded or copied.
     pub generated: bool,
-    /// Files named for it that could not be used (reported once per output).
+    /// Files named for it that are not there (reported once per output).
     pub missing: Vec<std::path::PathBuf>,
+    /// Files named for it that are there but cannot be used, and why (reported once per
+    /// output, apart from the missing ones).
+    pub unusable: Vec<(std::path::PathBuf, String)>,
 }
 
 /// An image file as it is: its bytes (never re-encoded), type and size.

@@ -1,6 +1,8 @@
 //! The one way we write files: a temporary file in the destination folder, synced, then
 //! renamed over the destination, so a reader never sees a half-written file; and a `.g4tf`
-//! with its external buffers replaced so that a failure at any step leaves the old pair whole.
+//! with its external buffers replaced so that a failure at any step leaves the old pair whole;
+//! and files that jobs share beside their outputs (`--textures copy`'s images), removed when
+//! every job that used them failed and this process wrote them.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,6 +40,9 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
 pub struct PendingFile {
     path: PathBuf,
     temp: Option<tempfile::NamedTempFile>,
+    /// Shared files it names (copied images): kept once it is in place, released if it is
+    /// dropped uncommitted.
+    companions: Vec<SharedFile>,
 }
 
 impl PendingFile {
@@ -48,6 +53,7 @@ impl PendingFile {
         let pending = Self {
             path: path.to_path_buf(),
             temp: Some(temp),
+            companions: Vec::new(),
         };
         // On error, dropping `pending` removes the temporary file.
         written.map(|()| pending)
@@ -58,12 +64,23 @@ impl PendingFile {
         &self.path
     }
 
+    /// The shared files it names: kept when it is committed, released (removed if no other
+    /// job uses them) when it is dropped or fails to commit.
+    pub fn with_companions(mut self, companions: Vec<SharedFile>) -> Self {
+        self.companions.extend(companions);
+        self
+    }
+
     /// Syncs the file and renames it over its destination.
     pub fn commit(mut self) -> std::io::Result<()> {
         let Some(temp) = self.temp.take() else {
             return Ok(());
         };
-        finish_temp(temp, &self.path, &mut |_| Ok(()), Step::TextWritten, &[])
+        finish_temp(temp, &self.path, &mut |_| Ok(()), Step::TextWritten, &[])?;
+        std::mem::take(&mut self.companions)
+            .into_iter()
+            .for_each(SharedFile::keep);
+        Ok(())
     }
 }
 
@@ -73,6 +90,81 @@ impl Drop for PendingFile {
             let path = temp.path().to_path_buf();
             drop(temp);
             crate::interrupt::unregister(&path);
+        }
+    }
+}
+
+/// Who uses each shared file this process knows of.
+static SHARED_FILES: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<PathBuf, SharedUse>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// The uses of one shared file.
+#[derive(Debug, Default)]
+struct SharedUse {
+    /// Jobs that use it (a job whose output is in place never stops using it).
+    users: usize,
+    /// This process wrote it (a file that was there before is never removed).
+    written_here: bool,
+}
+
+/// One job's use of a file that jobs share beside their outputs, named by its content (a copied
+/// image): [`SharedFile::keep`] once the job's output is in place; dropped without that (the
+/// job failed), the file is removed if this process wrote it and no other job uses it, so a
+/// failed job leaves nothing it made and never removes what another job or a user has.
+#[derive(Debug)]
+pub struct SharedFile {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl SharedFile {
+    /// Uses the file at `path`, writing `bytes` there (atomically) when it is not there; a
+    /// file already there is taken to hold them (its name is their hash). Checking and
+    /// writing happen under one lock, so a file one job is removing is never another's.
+    pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<Self> {
+        let mut files = SHARED_FILES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let entry = files.entry(path.to_path_buf()).or_default();
+        if !path.is_file() {
+            write_atomic(path, bytes)?;
+            entry.written_here = true;
+        }
+        entry.users += 1;
+        Ok(Self {
+            path: path.to_path_buf(),
+            kept: false,
+        })
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The job's output is in place: the file stays.
+    pub fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for SharedFile {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let mut files = SHARED_FILES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(entry) = files.get_mut(&self.path) {
+            entry.users = entry.users.saturating_sub(1);
+            if entry.users == 0 {
+                if entry.written_here {
+                    let _ = std::fs::remove_file(&self.path);
+                }
+                files.remove(&self.path);
+            }
         }
     }
 }

@@ -668,12 +668,17 @@ pub struct LoadedMaterial {
 }
 
 impl LoadedMaterial {
-    /// Reads the material at `path` and its images, each bounded by `limit`.
-    pub fn load(path: &Path, limit: u64) -> Result<Self, ConvertError> {
+    /// Reads the material at `path` and, with `read_images` (`--textures none` reads none),
+    /// its images, each bounded by `limit`.
+    pub fn load(path: &Path, limit: u64, read_images: bool) -> Result<Self, ConvertError> {
         let file =
             makehuman_assets::parse_material(&read_input_text_of(path, limit, Kind::MATERIAL)?)
                 .map_err(|e| e.with_file(path))?;
-        let images = LoadedImages::of(path, &file, limit);
+        let images = if read_images {
+            LoadedImages::of(path, &file, limit)
+        } else {
+            LoadedImages::unread(path, &file)
+        };
         Ok(Self {
             path: path.to_path_buf(),
             file,
@@ -702,8 +707,10 @@ pub struct PackedOrm {
     pub path: PathBuf,
     /// The packed image, or why none could be made (no map usable).
     pub image: Result<character::Image, crate::images::Unusable>,
-    /// The maps named but missing or unusable.
+    /// The maps named but not there.
     pub missing: Vec<PathBuf>,
+    /// The maps named and there but unusable (unreadable, too large, undecodable), and why.
+    pub unusable: Vec<(PathBuf, String)>,
 }
 
 /// One image a material names: where, and the image or why it cannot be used.
@@ -712,30 +719,67 @@ pub type LoadedImage = (PathBuf, Result<character::Image, crate::images::Unusabl
 impl LoadedImages {
     /// The images `material` (at `path`) names, relative to its folder, each read whole.
     pub fn of(path: &Path, material: &makehuman_assets::MaterialFile, limit: u64) -> Self {
+        Self::named(path, material, |file| read_image(file, limit))
+    }
+
+    /// The images `material` (at `path`) names, none of them read (`--textures none`): the
+    /// textures keep their placeholders, which the writer folds into the factors.
+    pub fn unread(path: &Path, material: &makehuman_assets::MaterialFile) -> Self {
+        Self::named(path, material, |_| Err(crate::images::Unusable::NotRead))
+    }
+
+    /// The images `material` (at `path`) names, each given by `read`, the `orm` maps packed.
+    fn named(
+        path: &Path,
+        material: &makehuman_assets::MaterialFile,
+        read: impl Fn(&Path) -> Result<character::Image, crate::images::Unusable>,
+    ) -> Self {
+        use crate::images::Unusable;
         let folder = path.parent().unwrap_or(Path::new("."));
         let image = |key: &str| {
             let texture = material.textures.iter().find(|t| t.key == key)?;
             let file = folder.join(&texture.path);
-            let image = read_image(&file, limit);
+            let image = read(&file);
             Some((file, image))
         };
         let maps = crate::orm::KEYS.map(image);
         let orm = maps.iter().any(Option::is_some).then(|| {
-            let missing = maps
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            let mut missing = Vec::new();
+            let mut unusable = Vec::new();
+            for (file, image) in maps.iter().flatten() {
+                match image {
+                    Err(Unusable::Missing) => missing.push(file.clone()),
+                    Err(why @ Unusable::Bad(_)) => unusable.push((file.clone(), why.describe())),
+                    Err(Unusable::NotRead) | Ok(_) => {}
+                }
+            }
+            let all_unread = maps
                 .iter()
                 .flatten()
-                .filter(|(_, image)| image.is_err())
-                .map(|(path, _)| path.clone())
-                .collect();
-            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-            PackedOrm {
-                path: folder.join(format!("{stem}_orm.png")),
-                image: crate::orm::pack(
+                .all(|(_, i)| *i == Err(Unusable::NotRead));
+            let packed = if all_unread {
+                Err(Unusable::NotRead)
+            } else {
+                crate::orm::pack(
                     maps.each_ref()
                         .map(|m| m.as_ref().and_then(|(_, i)| i.as_ref().ok())),
                     crate::orm::defaults(material),
-                ),
+                )
+            };
+            let image = packed.map(|packed| {
+                for (channel, why) in packed.undecodable {
+                    if let Some((file, _)) = &maps[channel] {
+                        unusable.push((file.clone(), why.describe()));
+                    }
+                }
+                packed.image
+            });
+            PackedOrm {
+                path: folder.join(format!("{stem}_orm.png")),
+                image,
                 missing,
+                unusable,
             }
         });
         Self {
@@ -771,8 +815,13 @@ pub struct LoadedSubrig {
 }
 
 impl LoadedWearable {
-    /// Reads `worn` and the files it names, each bounded by `limit`.
-    pub fn load(worn: &crate::outfit::WornAsset, limit: u64) -> Result<Self, ConvertError> {
+    /// Reads `worn` and the files it names (its material's images with `read_images`), each
+    /// bounded by `limit`.
+    pub fn load(
+        worn: &crate::outfit::WornAsset,
+        limit: u64,
+        read_images: bool,
+    ) -> Result<Self, ConvertError> {
         let path = &worn.path;
         let proxy = makehuman_assets::parse_proxy(&read_input_text_of(path, limit, Kind::ASSET)?)
             .map_err(|e| e.with_file(path))?;
@@ -797,7 +846,7 @@ impl LoadedWearable {
             .clone()
             .or_else(|| proxy.material.as_ref().map(|m| folder.join(m)));
         let material = material_path
-            .map(|m| LoadedMaterial::load(&m, limit))
+            .map(|m| LoadedMaterial::load(&m, limit, read_images))
             .transpose()?;
         let custom_weights = match &proxy.vertex_bone_weights_file {
             None => None,
@@ -912,13 +961,21 @@ fn mesh_key(files: &JobFiles) -> MeshKey {
     (files.mesh.clone(), files.vertex_groups.clone())
 }
 
+/// True when `job` reads the images its materials name (every `--textures` mode but `none`).
+fn reads_images(job: &Job) -> bool {
+    job.options.textures != crate::options::TextureMode::None
+}
+
 /// Loads jobs, sharing what they have in common.
 pub struct Loader {
     rigs: HashMap<PathBuf, Shared<LoadedRig>>,
     meshes: HashMap<MeshKey, Shared<LoadedMesh>>,
     weights: HashMap<PathBuf, Shared<LoadedWeights>>,
-    worn: HashMap<crate::outfit::WornAsset, Shared<LoadedWearable>>,
-    skins: HashMap<PathBuf, Shared<LoadedMaterial>>,
+    /// Worn assets by the asset and whether their images are read (not with `--textures
+    /// none`): a batch mixing modes reads an asset once per mode.
+    worn: HashMap<(crate::outfit::WornAsset, bool), Shared<LoadedWearable>>,
+    /// Skins by file and whether their images are read.
+    skins: HashMap<(PathBuf, bool), Shared<LoadedMaterial>>,
     targets: TargetCache,
     max_input_bytes: Option<u64>,
 }
@@ -930,11 +987,14 @@ impl Loader {
             rigs: shared_map(jobs.iter().map(|j| j.files.rig.clone())),
             meshes: shared_map(jobs.iter().map(|j| mesh_key(&j.files))),
             weights: shared_map(jobs.iter().filter_map(|j| j.files.weights.clone())),
-            worn: shared_map(
+            worn: shared_map(jobs.iter().flat_map(|j| {
+                let read = reads_images(j);
+                j.files.outfit.worn.iter().map(move |w| (w.clone(), read))
+            })),
+            skins: shared_map(
                 jobs.iter()
-                    .flat_map(|j| j.files.outfit.worn.iter().cloned()),
+                    .filter_map(|j| Some((j.files.outfit.skin.clone()?, reads_images(j)))),
             ),
-            skins: shared_map(jobs.iter().filter_map(|j| j.files.outfit.skin.clone())),
             targets: TargetCache::default(),
             max_input_bytes: None,
         }
@@ -1005,6 +1065,7 @@ impl Loader {
             .map(|b| load_body(b, files, limit, &self.targets, &budget))
             .transpose()?;
         let assets = load_assets(job, &self.targets, limit, &budget)?;
+        let read_images = reads_images(job);
         // Each asset's files parse on their own: in parallel (a suit's are the largest).
         use rayon::prelude::*;
         let worn = files
@@ -1013,9 +1074,9 @@ impl Loader {
             .par_iter()
             .map(|w| {
                 self.worn
-                    .get(w)
+                    .get(&(w.clone(), read_images))
                     .ok_or_else(unknown)?
-                    .get(|| LoadedWearable::load(w, limit))
+                    .get(|| LoadedWearable::load(w, limit, read_images))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let skin = files
@@ -1024,9 +1085,9 @@ impl Loader {
             .as_ref()
             .map(|path| {
                 self.skins
-                    .get(path)
+                    .get(&(path.clone(), read_images))
                     .ok_or_else(unknown)?
-                    .get(|| LoadedMaterial::load(path, limit))
+                    .get(|| LoadedMaterial::load(path, limit, read_images))
             })
             .transpose()?;
         crate::timings::lap("load body and assets");
@@ -1052,8 +1113,9 @@ impl Loader {
         if let Some(shared) = job.files.weights.as_ref().and_then(|w| self.weights.get(w)) {
             shared.release();
         }
+        let read_images = reads_images(job);
         for worn in &job.files.outfit.worn {
-            if let Some(shared) = self.worn.get(worn) {
+            if let Some(shared) = self.worn.get(&(worn.clone(), read_images)) {
                 shared.release();
             }
         }
@@ -1062,7 +1124,7 @@ impl Loader {
             .outfit
             .skin
             .as_ref()
-            .and_then(|s| self.skins.get(s))
+            .and_then(|s| self.skins.get(&(s.clone(), read_images)))
         {
             shared.release();
         }
@@ -1072,6 +1134,41 @@ impl Loader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--textures none` reads no image: even a bomb or a truncated one is never opened,
+    /// and no `orm` is packed.
+    #[test]
+    fn unread_images_are_named_but_never_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let material = dir.path().join("m.mhmat");
+        std::fs::write(
+            &material,
+            "name m\ndiffuseTexture a.png\naomapTexture b.png\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("a.png"),
+            test_support::images::grey_png(2, 2, 9),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("b.png"),
+            test_support::images::grey_png(2, 2, 9),
+        )
+        .unwrap();
+        let not_read = Err(crate::images::Unusable::NotRead);
+        let unread = LoadedMaterial::load(&material, 1 << 20, false).unwrap();
+        assert_eq!(
+            unread.images.base_color.as_ref().map(|b| &b.1),
+            Some(&not_read)
+        );
+        let orm = unread.images.orm.unwrap();
+        assert_eq!(orm.image, not_read);
+        assert!(orm.missing.is_empty() && orm.unusable.is_empty());
+        let read = LoadedMaterial::load(&material, 1 << 20, true).unwrap();
+        assert!(read.images.base_color.unwrap().1.is_ok());
+        assert!(read.images.orm.unwrap().image.is_ok());
+    }
 
     #[test]
     fn an_image_that_is_not_there_is_missing_not_an_error() {

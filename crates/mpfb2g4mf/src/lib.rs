@@ -61,6 +61,15 @@ pub mod files {
     pub use crate::paths::{Role, SameFile, check_distinct, check_output_apart};
 }
 
+pub mod image_files {
+    //! Images as materials name them: checked within a bound (size from the header, then
+    //! decoded) before they are embedded, copied or packed, and the `orm` map packed from
+    //! occlusion, roughness and metallic maps no larger than the largest of them.
+
+    pub use crate::images::{MAX_DECODE_BYTES, MAX_PIXELS, MAX_SIDE, Unusable, image_of};
+    pub use crate::orm::{Packed, pack as pack_orm};
+}
+
 pub mod process {
     //! What a process running conversions sets up once: the interrupt handler that removes
     //! half-written files, the stage timings on standard error, and the malloc settings.

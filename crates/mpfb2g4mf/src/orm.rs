@@ -1,27 +1,22 @@
 //! The `orm` texture packed from a MakeHuman material's separate maps: ambient occlusion
 //! (`aomapTexture`) in red, roughness (`roughnessmapTexture`) in green, metallic
 //! (`metallicmapTexture`) in blue, the order G4MF requires (`parts/mesh/material.md`). The
-//! only image we decode and encode: every other image is written as it is.
+//! only image we encode: every other image is written as it is (once decoded to check it).
 //!
 //! A map's grey level is its value as stored (these maps are data, not colours: no sRGB
-//! decoding). Maps of different sizes are resampled to the largest; a channel without a usable
-//! map is filled with the material's value (occlusion 1, unoccluded as in glTF's occlusion
-//! map, which the spec calls the industry layout; roughness from `roughness` or
-//! `1 - shininess`; metallic from `metallic`, else 0).
+//! decoding). Maps of different sizes are resampled to the one with the most pixels (the
+//! packed image is never larger than its largest input); a channel without a usable map is
+//! filled with the material's value (occlusion 1, unoccluded as in glTF's occlusion map,
+//! which the spec calls the industry layout; roughness from `roughness` or `1 - shininess`;
+//! metallic from `metallic`, else 0).
 
 use crate::images::{Unusable, image_of};
 use character::Image;
-use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, Limits, RgbImage};
+use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, RgbImage};
 use makehuman_assets::MaterialFile;
 
 /// The material keys of the three channels, in channel order.
 pub const KEYS: [&str; 3] = ["aomapTexture", "roughnessmapTexture", "metallicmapTexture"];
-
-/// The largest side of a map decoded for packing.
-pub const MAX_SIDE: u32 = 8192;
-
-/// The most a map's decoding may allocate.
-const MAX_DECODE_BYTES: u64 = 512 << 20;
 
 /// The channel values where a map is missing: occlusion, roughness, metallic.
 pub fn defaults(material: &MaterialFile) -> [f64; 3] {
@@ -32,45 +27,38 @@ pub fn defaults(material: &MaterialFile) -> [f64; 3] {
     [1.0, roughness, material.metallic.unwrap_or(0.0)].map(|v| v.clamp(0.0, 1.0))
 }
 
-/// One PNG with the present maps in their channels and `defaults` elsewhere; an error when
-/// no map is usable (then the texture keeps only its placeholder) or one cannot be decoded.
-pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Image, Unusable> {
-    if maps.iter().all(Option::is_none) {
+/// A packed `orm` image and the maps that were given but could not be decoded (their
+/// channels take the defaults), by channel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Packed {
+    /// The packed PNG.
+    pub image: Image,
+    /// Channels whose map could not be decoded, and why.
+    pub undecodable: Vec<(usize, Unusable)>,
+}
+
+/// The largest side of a packed map: larger maps are resampled down to it.
+pub const MAX_PACKED_SIDE: u32 = 4096;
+
+/// One PNG with the decodable maps in their channels and `defaults` elsewhere, as large as
+/// the map with the most pixels by its header (never larger than one input: maps of 8192 x 1
+/// and 1 x 8192 make 8192 x 1, not 8192 x 8192), at most [`MAX_PACKED_SIDE`] a side. Each map
+/// is resampled as soon as it is decoded, so at most one map is held at its own size. An
+/// error when no map is given or none decodes (then the texture keeps only its
+/// placeholder), saying why.
+pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unusable> {
+    let Some((width, height)) = packed_size(maps) else {
         return Err(Unusable::Missing);
+    };
+    let (channels, undecodable) = decode_maps(maps, width, height);
+    if channels.iter().all(Option::is_none) {
+        let why = undecodable
+            .iter()
+            .map(|(c, why)| format!("{}: {}", KEYS[*c], why.describe()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(Unusable::Bad(format!("no map decodes ({why})")));
     }
-    let decoded: Vec<Option<GrayImage>> = maps
-        .iter()
-        .map(|m| m.map(decode_grey).transpose())
-        .collect::<Result<_, _>>()?;
-    let width = decoded
-        .iter()
-        .flatten()
-        .map(|g| g.width())
-        .max()
-        .unwrap_or(1);
-    let height = decoded
-        .iter()
-        .flatten()
-        .map(|g| g.height())
-        .max()
-        .unwrap_or(1);
-    let channels: Vec<Option<GrayImage>> = decoded
-        .into_iter()
-        .map(|g| {
-            g.map(|g| {
-                if g.dimensions() == (width, height) {
-                    g
-                } else {
-                    image::imageops::resize(
-                        &g,
-                        width,
-                        height,
-                        image::imageops::FilterType::Triangle,
-                    )
-                }
-            })
-        })
-        .collect();
     let fill = defaults.map(|v| (v * 255.0).round() as u8);
     let packed = RgbImage::from_fn(width, height, |x, y| {
         image::Rgb(std::array::from_fn(|c| match &channels[c] {
@@ -78,14 +66,139 @@ pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Image, Unus
             None => fill[c],
         }))
     });
+    drop(channels);
     let mut bytes = Vec::new();
     DynamicImage::ImageRgb8(packed)
         .write_to(&mut std::io::Cursor::new(&mut bytes), ImageFormat::Png)
         .map_err(|e| Unusable::Bad(format!("cannot encode the packed map: {e}")))?;
-    image_of(bytes)
+    Ok(Packed {
+        image: image_of(bytes)?,
+        undecodable,
+    })
 }
 
-/// A map's grey level per pixel, decoded within [`MAX_SIDE`] and a memory bound.
+/// The size of the packed map: the map with the most pixels by its header, scaled down (its
+/// shape kept) to at most [`MAX_PACKED_SIDE`] a side; `None` without maps.
+fn packed_size(maps: [Option<&Image>; 3]) -> Option<(u32, u32)> {
+    let [width, height] = maps
+        .iter()
+        .flatten()
+        .map(|m| m.size)
+        .max_by_key(|&[w, h]| u64::from(w) * u64::from(h))?;
+    let scale = (f64::from(MAX_PACKED_SIDE) / f64::from(width.max(height))).min(1.0);
+    let side = |s: u32| ((f64::from(s) * scale).round() as u32).max(1);
+    Some((side(width), side(height)))
+}
+
+/// The maps decoded and resampled to `width` x `height`, by channel, and the channels whose
+/// map did not decode, with why.
+fn decode_maps(
+    maps: [Option<&Image>; 3],
+    width: u32,
+    height: u32,
+) -> (Vec<Option<GrayImage>>, Vec<(usize, Unusable)>) {
+    let mut undecodable = Vec::new();
+    let decoded = maps
+        .iter()
+        .enumerate()
+        .map(|(c, m)| {
+            m.and_then(|m| match decode_grey(m) {
+                Ok(g) if g.dimensions() == (width, height) => Some(g),
+                Ok(g) => Some(resample(&g, width, height)),
+                Err(why) => {
+                    undecodable.push((c, why));
+                    None
+                }
+            })
+        })
+        .collect();
+    (decoded, undecodable)
+}
+
+/// `map` resampled to `width` x `height` by a triangle filter widened when shrinking (as the
+/// `image` crate's), one axis then the other, in the order whose intermediate is smaller: the
+/// memory is that intermediate (`f32`s) and the result, never the larger side squared (the
+/// `image` crate's `resize` holds the source's width by the new height in RGBA floats: 512 MiB
+/// to turn 8192 x 1 into 1 x 4096).
+fn resample(map: &GrayImage, width: u32, height: u32) -> GrayImage {
+    let (source_width, source_height) = (map.width() as usize, map.height() as usize);
+    let (width, height) = (width as usize, height as usize);
+    let source = map.as_raw().as_slice();
+    let out: Vec<f32> = if width * source_height <= source_width * height {
+        let rows = resample_axis(source, source_width, source_height, width, true);
+        resample_axis(&rows, width, source_height, height, false)
+    } else {
+        let columns = resample_axis(source, source_width, source_height, height, false);
+        resample_axis(&columns, source_width, height, width, true)
+    };
+    let bytes = out
+        .iter()
+        .map(|v| v.round().clamp(0.0, 255.0) as u8)
+        .collect();
+    GrayImage::from_raw(width as u32, height as u32, bytes).unwrap_or_default()
+}
+
+/// A `width` x `height` grid of values resampled along x (`along_x`) or y to `size` samples.
+fn resample_axis<T: Copy>(
+    values: &[T],
+    width: usize,
+    height: usize,
+    size: usize,
+    along_x: bool,
+) -> Vec<f32>
+where
+    f32: From<T>,
+{
+    let (length, lines) = if along_x {
+        (width, height)
+    } else {
+        (height, width)
+    };
+    let (out_width, out_height) = if along_x {
+        (size, height)
+    } else {
+        (width, size)
+    };
+    let ratio = length as f32 / size as f32;
+    let support = ratio.max(1.0);
+    let mut out = vec![0.0f32; out_width * out_height];
+    for i in 0..size {
+        let center = (i as f32 + 0.5) * ratio;
+        let first = ((center - support).floor().max(0.0) as usize).min(length - 1);
+        let last = ((center + support).ceil() as usize).clamp(first + 1, length);
+        let weights: Vec<f32> = (first..last)
+            .map(|j| (1.0 - ((j as f32 + 0.5 - center) / support).abs()).max(0.0))
+            .collect();
+        let total: f32 = weights.iter().sum();
+        for line in 0..lines {
+            let at = |j: usize| {
+                if along_x {
+                    line * width + j
+                } else {
+                    j * width + line
+                }
+            };
+            let sum: f32 = (first..last)
+                .zip(&weights)
+                .map(|(j, w)| f32::from(values[at(j)]) * w)
+                .sum();
+            let value = if total > 0.0 {
+                sum / total
+            } else {
+                f32::from(values[at(first)])
+            };
+            let to = if along_x {
+                line * out_width + i
+            } else {
+                i * out_width + line
+            };
+            out[to] = value;
+        }
+    }
+    out
+}
+
+/// A map's grey level per pixel, decoded within [`crate::images::decode_limits`].
 fn decode_grey(map: &Image) -> Result<GrayImage, Unusable> {
     let format = if map.mime == "image/png" {
         ImageFormat::Png
@@ -93,25 +206,20 @@ fn decode_grey(map: &Image) -> Result<GrayImage, Unusable> {
         ImageFormat::Jpeg
     };
     let mut reader = ImageReader::with_format(std::io::Cursor::new(map.bytes.as_slice()), format);
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_SIDE);
-    limits.max_image_height = Some(MAX_SIDE);
-    limits.max_alloc = Some(MAX_DECODE_BYTES);
-    reader.limits(limits);
+    reader.limits(crate::images::decode_limits());
     let decoded = reader
         .decode()
-        .map_err(|e| Unusable::Bad(format!("cannot decode the map: {e}")))?;
+        .map_err(|e| Unusable::Bad(format!("cannot be decoded: {e}")))?;
     // A grey map is its value; a coloured one (some packs ship RGB) its first channel, which
     // equals the others in a grey image saved as RGB.
-    Ok(match decoded {
-        DynamicImage::ImageLuma8(g) => g,
-        other => {
-            let rgb = other.to_rgb8();
-            GrayImage::from_fn(rgb.width(), rgb.height(), |x, y| {
-                image::Luma([rgb.get_pixel(x, y).0[0]])
-            })
-        }
-    })
+    let rgb = match decoded {
+        DynamicImage::ImageLuma8(g) => return Ok(g),
+        DynamicImage::ImageRgb8(rgb) => rgb,
+        other => other.to_rgb8(),
+    };
+    Ok(GrayImage::from_fn(rgb.width(), rgb.height(), |x, y| {
+        image::Luma([rgb.get_pixel(x, y).0[0]])
+    }))
 }
 
 #[cfg(test)]
@@ -135,7 +243,9 @@ mod tests {
     #[test]
     fn each_map_lands_in_its_channel_and_missing_ones_take_the_defaults() {
         let ao = png(4, 2, |x, _| (x * 60) as u8);
-        let packed = pack([Some(&ao), None, None], [1.0, 0.5, 0.0]).unwrap();
+        let packed = pack([Some(&ao), None, None], [1.0, 0.5, 0.0])
+            .unwrap()
+            .image;
         assert_eq!(packed.size, [4, 2]);
         assert_eq!(packed.mime, "image/png");
         let rgb = decoded(&packed);
@@ -143,7 +253,11 @@ mod tests {
             assert_eq!(rgb.get_pixel(x, 1).0, [(x * 60) as u8, 128, 0]);
         }
         let metallic = png(4, 2, |_, y| 200 + y as u8);
-        let rgb = decoded(&pack([None, None, Some(&metallic)], [1.0, 1.0, 0.0]).unwrap());
+        let rgb = decoded(
+            &pack([None, None, Some(&metallic)], [1.0, 1.0, 0.0])
+                .unwrap()
+                .image,
+        );
         assert_eq!(rgb.get_pixel(0, 0).0, [255, 255, 200]);
         assert_eq!(rgb.get_pixel(3, 1).0, [255, 255, 201]);
     }
@@ -152,7 +266,9 @@ mod tests {
     fn maps_of_different_sizes_are_resampled_to_the_largest() {
         let ao = png(2, 2, |_, _| 10);
         let roughness = png(8, 4, |_, _| 90);
-        let packed = pack([Some(&ao), Some(&roughness), None], [1.0, 1.0, 0.0]).unwrap();
+        let packed = pack([Some(&ao), Some(&roughness), None], [1.0, 1.0, 0.0])
+            .unwrap()
+            .image;
         assert_eq!(packed.size, [8, 4]);
         let rgb = decoded(&packed);
         assert!(rgb.pixels().all(|p| p.0 == [10, 90, 0]));
@@ -169,6 +285,60 @@ mod tests {
             pack([Some(&broken), None, None], [1.0; 3]),
             Err(Unusable::Bad(_))
         ));
+    }
+
+    /// Maps of 8192 x 1 and 1 x 8192 once packed into 8192 x 8192 (192 MiB and seconds for a
+    /// few hundred bytes): the packed map is as large as the map with the most pixels.
+    #[test]
+    fn the_packed_map_is_no_larger_than_its_largest_map() {
+        let (wide, tall) = test_support::images::orm_bomb_maps();
+        let (wide, tall) = (image_of(wide).unwrap(), image_of(tall).unwrap());
+        let packed = pack([Some(&wide), Some(&tall), None], [1.0; 3]).unwrap();
+        // 8192 x 1 (or 1 x 8192), at most MAX_PACKED_SIDE a side.
+        let [w, h] = packed.image.size;
+        assert!(
+            (w, h) == (MAX_PACKED_SIDE, 1) || (w, h) == (1, MAX_PACKED_SIDE),
+            "{w}x{h}"
+        );
+        assert!(packed.undecodable.is_empty());
+    }
+
+    #[test]
+    fn a_map_that_does_not_decode_is_reported_and_the_others_packed() {
+        let good = png(4, 4, |_, _| 30);
+        let mut broken = png(4, 4, |_, _| 0);
+        let mut bytes = broken.bytes.as_ref().clone();
+        bytes.truncate(40);
+        broken.bytes = std::sync::Arc::new(bytes);
+        let packed = pack([Some(&good), Some(&broken), None], [1.0, 0.5, 0.0]).unwrap();
+        assert_eq!(packed.undecodable.len(), 1);
+        assert_eq!(packed.undecodable[0].0, 1);
+        assert!(
+            packed.undecodable[0]
+                .1
+                .describe()
+                .contains("cannot be decoded"),
+            "{:?}",
+            packed.undecodable
+        );
+        let rgb = decoded(&packed.image);
+        assert_eq!(rgb.get_pixel(0, 0).0, [30, 128, 0]);
+    }
+
+    #[test]
+    fn resampling_keeps_flat_maps_flat_and_gradients_in_order() {
+        let flat = GrayImage::from_pixel(8192, 1, image::Luma([77]));
+        let turned = resample(&flat, 1, 4096);
+        assert_eq!(turned.dimensions(), (1, 4096));
+        assert!(turned.pixels().all(|p| p.0 == [77]));
+        let ramp = GrayImage::from_fn(8, 3, |x, _| image::Luma([(x * 30) as u8]));
+        let half = resample(&ramp, 4, 6);
+        assert_eq!(half.dimensions(), (4, 6));
+        for y in 0..6 {
+            let row: Vec<u8> = (0..4).map(|x| half.get_pixel(x, y).0[0]).collect();
+            assert!(row.windows(2).all(|w| w[0] < w[1]), "{row:?}");
+            assert!(row[0] < 40 && row[3] > 170, "{row:?}");
+        }
     }
 
     #[test]

@@ -105,6 +105,7 @@ pub fn to_gltf(
         .ok_or_else(|| ToGltfError::OutputExtension(options.output.clone()))?;
     crate::paths::check_output_apart("the glTF file", &options.output, [input])?;
     let (mut spec, mut notes) = read_spec(input, file)?;
+    check_embedded_images(&mut spec, &mut notes);
     rebase_image_uris(
         &mut spec,
         folder_of(input),
@@ -249,6 +250,25 @@ fn rebase_image_uris(spec: &mut CharacterSpec, from: &Path, to: &Path, notes: &m
                 "image `{uri}` of {} is not a relative path (kept as it is)",
                 texture.name
             )),
+        }
+    }
+}
+
+/// Each embedded image checked as a converted one is (`images::image_of`: its size within the
+/// bounds, decoded) before it is embedded again: one that is not usable is left out (its
+/// texture's placeholder is folded into the factor) with a note naming it and why.
+fn check_embedded_images(spec: &mut CharacterSpec, notes: &mut Vec<String>) {
+    for texture in &mut spec.textures {
+        let Some(ImageSpec::Embedded { bytes, .. }) = &texture.image else {
+            continue;
+        };
+        if let Err(why) = crate::images::image_of(bytes.as_ref().clone()) {
+            notes.push(format!(
+                "the image of {} cannot be used ({}): left out, its placeholder colour stands in",
+                texture.name,
+                why.describe()
+            ));
+            texture.image = None;
         }
     }
 }

@@ -8,6 +8,8 @@
 
 #[path = "hostile_inputs/weights_and_rigs.rs"]
 mod weights_and_rigs;
+#[path = "hostile_inputs/images.rs"]
+mod images;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -14,6 +14,7 @@
 
 pub mod clients;
 pub mod gltf;
+pub mod images;
 pub mod skinning;
 pub mod tiny;
 

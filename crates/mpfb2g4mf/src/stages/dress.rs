@@ -141,6 +141,7 @@ pub fn dress(
                     placeholder: linear_rgba(srgb)[..3].to_vec(),
                     generated: true,
                     missing: Vec::new(),
+                    unusable: Vec::new(),
                 }),
                 ..Default::default()
             },

@@ -88,22 +88,28 @@ pub fn material_from(name: String, source: Option<&LoadedMaterial>, role: Role) 
                 placeholder: file.map_or([1.0, 1.0, 0.0], crate::orm::defaults).to_vec(),
                 generated: true,
                 missing: orm.missing.clone(),
+                unusable: orm.unusable.clone(),
             }),
         },
     }
 }
 
-/// A texture of an image read as it is: missing when it could not be read.
+/// A texture of an image read as it is: missing when it is not there, unusable (and why)
+/// when it is there but cannot be used, neither when it was not read (`--textures none`).
 fn read_texture((path, image): &LoadedImage, placeholder: Vec<f64>) -> Texture {
+    use crate::images::Unusable;
     Texture {
         path: path.clone(),
         image: image.as_ref().ok().cloned(),
         placeholder,
         generated: false,
-        missing: if image.is_err() {
-            vec![path.clone()]
-        } else {
-            Vec::new()
+        missing: match image {
+            Err(Unusable::Missing) => vec![path.clone()],
+            _ => Vec::new(),
+        },
+        unusable: match image {
+            Err(why @ Unusable::Bad(_)) => vec![(path.clone(), why.describe())],
+            _ => Vec::new(),
         },
     }
 }
@@ -117,6 +123,8 @@ fn base_color_texture(
 ) -> Texture {
     let texture = read_texture(loaded, placeholder);
     match iris_family {
+        // Not read (`--textures none`): no image is written, none is made.
+        Some(_) if matches!(loaded.1, Err(crate::images::Unusable::NotRead)) => texture,
         Some(family) if texture.image.is_none() => {
             match crate::images::image_of(crate::iris::iris_png(family)) {
                 Ok(image) => Texture {

@@ -51,14 +51,14 @@ pub(super) fn write_g4mf(
     let vertex_count = spec.mesh.as_ref().map_or(0, |m| m.positions.len());
     let mut built = build_character_with(&spec, &layout)?;
     crate::timings::lap("write: build");
-    let images = copy_images(textures)?;
+    let copies = copy_images(textures)?;
     extras.mesh.source_vertex_count = Some(character.mesh.numbering.source_count);
     extras.mesh.source_vertices = Some(ranges(&character.mesh.numbering.source));
     append_extras(&mut built, extras.mesh, uncarried.as_deref(), thumbnail)?;
     crate::timings::lap("write: extras");
     let statistics = Statistics::of(&built, &spec, vertex_count);
     crate::timings::lap("write: stats");
-    let output = output(&mut built, options, format, commit)?;
+    let (output, images) = settle_copies(output(&mut built, options, format, commit)?, copies);
     Ok(Written {
         pending: output.pending,
         external: output.external,
@@ -247,6 +247,17 @@ fn unmoved(skin: &[(u32, u32, f32)], vertex_count: usize) -> usize {
         moved[e.0 as usize] = true;
     }
     moved.iter().filter(|m| !**m).count()
+}
+
+/// The copied images once the output is written: kept now, or, for a `.g4b` still to be
+/// committed, held by it (kept when it is in place, released if it never is).
+fn settle_copies(
+    mut output: Output,
+    copies: Vec<crate::atomic::SharedFile>,
+) -> (Output, Vec<PathBuf>) {
+    let (pending, images) = super::settle_copies(output.pending.take(), copies);
+    output.pending = pending;
+    (output, images)
 }
 
 /// What writing the files left: the `.g4b` to commit later, the external buffers, the bytes.

@@ -4,7 +4,8 @@
 //! or `.gltf` with its buffer embedded or beside it as a pair, atomically.
 
 use super::{
-    Commit, Kept, TextureTable, Written, copy_images, output_error, text_bytes, texture_warnings,
+    Commit, Kept, TextureTable, Written, copy_images, output_error, settle_copies, text_bytes,
+    texture_warnings,
 };
 use crate::error::ConvertError;
 use crate::options::{ConvertOptions, GLTF_DEFAULT_INFLUENCES, OutputFormat};
@@ -38,8 +39,9 @@ pub(super) fn write_gltf(
     if options.validate {
         check_valid(&built, &options.output)?;
     }
-    let images = copy_images(textures)?;
+    let copies = copy_images(textures)?;
     let output = output(&mut built, &options.output, options.pretty, format, commit)?;
+    let (pending, images) = settle_copies(output.0, copies);
     let body = spec
         .mesh
         .is_some()
@@ -56,7 +58,7 @@ pub(super) fn write_gltf(
         .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count());
     notes.extend(mesh_notes(&built.meshes, layout.max_influences));
     Ok(Written {
-        pending: output.0,
+        pending,
         external: output.1,
         bytes: output.2,
         joints: if skinned { spec.bones.len() } else { 0 },

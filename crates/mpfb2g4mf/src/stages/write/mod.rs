@@ -10,7 +10,7 @@ pub(crate) mod gltf;
 use g4mf::Uncarried;
 
 use super::assemble::MpfbExtras;
-use crate::atomic::write_atomic;
+use crate::atomic::{PendingFile, SharedFile};
 use crate::derived::{Both, Cache, Id, Key, Of, SHAPES};
 use crate::error::ConvertError;
 use crate::extras::{AssetNodeExtras, AssetNodeMpfb, MaterialExtras, RenderExtras};
@@ -170,11 +170,23 @@ fn surfaces_of(
 }
 
 /// A material as the writer takes it, with its drawing hints in extras and its textures
-/// entered in `textures`.
+/// entered in `textures`. With `--textures none` the base-colour texture's placeholder (the
+/// skin colour, an asset's colour) is folded into the factor, as a reader draws a texture
+/// without its image.
 fn material_spec(m: &character::Material, textures: &mut TextureTable) -> MaterialSpec {
+    let base_color = match (&m.textures.base_color, textures.mode) {
+        (Some(texture), TextureMode::None) => {
+            let mut factor = m.base_color.unwrap_or([1.0; 4]);
+            for (c, p) in texture.placeholder.iter().take(4).enumerate() {
+                factor[c] *= p;
+            }
+            Some(factor)
+        }
+        _ => m.base_color,
+    };
     MaterialSpec {
         name: m.name.clone(),
-        base_color: m.base_color,
+        base_color,
         render: m.render,
         extras: m.render.and_then(|r| {
             to_value(&MaterialExtras {
@@ -199,8 +211,10 @@ pub struct TextureTable {
     folder: PathBuf,
     specs: Vec<TextureSpec>,
     by_path: HashMap<PathBuf, usize>,
-    /// Images named but missing or unusable (file and why).
+    /// Images named but not there (file names: the summary names their folders).
     pub missing: Vec<String>,
+    /// Images named and there but unusable: path and why.
+    pub unusable: Vec<String>,
     /// Images kept with a colour profile (G4MF advises against them).
     pub with_profile: Vec<String>,
     /// Copies to write beside the output (`--textures copy`): file name and bytes.
@@ -221,6 +235,7 @@ impl TextureTable {
             specs: Vec::new(),
             by_path: HashMap::new(),
             missing: Vec::new(),
+            unusable: Vec::new(),
             with_profile: Vec::new(),
             copies: Vec::new(),
         }
@@ -250,6 +265,12 @@ impl TextureTable {
         };
         self.missing
             .extend(texture.missing.iter().map(|p| shown(p)));
+        self.unusable.extend(
+            texture
+                .unusable
+                .iter()
+                .map(|(path, why)| format!("{} ({why})", path.display())),
+        );
         let (image, size) = match &texture.image {
             None => (None, [1, 1]),
             Some(image) => {
@@ -681,20 +702,34 @@ fn shape_specs(shapes: Vec<character::BlendShape>, derived: &Derived) -> Vec<Ble
 
 /// Copies the images `--textures copy` puts beside the output, before the output is written,
 /// so the file never names one that is not there; a name is its content's hash, so an
-/// existing file is the same image.
-fn copy_images(textures: &TextureTable) -> Result<Vec<PathBuf>, ConvertError> {
-    let mut images = Vec::new();
-    for (name, bytes) in &textures.copies {
-        let path = textures.folder.join(name);
-        if !path.is_file() {
-            write_atomic(&path, bytes).map_err(|source| ConvertError::Output {
-                path: path.clone(),
-                source,
-            })?;
+/// existing file is the same image. Each copy is a [`SharedFile`]: removed again if the job
+/// fails and no other job uses it (see [`settle_copies`]).
+fn copy_images(textures: &TextureTable) -> Result<Vec<SharedFile>, ConvertError> {
+    textures
+        .copies
+        .iter()
+        .map(|(name, bytes)| {
+            let path = textures.folder.join(name);
+            SharedFile::write(&path, bytes).map_err(|source| ConvertError::Output { path, source })
+        })
+        .collect()
+}
+
+/// The copied images once the output is written: kept now, or, for an output still to be
+/// committed, held by it (kept when it is in place, released if it never is).
+fn settle_copies(
+    pending: Option<PendingFile>,
+    copies: Vec<SharedFile>,
+) -> (Option<PendingFile>, Vec<PathBuf>) {
+    let paths = copies.iter().map(|c| c.path().to_path_buf()).collect();
+    let pending = match pending {
+        Some(pending) => Some(pending.with_companions(copies)),
+        None => {
+            copies.into_iter().for_each(SharedFile::keep);
+            None
         }
-        images.push(path);
-    }
-    Ok(images)
+    };
+    (pending, paths)
 }
 
 /// What became of images worth a word: missing ones (placeholders written), profiles kept.
@@ -708,6 +743,16 @@ fn texture_warnings(textures: &TextureTable) -> Vec<String> {
                 n => format!("{n} images are"),
             },
             shorten_list(&textures.missing)
+        ));
+    }
+    if !textures.unusable.is_empty() {
+        warnings.push(format!(
+            "{} there but cannot be used (placeholder colours stand in): {}",
+            match textures.unusable.len() {
+                1 => "an image is".to_owned(),
+                n => format!("{n} images are"),
+            },
+            shorten_list(&textures.unusable)
         ));
     }
     if !textures.with_profile.is_empty() {
