@@ -15,7 +15,9 @@ pub mod input;
 mod located;
 pub mod text;
 
-pub use input::{ReadError, read_bounded, read_text_bounded};
+pub use input::{
+    ReadError, not_regular, open_regular, read_bounded, read_text_bounded, read_whole_regular,
+};
 pub use located::Located;
 
 /// A place in an input file.

@@ -668,11 +668,16 @@ pub struct LoadedMaterial {
 }
 
 impl LoadedMaterial {
-    /// Reads the material at `path` and its images, each bounded by `limit`.
-    pub fn load(path: &Path, limit: u64) -> Result<Self, ConvertError> {
+    /// Reads the material at `path` and its images, each bounded by `limit`; the images it
+    /// names stay in the assets folder `assets` (or the material's folder, outside it).
+    pub fn load(path: &Path, limit: u64, assets: Option<&Path>) -> Result<Self, ConvertError> {
         let file =
             makehuman_assets::parse_material(&read_input_text_of(path, limit, Kind::MATERIAL)?)
                 .map_err(|e| e.with_file(path))?;
+        let root = crate::confine::root_for(path, assets);
+        for texture in &file.textures {
+            crate::confine::resolve(path, &texture.key, &texture.path, &root)?;
+        }
         let images = LoadedImages::of(path, &file, limit);
         Ok(Self {
             path: path.to_path_buf(),
@@ -771,13 +776,18 @@ pub struct LoadedSubrig {
 }
 
 impl LoadedWearable {
-    /// Reads `worn` and the files it names, each bounded by `limit`.
-    pub fn load(worn: &crate::outfit::WornAsset, limit: u64) -> Result<Self, ConvertError> {
+    /// Reads `worn` and the files it names, each bounded by `limit` and kept in the assets
+    /// folder `assets` (or the asset's folder, outside it).
+    pub fn load(
+        worn: &crate::outfit::WornAsset,
+        limit: u64,
+        assets: Option<&Path>,
+    ) -> Result<Self, ConvertError> {
         let path = &worn.path;
         let proxy = makehuman_assets::parse_proxy(&read_input_text_of(path, limit, Kind::ASSET)?)
             .map_err(|e| e.with_file(path))?;
-        let folder = path.parent().unwrap_or(Path::new("."));
-        let obj_path = folder.join(&proxy.obj_file);
+        let root = crate::confine::root_for(path, assets);
+        let obj_path = crate::confine::resolve(path, "obj_file", &proxy.obj_file, &root)?;
         check_input_size(&obj_path, limit)?;
         let obj = mpfb_mesh::parse_obj(&read_input_of(&obj_path, limit, Kind::MESH)?)
             .map_err(|e| e.with_file(&obj_path))?;
@@ -792,17 +802,18 @@ impl LoadedWearable {
                 ),
             });
         }
-        let material_path = worn
-            .material
-            .clone()
-            .or_else(|| proxy.material.as_ref().map(|m| folder.join(m)));
+        let material_path = match (&worn.material, &proxy.material) {
+            (Some(chosen), _) => Some(chosen.clone()),
+            (None, Some(own)) => Some(crate::confine::resolve(path, "material", own, &root)?),
+            (None, None) => None,
+        };
         let material = material_path
-            .map(|m| LoadedMaterial::load(&m, limit))
+            .map(|m| LoadedMaterial::load(&m, limit, assets))
             .transpose()?;
         let custom_weights = match &proxy.vertex_bone_weights_file {
             None => None,
             Some(w) => {
-                let w = folder.join(w);
+                let w = crate::confine::resolve(path, "vertexboneweights_file", w, &root)?;
                 let file =
                     mpfb_weights::parse_weights(&read_input_text_of(&w, limit, Kind::WEIGHTS)?)
                         .map_err(|e| e.with_file(&w))?;
@@ -1015,7 +1026,7 @@ impl Loader {
                 self.worn
                     .get(w)
                     .ok_or_else(unknown)?
-                    .get(|| LoadedWearable::load(w, limit))
+                    .get(|| LoadedWearable::load(w, limit, files.outfit.folder.as_deref()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let skin = files
@@ -1026,7 +1037,7 @@ impl Loader {
                 self.skins
                     .get(path)
                     .ok_or_else(unknown)?
-                    .get(|| LoadedMaterial::load(path, limit))
+                    .get(|| LoadedMaterial::load(path, limit, files.outfit.folder.as_deref()))
             })
             .transpose()?;
         crate::timings::lap("load body and assets");

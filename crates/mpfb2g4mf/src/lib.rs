@@ -13,6 +13,7 @@
 //! files written whole or not at all, and a process's interrupt handling and timings.
 
 mod atomic;
+mod confine;
 mod derived;
 mod error;
 mod extras;
@@ -23,6 +24,7 @@ mod interrupt;
 mod iris;
 mod limits;
 mod malloc_tuning;
+mod near;
 mod orm;
 mod outfit;
 mod paths;
