@@ -19,6 +19,7 @@ pub use input::{
     ReadError, not_regular, open_regular, read_bounded, read_text_bounded, read_whole_regular,
 };
 pub use located::Located;
+pub mod near;
 
 /// A place in an input file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -555,11 +555,12 @@ pub fn load_body(
     for (name, value) in &options.phenotype {
         description.phenotype.set(name, *value);
     }
-    for (i, (name, weight)) in options.targets.iter().enumerate() {
+    for (name, weight) in &options.targets {
         description.targets.push(DetailTarget {
             name: name.clone(),
             weight: *weight,
-            location: location::Location::pointer(format!("/targets/{i}")),
+            // A flag has no file: its name stands where a file would.
+            location: location::Location::file("--target"),
         });
     }
     // The resolver gives every job with a body its targets folder.

@@ -24,7 +24,6 @@ mod interrupt;
 mod iris;
 mod limits;
 mod malloc_tuning;
-mod near;
 mod orm;
 mod outfit;
 mod paths;

@@ -734,7 +734,7 @@ fn unknown_note(index: &AssetIndex, kind: AssetKind, name: &str) -> String {
         .filter(|a| a.kind == kind)
         .map(|a| a.name.as_str())
         .collect();
-    let near = crate::near::near_names(name, names.iter().copied());
+    let near = location::near::near_names(name, names.iter().copied());
     if !near.is_empty() {
         note.push_str(&format!(" (did you mean {}?)", near.join(", ")));
     }

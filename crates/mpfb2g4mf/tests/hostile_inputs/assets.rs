@@ -323,3 +323,112 @@ fn a_folder_past_the_index_cap_says_so() {
         ],
     );
 }
+
+#[test]
+fn a_target_typo_names_the_flag_and_near_names() {
+    let Some(data) = test_support::mpfb_data_or_skip("assets_target_typo") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.g4b");
+    refused(
+        &convert(
+            &data,
+            &out,
+            &["--rig-name", "default", "--target", "breast-dist-incrr=0.5"],
+        ),
+        &out,
+        &["--target: no target named `breast-dist-incrr` (did you mean `breast-dist-incr`"],
+    );
+}
+
+#[test]
+fn a_straight_t_pose_says_which_limb_it_left_bent() {
+    let Some(data) = test_support::mpfb_data_or_skip("assets_t_pose") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.g4b");
+    // The default rig's humanoid table without the left upper leg.
+    let printed = super::cli()
+        .args([
+            "convert",
+            "--quiet",
+            "--helpers",
+            "none",
+            "--rig-name",
+            "default",
+        ])
+        .arg("--mpfb-data")
+        .arg(&data)
+        .args(["--humanoid-print-map", "-o"])
+        .arg(dir.path().join("m.g4b"))
+        .output()
+        .unwrap();
+    assert!(printed.status.success(), "{}", stderr(&printed));
+    let mut table: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&printed.stdout).unwrap();
+    table.retain(|k, v| k != "//" && v != "LeftUpperLeg");
+    let map = dir.path().join("no-left-leg.json");
+    std::fs::write(&map, serde_json::to_vec(&table).unwrap()).unwrap();
+    let result = super::cli()
+        .args([
+            "convert",
+            "--json",
+            "--helpers",
+            "none",
+            "--rig-name",
+            "default",
+        ])
+        .arg("--mpfb-data")
+        .arg(&data)
+        .args(["--rest-pose", "straight-t-pose", "--humanoid-map"])
+        .arg(&map)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(result.status.success(), "{}", stderr(&result));
+    let summary = String::from_utf8_lossy(&result.stdout);
+    assert!(
+        summary.contains("the left leg (LeftUpperLeg down to LeftLowerLeg) not found")
+            && summary.contains("left as it rests, not straightened"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_body_topology_is_measured_as_fitted() {
+    let Some(data) = test_support::mpfb_data_or_skip("assets_proxy_height") else {
+        return;
+    };
+    let Some(assets) = test_support::makehuman_assets() else {
+        test_support::skip_or_fail("assets_proxy_height", "no MakeHuman assets folder");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.g4b");
+    // proxy741's 741 vertices were once measured as the base mesh's first 741: 0.194 m tall,
+    // with advice making a 19 m body.
+    let result = super::cli()
+        .args([
+            "convert",
+            "--json",
+            "--rig-name",
+            "default",
+            "--proxy",
+            "proxy741",
+        ])
+        .arg("--mpfb-data")
+        .arg(&data)
+        .arg("--assets")
+        .arg(&assets)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(result.status.success(), "{}", stderr(&result));
+    let summary = String::from_utf8_lossy(&result.stdout);
+    assert!(summary.contains("proxy741"), "{summary}");
+    assert!(!summary.contains("m tall"), "{summary}");
+}

@@ -23,7 +23,7 @@ pub fn near_names<'a>(wanted: &str, known: impl Iterator<Item = &'a str>) -> Vec
     scored
         .into_iter()
         .take(MAX_OFFERED)
-        .map(|(_, name)| format!("`{}`", location::text::excerpt(name, 60)))
+        .map(|(_, name)| format!("`{}`", crate::text::excerpt(name, 60)))
         .collect()
 }
 
