@@ -244,6 +244,23 @@ impl AssetIndex {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ambiguous(pub Vec<PathBuf>);
 
+impl Ambiguous {
+    /// The refusal of `name`, a `kind` asked at `asked`, naming the candidates.
+    fn error(self, kind: AssetKind, name: &str, asked: String) -> ConvertError {
+        ConvertError::AmbiguousAsset {
+            kind: kind.name().to_owned(),
+            name: location::text::excerpt(name, 80),
+            asked,
+            candidates: self
+                .0
+                .iter()
+                .map(|c| c.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
 fn one_of(found: Vec<&IndexedAsset>) -> Result<&IndexedAsset, Ambiguous> {
     match found.as_slice() {
         [one] => Ok(one),
@@ -497,18 +514,7 @@ pub fn decide(
             let path = match (as_file(&ask.name, kind), index) {
                 (Some(file), _) if ask.location.is_none() => check_extension(kind, file, asked())?,
                 (_, Some(index)) => match index.find(kind, &ask.name, ask.uuid.as_deref()) {
-                    Err(Ambiguous(candidates)) => {
-                        return Err(ConvertError::AmbiguousAsset {
-                            kind: kind.name().to_owned(),
-                            name: location::text::excerpt(&ask.name, 80),
-                            asked: asked(),
-                            candidates: candidates
-                                .iter()
-                                .map(|c| c.display().to_string())
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        });
-                    }
+                    Err(several) => return Err(several.error(kind, &ask.name, asked())),
                     Ok(Some(found)) => found.path.clone(),
                     // MPFB presets may name the eyes by their material (`"eyes": "brown"`):
                     // MakeHuman's default eyes in that material.

@@ -432,3 +432,36 @@ fn a_body_topology_is_measured_as_fitted() {
     assert!(summary.contains("proxy741"), "{summary}");
     assert!(!summary.contains("m tall"), "{summary}");
 }
+
+#[test]
+fn a_population_draw_is_named_where_no_flag_was_given() {
+    let Some(data) = test_support::mpfb_data_or_skip("assets_draw") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (assets, _) = fake_assets(dir.path(), "draw", &format!("{HEAD}{BODY}"));
+    let manifest = dir.path().join("m.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[population]\nrig = \"default\"\noutput = \"b{{index}}.g4b\"\ncount = 1\n\
+             [population.draw]\nhair = [\"nosuch\"]\n[defaults]\nassets = {:?}\nhelpers = \"none\"\n",
+            assets.display().to_string()
+        ),
+    )
+    .unwrap();
+    let result = super::cli()
+        .args(["batch", "--quiet"])
+        .arg(&manifest)
+        .env("MPFB_DATA", &data)
+        .output()
+        .unwrap();
+    let text = stderr(&result);
+    assert_eq!(result.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("the population's draw of `hair`: no hair `nosuch` in ")
+            && !text.contains("a flag"),
+        "{text}"
+    );
+    assert!(!dir.path().join("b0.g4b").exists());
+}
