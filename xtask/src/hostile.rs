@@ -244,6 +244,71 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
         });
     }
     cases.extend(image_cases(data, work)?);
+    cases.extend(assets_cases(data, work)?);
+    Ok(cases)
+}
+
+/// Issue 41's asset inputs: an `obj_file` that is a FIFO nobody writes (once a hang, now
+/// refused before it is opened) and an assets folder of 20,001 clothes files (the index's cap,
+/// said in the line).
+fn assets_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let io = |e: std::io::Error| e.to_string();
+    let fake = |name: &str, mhclo: &str| -> Result<PathBuf, String> {
+        let assets = work.join(name);
+        let bad = assets.join("clothes/bad");
+        std::fs::create_dir_all(&bad).map_err(io)?;
+        std::fs::write(bad.join("bad.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").map_err(io)?;
+        std::fs::write(bad.join("bad.mhclo"), mhclo).map_err(io)?;
+        Ok(assets)
+    };
+    let convert = |assets: &Path, clothes: &str| -> Vec<String> {
+        [
+            "convert",
+            "--quiet",
+            "--mpfb-data",
+            &data.display().to_string(),
+            "-o",
+            "out/x.g4b",
+            "--rig-name",
+            "default",
+            "--assets",
+            &assets.display().to_string(),
+            "--clothes",
+            clothes,
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+    };
+    let mut cases = Vec::new();
+    let fifo_assets = fake(
+        "fifo-assets",
+        "name bad\nobj_file pipe.obj\nverts 0\n1\n2\n3\n",
+    )?;
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo_assets.join("clothes/bad/pipe.obj"))
+        .status()
+        .map_err(io)?;
+    if !made.success() {
+        return Err("mkfifo failed".to_owned());
+    }
+    cases.push(Case {
+        name: "an `obj_file` that is a FIFO nobody writes",
+        args: convert(&fifo_assets, "bad"),
+    });
+    let many = fake(
+        "many-assets",
+        "name bad\nobj_file bad.obj\nverts 0\n1\n2\n3\n",
+    )?;
+    let folder = many.join("clothes/aaa");
+    std::fs::create_dir_all(&folder).map_err(io)?;
+    for i in 0..20_001 {
+        std::fs::write(folder.join(format!("a{i:05}.mhclo")), "name a\n").map_err(io)?;
+    }
+    cases.push(Case {
+        name: "an assets folder of 20,002 clothes files, asking for one not there",
+        args: convert(&many, "nosuch"),
+    });
     Ok(cases)
 }
 

@@ -292,7 +292,7 @@ impl GltfFile {
                 },
             )
         };
-        let file = std::fs::File::open(&path).map_err(unreadable)?;
+        let file = location::open_regular(&path).map_err(unreadable)?;
         let mut bytes = Vec::new();
         // `take` bounds pipes and devices too; the caller checked `wanted` against the limit.
         std::io::Read::read_to_end(&mut std::io::Read::take(file, wanted), &mut bytes)

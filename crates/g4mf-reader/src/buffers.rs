@@ -291,7 +291,7 @@ fn read_uri(
             format!("cannot read {uri:?} (relative to the file's folder): {e}"),
         );
     };
-    let file = match std::fs::File::open(&path) {
+    let file = match location::open_regular(&path) {
         Ok(f) => f,
         Err(e) => {
             unreadable(out, e);

@@ -84,7 +84,7 @@ pub struct G4mfFile {
 /// glTF file ([`FileKind::of`]: by its content, by its extension when the content cannot
 /// tell) is refused with [`ReadErrorKind::Gltf`].
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<G4mfFile, ReadError> {
-    let bytes = std::fs::read(path).map_err(|error| {
+    let bytes = location::read_whole_regular(path).map_err(|error| {
         ReadError::new(
             Location::default(),
             ReadErrorKind::Io {

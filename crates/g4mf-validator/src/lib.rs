@@ -52,7 +52,7 @@ impl Default for ValidateOptions {
 
 /// Validates a file on disk (`.g4b` by its magic, `.g4tf` otherwise).
 pub fn validate_path(path: &Path, options: &ValidateOptions) -> Report {
-    match std::fs::read(path) {
+    match location::read_whole_regular(path) {
         Ok(bytes) => {
             let binary = bytes.starts_with(b"G4MF") || path.extension().is_some_and(|e| e == "g4b");
             validate_with_format(

@@ -1,5 +1,7 @@
 //! Reading an input file whole, bounded: at most a limit of bytes whatever the file reports
-//! (pipes, `/dev/zero` and files growing while read included), and never more memory than that.
+//! (files growing while read included), and never more memory than that; and opening an input
+//! at all: only regular files, refused before opening otherwise (a FIFO with no writer blocks
+//! its opener forever, a device never ends, a directory is no input).
 
 use std::io::Read;
 use std::path::Path;
@@ -20,11 +22,77 @@ pub enum ReadError {
     },
 }
 
-/// Reads the file at `path` whole, refusing it as soon as it is found to hold more than
-/// `limit` bytes: the reported size is checked first, then the read stops one byte past the
-/// limit, which also bounds pipes and devices that report no size.
-pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+/// What a path is when it is not a regular file (`a FIFO`, `a directory`, ...), following
+/// symbolic links; `None` for a regular file, or a path that cannot be examined (opening it
+/// then says why).
+pub fn not_regular(path: &Path) -> Option<&'static str> {
+    let kind = std::fs::metadata(path).ok()?.file_type();
+    kind_name(kind)
+}
+
+fn kind_name(kind: std::fs::FileType) -> Option<&'static str> {
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Some("a FIFO");
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return Some("a device");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a regular file")
+}
+
+fn refusal(what: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        if what.starts_with("not ") {
+            what.to_owned()
+        } else {
+            format!("{what}, not a regular file")
+        },
+    )
+}
+
+/// Opens `path` for reading if it is a regular file: anything else (FIFO, device, directory,
+/// socket) is refused before it is opened, as an `InvalidInput` error saying what it is, and
+/// the opened file is examined again (a path swapped between the two looks is refused too).
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(what) = not_regular(path) {
+        return Err(refusal(what));
+    }
     let file = std::fs::File::open(path)?;
+    if let Some(what) = kind_name(file.metadata()?.file_type()) {
+        return Err(refusal(what));
+    }
+    Ok(file)
+}
+
+/// Reads the regular file at `path` whole ([`open_regular`]), for readers with limits of their
+/// own (`std::fs::read` that refuses FIFOs, devices and directories before opening them).
+pub fn read_whole_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Reads the regular file at `path` whole ([`open_regular`]), refusing it as soon as it is
+/// found to hold more than `limit` bytes: the reported size is checked first, then the read
+/// stops one byte past the limit, which also bounds a file growing while it is read.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let file = open_regular(path)?;
     let reported = file
         .metadata()
         .ok()
@@ -99,14 +167,23 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn endless_devices_stop_at_the_limit() {
-        // /dev/zero reports no size and never ends: the read must stop one byte past the limit.
-        match read_bounded(Path::new("/dev/zero"), 1 << 20) {
-            Err(ReadError::TooLarge {
-                limit,
-                reported: None,
-            }) => assert_eq!(limit, 1 << 20),
-            other => panic!("expected TooLarge, got {other:?}"),
+    fn devices_fifos_and_directories_are_refused_before_opening() {
+        // /dev/zero never ends; a FIFO with no writer would block `open` forever.
+        let dir = std::env::temp_dir().join(format!("location-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        for (path, expected) in [
+            (Path::new("/dev/zero"), "a device, not a regular file"),
+            (fifo.as_path(), "a FIFO, not a regular file"),
+            (dir.as_path(), "a directory, not a regular file"),
+        ] {
+            match read_bounded(path, 1 << 20) {
+                Err(ReadError::Io(e)) => assert_eq!(e.to_string(), expected),
+                other => panic!("expected a refusal, got {other:?}"),
+            }
         }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -15,8 +15,11 @@ pub mod input;
 mod located;
 pub mod text;
 
-pub use input::{ReadError, read_bounded, read_text_bounded};
+pub use input::{
+    ReadError, not_regular, open_regular, read_bounded, read_text_bounded, read_whole_regular,
+};
 pub use located::Located;
+pub mod near;
 
 /// A place in an input file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

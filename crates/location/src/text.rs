@@ -119,8 +119,31 @@ pub fn excerpt(text: &str, max: usize) -> String {
     }
 }
 
+/// `text` with control characters (a terminal's escape sequences, line breaks, ...) written
+/// as `\u{..}` escapes, so a name read from a file cannot drive the terminal or split a line.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape_controls("plain"), "plain");
+        assert_eq!(escape_controls("a\u{1b}[31mb\nc"), "a\\u{1b}[31mb\\u{a}c");
+    }
+
     use super::*;
 
     #[test]

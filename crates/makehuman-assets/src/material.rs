@@ -160,6 +160,7 @@ pub fn parse_material(text: &str) -> Result<MaterialFile, AssetError> {
     let mut m = MaterialFile::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut lines = 0usize;
+    let mut material_keys = 0usize;
     let mut words: Vec<&str> = Vec::new();
     for (n, raw) in location::text::lines(text) {
         words.clear();
@@ -192,6 +193,8 @@ pub fn parse_material(text: &str) -> Result<MaterialFile, AssetError> {
             }
             seen.insert(once_key, n);
         }
+        // A material key is any this reader knows besides `name` and `tag`.
+        material_keys += usize::from(!matches!(key, "name" | "tag"));
         match key {
             "name" => set_once(&mut m.name, line.rest(key, args)?.to_owned()),
             "tag" => m.tags.push(line.rest(key, args)?.to_owned()),
@@ -267,9 +270,22 @@ pub fn parse_material(text: &str) -> Result<MaterialFile, AssetError> {
                     [] => "",
                     _ => line.rest(key, args)?,
                 };
+                material_keys -= 1;
                 m.other.push((key.to_owned(), rest.to_owned()));
             }
         }
+    }
+    // Any text file parses as lines of keys: one naming no colour, texture, shader or setting
+    // is not a material (a README, a `.mhclo` named `.mhmat`).
+    if material_keys == 0 {
+        return Err(AssetError::new(
+            location::Location::default(),
+            AssetErrorKind::Malformed(
+                "no material key (`diffuseColor`, `diffuseTexture`, `shader`, ...): \
+                 not a MakeHuman material"
+                    .to_owned(),
+            ),
+        ));
     }
     Ok(m)
 }
@@ -402,12 +418,25 @@ mod tests {
             "2:1: `sssRScale` is given again (first on line 1)"
         );
         // Tags repeat freely.
-        assert_eq!(ok("tag a\ntag a\n").tags.len(), 2);
+        assert_eq!(ok("tag a\ntag a\nopacity 1\n").tags.len(), 2);
+    }
+
+    #[test]
+    fn a_text_naming_no_material_key_is_not_a_material() {
+        let refused = "no material key (`diffuseColor`, `diffuseTexture`, `shader`, ...): \
+                       not a MakeHuman material";
+        assert!(err("").ends_with(refused));
+        assert!(err("# A README\nname x\ntag y\nSome prose here\n").ends_with(refused));
+        assert!(err("name shirt\nobj_file shirt.obj\nverts 0\n").ends_with(refused));
+        assert_eq!(
+            ok("name x\nshader litsphere\n").shader.as_deref(),
+            Some("litsphere")
+        );
     }
 
     #[test]
     fn unknown_keys_are_bounded() {
-        let mut text = String::new();
+        let mut text = String::from("opacity 1\n");
         for i in 0..MAX_OTHER {
             text.push_str(&format!("key{i} {i}\n"));
         }

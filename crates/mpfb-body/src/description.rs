@@ -657,7 +657,7 @@ pub const MAX_DESCRIPTION_BYTES: u64 = 64 << 20;
 pub fn read_description(path: &Path) -> Result<Description, DescriptionError> {
     use std::io::Read;
     let io_error = |e| DescriptionError::new(Location::file(path), DescriptionErrorKind::Io(e));
-    let file = std::fs::File::open(path).map_err(io_error)?;
+    let file = location::open_regular(path).map_err(io_error)?;
     let mut bytes = Vec::new();
     file.take(MAX_DESCRIPTION_BYTES + 1)
         .read_to_end(&mut bytes)

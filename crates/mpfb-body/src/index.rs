@@ -17,8 +17,13 @@ pub struct TargetIndex {
 #[non_exhaustive]
 pub enum LookupError {
     /// No target has this base name.
-    #[error("no target named `{0}`")]
-    Unknown(String),
+    #[error("no target named `{name}`{near}")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// Near names (` (did you mean ...?)`), or empty.
+        near: String,
+    },
     /// Several files have this base name (MakeHuman's expression units exist per race).
     #[error("the target name `{name}` is ambiguous: {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
     Ambiguous {
@@ -107,7 +112,18 @@ impl TargetIndex {
     /// The file of the target `name` (absolute).
     pub fn find(&self, name: &str) -> Result<PathBuf, LookupError> {
         match self.by_name.get(name).map(Vec::as_slice) {
-            None | Some([]) => Err(LookupError::Unknown(name.to_owned())),
+            None | Some([]) => {
+                let near =
+                    location::near::near_names(name, self.by_name.keys().map(String::as_str));
+                Err(LookupError::Unknown {
+                    name: location::text::excerpt(name, 80),
+                    near: if near.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (did you mean {}?)", near.join(", "))
+                    },
+                })
+            }
             Some([one]) => Ok(self.root.join(one)),
             Some(many) => Err(LookupError::Ambiguous {
                 name: name.to_owned(),

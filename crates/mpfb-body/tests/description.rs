@@ -130,7 +130,10 @@ fn a_target_the_folder_lacks_is_reported_at_its_file_and_line() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.ends_with("typo.mhm:2:1: no target named `nose-humpp-incr`"),
+        err.ends_with(
+            "typo.mhm:2:1: no target named `nose-humpp-incr` \
+             (did you mean `nose-hump-incr`, `nose-hump-decr`, `nose-greek-incr`?)"
+        ),
         "{err}"
     );
 }

@@ -47,7 +47,7 @@ fn every_shipped_target_reads_and_stays_in_the_base_mesh() {
     ));
     assert!(matches!(
         index.find("no-such-target"),
-        Err(LookupError::Unknown(_))
+        Err(LookupError::Unknown { .. })
     ));
 }
 

@@ -231,8 +231,8 @@ pub const MAX_POSE_BYTES: u64 = 16 << 20;
 pub fn read_pose_file(path: &Path) -> Result<Pose, PoseError> {
     use std::io::Read;
     let fail = |location: crate::Location, message: String| PoseError { location, message };
-    let file =
-        std::fs::File::open(path).map_err(|e| fail(crate::Location::file(path), e.to_string()))?;
+    let file = location::open_regular(path)
+        .map_err(|e| fail(crate::Location::file(path), e.to_string()))?;
     let mut bytes = Vec::new();
     file.take(MAX_POSE_BYTES + 1)
         .read_to_end(&mut bytes)

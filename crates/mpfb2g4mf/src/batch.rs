@@ -250,18 +250,26 @@ impl Wardrobe {
             settings.clothes = std::iter::once("none".to_owned())
                 .chain(outfit.iter().cloned())
                 .collect();
+            settings.drawn.push("clothes");
         }
-        for (list, slot) in [
-            (&self.hair, &mut settings.hair),
-            (&self.eyebrows, &mut settings.eyebrows),
-            (&self.eyelashes, &mut settings.eyelashes),
-            (&self.eye_material, &mut settings.eye_material),
-            (&self.skin, &mut settings.skin),
+        let mut drawn = Vec::new();
+        for (key, list, slot) in [
+            ("hair", &self.hair, &mut settings.hair),
+            ("eyebrows", &self.eyebrows, &mut settings.eyebrows),
+            ("eyelashes", &self.eyelashes, &mut settings.eyelashes),
+            (
+                "eye_material",
+                &self.eye_material,
+                &mut settings.eye_material,
+            ),
+            ("skin", &self.skin, &mut settings.skin),
         ] {
             if !list.is_empty() {
                 *slot = Some(list[pick(list.len())].clone());
+                drawn.push(key);
             }
         }
+        settings.drawn.extend(drawn);
     }
 }
 

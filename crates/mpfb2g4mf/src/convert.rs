@@ -577,9 +577,10 @@ fn pose_and_name(
     let character = match &assets.rest_pose {
         None => character,
         Some(pose) => {
-            let (posed, source) =
+            let (posed, source, bent) =
                 stages::rest_pose::posed_frames(&character, pose, &parts.rig.path, names.as_ref())?;
             said.notes.push(format!("rest pose baked from {source}"));
+            said.warn_all(WarningKind::Fit, bent);
             stages::rest_pose::bake(character, &posed)?
         }
     };
@@ -659,17 +660,27 @@ fn dress(
 
 /// What the summary needs of the finished character before the write stage takes it.
 fn facts_of(character: &Character, extras: &MpfbExtras, body: &Body, mesh: &LoadedMesh) -> Facts {
-    let height_warning = body
-        .frame
-        .check_height(
+    let height_warning = match &extras.mesh.topology {
+        // A body topology replaced the mesh: its vertices are not the OBJ's, so the fitted
+        // mesh itself is measured (G4MF space is the OBJ's Y-up frame times the scale).
+        Some(_) => {
+            let scale = body.frame.scale;
+            let y_up = mpfb_rig::ObjFrame {
+                scale,
+                up: mpfb_rig::UpAxis::Y,
+            };
+            y_up.check_height(character.mesh.positions.iter().map(|p| *p / scale))
+        }
+        None => body.frame.check_height(
             character
                 .mesh
                 .numbering
                 .source
                 .iter()
                 .map(|&v| DVec3::from_array(mesh.obj.positions[v as usize])),
-        )
-        .map(|w| w.to_string());
+        ),
+    }
+    .map(|w| w.to_string());
     Facts {
         height_warning,
         kept_vertices: character.mesh.positions.len(),

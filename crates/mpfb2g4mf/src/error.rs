@@ -199,7 +199,7 @@ pub enum ConvertError {
         path: String,
     },
     /// An asset asked for is not in the assets folder.
-    #[error("{asked}: no {kind} `{name}` in {}", folder.display())]
+    #[error("{asked}: no {kind} `{name}` in {}{note}", folder.display())]
     UnknownAsset {
         /// Its kind.
         kind: String,
@@ -209,6 +209,9 @@ pub enum ConvertError {
         asked: String,
         /// The folder searched.
         folder: std::path::PathBuf,
+        /// Near names, and whether the folder was indexed whole (empty, or starting with a
+        /// separator).
+        note: String,
     },
     /// An asset was asked for by name, but no assets folder was found.
     #[error(
@@ -240,6 +243,64 @@ pub enum ConvertError {
         mesh: PathBuf,
         /// Why none is left.
         why: &'static str,
+    },
+    /// A path an asset file or material names leaves the folder it must stay in.
+    #[error(
+        "{}: `{key} {named}` leaves {}: an asset's files stay in its assets folder",
+        file.display(),
+        folder.display()
+    )]
+    OutsideFolder {
+        /// The asset file or material.
+        file: std::path::PathBuf,
+        /// The key naming the path (`obj_file`, `diffuseTexture`, ...).
+        key: String,
+        /// The path as named.
+        named: String,
+        /// The folder it must stay in.
+        folder: std::path::PathBuf,
+    },
+    /// An asset, by name or uuid, matches several files and nothing singles one out.
+    #[error("{asked}: {kind} `{name}` matches several assets ({candidates}): name one by its file")]
+    AmbiguousAsset {
+        /// Its kind.
+        kind: String,
+        /// The name or uuid asked for.
+        name: String,
+        /// Where it was asked.
+        asked: String,
+        /// The matching files.
+        candidates: String,
+    },
+    /// An asset asked for twice: a character wears an asset once (MakeHuman keys worn
+    /// assets by uuid).
+    #[error("{asked}: {kind} {} is already worn ({first}): an asset is worn once", asset.display())]
+    WornTwice {
+        /// Its kind.
+        kind: String,
+        /// Its file.
+        asset: std::path::PathBuf,
+        /// Where it was asked again.
+        asked: String,
+        /// Where it was first asked.
+        first: String,
+    },
+    /// `--eye-material` with no eyes to colour (named in the message).
+    #[error("{0}")]
+    NoEyesToColour(String),
+    /// A file asked for as one kind of asset is another kind's file.
+    #[error("{asked}: {} is not a {kind} file (`.{extension}`){hint}", file.display())]
+    WrongAssetFile {
+        /// The kind asked for.
+        kind: String,
+        /// The extension it needs.
+        extension: &'static str,
+        /// The file.
+        file: std::path::PathBuf,
+        /// Where it was asked.
+        asked: String,
+        /// What it is, when known.
+        hint: String,
     },
     /// An asset cannot be fitted or weighted.
     #[error("{asset}: {problem}")]

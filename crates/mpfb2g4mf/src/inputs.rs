@@ -555,11 +555,12 @@ pub fn load_body(
     for (name, value) in &options.phenotype {
         description.phenotype.set(name, *value);
     }
-    for (i, (name, weight)) in options.targets.iter().enumerate() {
+    for (name, weight) in &options.targets {
         description.targets.push(DetailTarget {
             name: name.clone(),
             weight: *weight,
-            location: location::Location::pointer(format!("/targets/{i}")),
+            // A flag has no file: its name stands where a file would.
+            location: location::Location::file("--target"),
         });
     }
     // The resolver gives every job with a body its targets folder.
@@ -669,11 +670,21 @@ pub struct LoadedMaterial {
 
 impl LoadedMaterial {
     /// Reads the material at `path` and, with `read_images` (`--textures none` reads none),
-    /// its images, each bounded by `limit`.
-    pub fn load(path: &Path, limit: u64, read_images: bool) -> Result<Self, ConvertError> {
+    /// its images, each bounded by `limit`; the images it names stay in the assets folder
+    /// `assets` (or the material's folder, outside it).
+    pub fn load(
+        path: &Path,
+        limit: u64,
+        read_images: bool,
+        assets: Option<&Path>,
+    ) -> Result<Self, ConvertError> {
         let file =
             makehuman_assets::parse_material(&read_input_text_of(path, limit, Kind::MATERIAL)?)
                 .map_err(|e| e.with_file(path))?;
+        let root = crate::confine::root_for(path, assets);
+        for texture in &file.textures {
+            crate::confine::resolve(path, &texture.key, &texture.path, &root)?;
+        }
         let images = if read_images {
             LoadedImages::of(path, &file, limit)
         } else {
@@ -816,17 +827,19 @@ pub struct LoadedSubrig {
 
 impl LoadedWearable {
     /// Reads `worn` and the files it names (its material's images with `read_images`), each
-    /// bounded by `limit`.
+    /// bounded by `limit` and kept in the assets folder `assets` (or the asset's folder,
+    /// outside it).
     pub fn load(
         worn: &crate::outfit::WornAsset,
         limit: u64,
         read_images: bool,
+        assets: Option<&Path>,
     ) -> Result<Self, ConvertError> {
         let path = &worn.path;
         let proxy = makehuman_assets::parse_proxy(&read_input_text_of(path, limit, Kind::ASSET)?)
             .map_err(|e| e.with_file(path))?;
-        let folder = path.parent().unwrap_or(Path::new("."));
-        let obj_path = folder.join(&proxy.obj_file);
+        let root = crate::confine::root_for(path, assets);
+        let obj_path = crate::confine::resolve(path, "obj_file", &proxy.obj_file, &root)?;
         check_input_size(&obj_path, limit)?;
         let obj = mpfb_mesh::parse_obj(&read_input_of(&obj_path, limit, Kind::MESH)?)
             .map_err(|e| e.with_file(&obj_path))?;
@@ -841,17 +854,18 @@ impl LoadedWearable {
                 ),
             });
         }
-        let material_path = worn
-            .material
-            .clone()
-            .or_else(|| proxy.material.as_ref().map(|m| folder.join(m)));
+        let material_path = match (&worn.material, &proxy.material) {
+            (Some(chosen), _) => Some(chosen.clone()),
+            (None, Some(own)) => Some(crate::confine::resolve(path, "material", own, &root)?),
+            (None, None) => None,
+        };
         let material = material_path
-            .map(|m| LoadedMaterial::load(&m, limit, read_images))
+            .map(|m| LoadedMaterial::load(&m, limit, read_images, assets))
             .transpose()?;
         let custom_weights = match &proxy.vertex_bone_weights_file {
             None => None,
             Some(w) => {
-                let w = folder.join(w);
+                let w = crate::confine::resolve(path, "vertexboneweights_file", w, &root)?;
                 let file =
                     mpfb_weights::parse_weights(&read_input_text_of(&w, limit, Kind::WEIGHTS)?)
                         .map_err(|e| e.with_file(&w))?;
@@ -1076,7 +1090,9 @@ impl Loader {
                 self.worn
                     .get(&(w.clone(), read_images))
                     .ok_or_else(unknown)?
-                    .get(|| LoadedWearable::load(w, limit, read_images))
+                    .get(|| {
+                        LoadedWearable::load(w, limit, read_images, files.outfit.folder.as_deref())
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let skin = files
@@ -1087,7 +1103,14 @@ impl Loader {
                 self.skins
                     .get(&(path.clone(), read_images))
                     .ok_or_else(unknown)?
-                    .get(|| LoadedMaterial::load(path, limit, read_images))
+                    .get(|| {
+                        LoadedMaterial::load(
+                            path,
+                            limit,
+                            read_images,
+                            files.outfit.folder.as_deref(),
+                        )
+                    })
             })
             .transpose()?;
         crate::timings::lap("load body and assets");
@@ -1157,7 +1180,7 @@ mod tests {
         )
         .unwrap();
         let not_read = Err(crate::images::Unusable::NotRead);
-        let unread = LoadedMaterial::load(&material, 1 << 20, false).unwrap();
+        let unread = LoadedMaterial::load(&material, 1 << 20, false, None).unwrap();
         assert_eq!(
             unread.images.base_color.as_ref().map(|b| &b.1),
             Some(&not_read)
@@ -1165,7 +1188,7 @@ mod tests {
         let orm = unread.images.orm.unwrap();
         assert_eq!(orm.image, not_read);
         assert!(orm.missing.is_empty() && orm.unusable.is_empty());
-        let read = LoadedMaterial::load(&material, 1 << 20, true).unwrap();
+        let read = LoadedMaterial::load(&material, 1 << 20, true, None).unwrap();
         assert!(read.images.base_color.unwrap().1.is_ok());
         assert!(read.images.orm.unwrap().image.is_ok());
     }

@@ -13,6 +13,7 @@
 //! files written whole or not at all, and a process's interrupt handling and timings.
 
 mod atomic;
+mod confine;
 mod derived;
 mod error;
 mod extras;

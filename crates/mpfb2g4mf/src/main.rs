@@ -590,7 +590,8 @@ fn report_stale(folder: &Path) {
 fn error_line(err: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in err.chain() {
-        let text = cause.to_string();
+        // Names and values from files reach the terminal escaped.
+        let text = location::text::escape_controls(&cause.to_string()).into_owned();
         if line.contains(&text) {
             continue;
         }

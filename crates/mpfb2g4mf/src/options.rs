@@ -439,6 +439,11 @@ pub struct Settings {
     /// A `.vrm` without expression presets (and without the face units and visemes they need).
     #[cfg_attr(feature = "cli", arg(long))]
     pub no_expressions: bool,
+    /// The asset settings a population's draw set (`hair`, `clothes`, ...), so messages name
+    /// the draw rather than a flag nobody gave.
+    #[cfg_attr(feature = "cli", arg(skip))]
+    #[serde(skip)]
+    pub drawn: Vec<&'static str>,
 }
 
 impl Default for Settings {
@@ -495,6 +500,7 @@ impl Default for Settings {
             vrm_license: crate::vrm::LicensePreset::Conservative,
             vrm_meta: Vec::new(),
             no_expressions: false,
+            drawn: Vec::new(),
         }
     }
 }

@@ -110,13 +110,16 @@ const HEADER_BYTES: usize = 64 * 1024;
 pub struct AssetIndex {
     root: PathBuf,
     assets: Vec<IndexedAsset>,
+    truncated: Vec<AssetKind>,
 }
 
 impl AssetIndex {
     /// Indexes the asset files under `root` (each kind's folder, links not followed, at most
-    /// [`MAX_INDEXED_PER_KIND`] files per kind, in path order).
+    /// [`MAX_INDEXED_PER_KIND`] files per kind, in path order; [`AssetIndex::truncated`]
+    /// says which kinds had more).
     pub fn scan(root: &Path) -> AssetIndex {
         let mut assets = Vec::new();
+        let mut truncated = Vec::new();
         for kind in AssetKind::ALL {
             let mut files = Vec::new();
             let mut stack = vec![root.join(kind.folder())];
@@ -135,9 +138,12 @@ impl AssetIndex {
                         && path
                             .extension()
                             .is_some_and(|e| e.eq_ignore_ascii_case(kind.extension()))
-                        && files.len() < MAX_INDEXED_PER_KIND
                     {
-                        files.push(path);
+                        if files.len() < MAX_INDEXED_PER_KIND {
+                            files.push(path);
+                        } else if truncated.last() != Some(&kind) {
+                            truncated.push(kind);
+                        }
                     }
                 }
             }
@@ -156,6 +162,7 @@ impl AssetIndex {
         AssetIndex {
             root: root.to_path_buf(),
             assets,
+            truncated,
         }
     }
 
@@ -170,32 +177,94 @@ impl AssetIndex {
     }
 
     /// The asset of `kind` that `uuid` (when given and known) or else `name` names: its
-    /// `name` (case-insensitively), its file name without extension, or its folder's name.
-    pub fn find(&self, kind: AssetKind, name: &str, uuid: Option<&str>) -> Option<&IndexedAsset> {
+    /// `name` (exactly, then case-insensitively), its uuid, its file name without extension,
+    /// or its folder's name, the first of these rules that matches anything deciding. Several
+    /// matches under one rule (a copy that kept its uuid, names differing only by case, a
+    /// folder holding two assets) are [`Ambiguous`]: nothing is picked by path order.
+    pub fn find(
+        &self,
+        kind: AssetKind,
+        name: &str,
+        uuid: Option<&str>,
+    ) -> Result<Option<&IndexedAsset>, Ambiguous> {
         let of_kind = || self.assets.iter().filter(move |a| a.kind == kind);
-        if let Some(uuid) = uuid {
-            if let Some(found) = of_kind().find(|a| a.uuid.as_deref() == Some(uuid)) {
-                return Some(found);
-            }
-        }
         // Presets may give a file name or a path relative to the kind's folder.
         let wanted = name
             .rsplit(['/', '\\'])
             .next()
             .unwrap_or(name)
             .trim_end_matches(&format!(".{}", kind.extension()));
-        of_kind()
-            .find(|a| a.name.eq_ignore_ascii_case(wanted))
-            .or_else(|| of_kind().find(|a| a.uuid.as_deref() == Some(wanted)))
-            .or_else(|| of_kind().find(|a| stem(&a.path).eq_ignore_ascii_case(wanted)))
-            .or_else(|| {
-                of_kind().find(|a| {
-                    a.path
-                        .parent()
-                        .and_then(Path::file_name)
-                        .is_some_and(|f| f.to_string_lossy().eq_ignore_ascii_case(wanted))
-                })
-            })
+        if let Some(uuid) = uuid {
+            let by_uuid: Vec<&IndexedAsset> = of_kind()
+                .filter(|a| a.uuid.as_deref() == Some(uuid))
+                .collect();
+            if by_uuid.len() > 1 {
+                // The line's name may single one of the copies out.
+                let named: Vec<&IndexedAsset> = by_uuid
+                    .iter()
+                    .copied()
+                    .filter(|a| a.name == wanted)
+                    .collect();
+                return one_of(if named.is_empty() { by_uuid } else { named }).map(Some);
+            }
+            if let Some(&found) = by_uuid.first() {
+                return Ok(Some(found));
+            }
+        }
+        let folder_is = |a: &IndexedAsset| {
+            a.path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|f| f.to_string_lossy().eq_ignore_ascii_case(wanted))
+        };
+        let rules: [&dyn Fn(&IndexedAsset) -> bool; 5] = [
+            &|a| a.name == wanted,
+            &|a| a.name.eq_ignore_ascii_case(wanted),
+            &|a| a.uuid.as_deref() == Some(wanted),
+            &|a| stem(&a.path).eq_ignore_ascii_case(wanted),
+            &folder_is,
+        ];
+        for rule in rules {
+            let found: Vec<&IndexedAsset> = of_kind().filter(|a| rule(a)).collect();
+            if !found.is_empty() {
+                return one_of(found).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The kinds whose folders held more than [`MAX_INDEXED_PER_KIND`] asset files (the
+    /// rest were not indexed).
+    pub fn truncated(&self) -> &[AssetKind] {
+        &self.truncated
+    }
+}
+
+/// Several assets matching one name or uuid: their files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ambiguous(pub Vec<PathBuf>);
+
+impl Ambiguous {
+    /// The refusal of `name`, a `kind` asked at `asked`, naming the candidates.
+    fn error(self, kind: AssetKind, name: &str, asked: String) -> ConvertError {
+        ConvertError::AmbiguousAsset {
+            kind: kind.name().to_owned(),
+            name: location::text::excerpt(name, 80),
+            asked,
+            candidates: self
+                .0
+                .iter()
+                .map(|c| c.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+fn one_of(found: Vec<&IndexedAsset>) -> Result<&IndexedAsset, Ambiguous> {
+    match found.as_slice() {
+        [one] => Ok(one),
+        _ => Err(Ambiguous(found.iter().map(|a| a.path.clone()).collect())),
     }
 }
 
@@ -209,7 +278,7 @@ fn stem(path: &Path) -> String {
 /// where every shipped asset names itself, else its first [`HEADER_BYTES`].
 fn header_of(path: &Path) -> (Option<String>, Option<String>) {
     use std::io::Read;
-    let Ok(mut file) = std::fs::File::open(path) else {
+    let Ok(mut file) = location::open_regular(path) else {
         return (None, None);
     };
     let mut buffer = Vec::new();
@@ -311,14 +380,32 @@ struct Ask {
     uuid: Option<String>,
     /// The description line, or `None` for a flag.
     location: Option<Location>,
+    /// The flag (`--hair`) or population draw that asked, when no line did.
+    flag: String,
 }
 
 /// A flag's text as an ask.
-fn flag_ask(text: &str) -> Ask {
+fn flag_ask(text: &str, flag: String) -> Ask {
     Ask {
         name: text.to_owned(),
         uuid: None,
         location: None,
+        flag,
+    }
+}
+
+/// What asks for `kind` when no description line does: its flag, or the population draw
+/// that set it.
+fn flag_of(kind: AssetKind, settings: &Settings) -> String {
+    flag_of_key(kind.name(), settings)
+}
+
+/// What set the setting `key`: its flag, or the population draw.
+fn flag_of_key(key: &str, settings: &Settings) -> String {
+    if settings.drawn.contains(&key) {
+        format!("the population's draw of `{key}`")
+    } else {
+        format!("--{}", key.replace('_', "-"))
     }
 }
 
@@ -351,6 +438,8 @@ pub fn decide(
         ..Outfit::default()
     };
     outfit.skin = skin_for(settings, skin, description, index, &mut outfit.not_found)?;
+    // Where each worn asset was asked, for "worn twice" messages.
+    let mut asked_first: Vec<String> = Vec::new();
     for kind in AssetKind::ALL {
         let from_description: Vec<Ask> = described
             .iter()
@@ -359,6 +448,7 @@ pub fn decide(
                 name: a.name.clone(),
                 uuid: a.uuid.clone(),
                 location: Some(a.location.clone()),
+                flag: String::new(),
             })
             .collect();
         let flag = match kind {
@@ -383,7 +473,7 @@ pub fn decide(
                     .clothes
                     .iter()
                     .filter(|c| !is_none(c))
-                    .map(|c| flag_ask(c)),
+                    .map(|c| flag_ask(c, flag_of(kind, settings))),
             );
             if asks.is_empty() && drop_described {
                 Wanted::Nothing
@@ -395,7 +485,7 @@ pub fn decide(
         } else {
             match flag {
                 Some(text) if is_none(text) => Wanted::Nothing,
-                Some(text) => Wanted::These(vec![flag_ask(text)]),
+                Some(text) => Wanted::These(vec![flag_ask(text, flag_of(kind, settings))]),
                 None if from_description.is_empty() => Wanted::Unsaid,
                 // A description names one of each kind but clothes; the last line wins, as in
                 // MakeHuman.
@@ -407,25 +497,34 @@ pub fn decide(
             // MakeHuman's default eyes, when the folder has them.
             Wanted::Unsaid
                 if kind == AssetKind::Eyes
-                    && index.is_some_and(|i| i.find(kind, DEFAULT_EYES, None).is_some()) =>
+                    && index.is_some_and(|i| {
+                        matches!(i.find(kind, DEFAULT_EYES, None), Ok(Some(_)))
+                    }) =>
             {
-                vec![flag_ask(DEFAULT_EYES)]
+                vec![flag_ask(
+                    DEFAULT_EYES,
+                    "MakeHuman's default eyes".to_owned(),
+                )]
             }
             Wanted::Unsaid => continue,
             Wanted::These(asks) => asks,
         };
         for ask in asks {
+            let asked = || asked_where(ask.location.as_ref(), description, &ask.flag);
             let path = match (as_file(&ask.name, kind), index) {
-                (Some(file), _) if ask.location.is_none() => file,
+                (Some(file), _) if ask.location.is_none() => check_extension(kind, file, asked())?,
                 (_, Some(index)) => match index.find(kind, &ask.name, ask.uuid.as_deref()) {
-                    Some(found) => found.path.clone(),
+                    Err(several) => return Err(several.error(kind, &ask.name, asked())),
+                    Ok(Some(found)) => found.path.clone(),
                     // MPFB presets may name the eyes by their material (`"eyes": "brown"`):
                     // MakeHuman's default eyes in that material.
-                    None if kind == AssetKind::Eyes
-                        && eye_material_file(index, &ask.name).is_some() =>
+                    Ok(None)
+                        if kind == AssetKind::Eyes
+                            && eye_material_file(index, &ask.name).is_some() =>
                     {
-                        match index.find(kind, DEFAULT_EYES, None) {
+                        match index.find(kind, DEFAULT_EYES, None).ok().flatten() {
                             Some(eyes) => {
+                                asked_first.push(asked());
                                 outfit.worn.push(WornAsset {
                                     kind,
                                     path: eyes.path.clone(),
@@ -436,12 +535,13 @@ pub fn decide(
                             None => continue,
                         }
                     }
-                    None => {
+                    Ok(None) => {
                         return Err(ConvertError::UnknownAsset {
                             kind: kind.name().to_owned(),
                             name: location::text::excerpt(&ask.name, 80),
-                            asked: asked_where(ask.location.as_ref(), description),
+                            asked: asked(),
                             folder: index.root().to_path_buf(),
+                            note: unknown_note(index, kind, &ask.name),
                         });
                     }
                 },
@@ -460,7 +560,16 @@ pub fn decide(
                     });
                 }
             };
+            if let Some(first) = outfit.worn.iter().position(|w| w.path == path) {
+                return Err(ConvertError::WornTwice {
+                    kind: kind.name().to_owned(),
+                    asset: path,
+                    asked: asked(),
+                    first: asked_first[first].clone(),
+                });
+            }
             let material = material_for(kind, &path, &ask, settings, materials, index)?;
+            asked_first.push(asked());
             outfit.worn.push(WornAsset {
                 kind,
                 path,
@@ -468,7 +577,41 @@ pub fn decide(
             });
         }
     }
+    check_eye_material(settings, &outfit, index)?;
     Ok(outfit)
+}
+
+/// `--eye-material` needs eyes to colour: with `--eyes none`, or with no assets folder for a
+/// material NAME, it is a usage error as `--clothes NAME` is; on the helper eyes (no eye
+/// asset worn) it is refused rather than dropped.
+fn check_eye_material(
+    settings: &Settings,
+    outfit: &Outfit,
+    index: Option<&AssetIndex>,
+) -> Result<(), ConvertError> {
+    let Some(text) = &settings.eye_material else {
+        return Ok(());
+    };
+    if outfit.worn.iter().any(|w| w.kind == AssetKind::Eyes) {
+        return Ok(());
+    }
+    let flag = flag_of_key("eye_material", settings);
+    let name = location::text::excerpt(text, 80);
+    let problem = if settings.eyes.as_deref().is_some_and(is_none) {
+        "`--eyes none` wears no eyes to colour".to_owned()
+    } else if index.is_none() && !text.contains(['/', '\\', '.']) {
+        return Err(ConvertError::NoAssets {
+            kind: "eye material".to_owned(),
+            name,
+        });
+    } else {
+        "no eye asset is worn (the base mesh's helper eyes keep their painted brown iris): \
+         give --eyes NAME"
+            .to_owned()
+    };
+    Err(ConvertError::NoEyesToColour(format!(
+        "{flag} `{name}`: {problem}"
+    )))
 }
 
 /// True for MakeHuman's default skin (`skins/default.mhmat`, the litsphere skin coloured by
@@ -532,11 +675,9 @@ fn skin_for(
         None => Err(ConvertError::UnknownAsset {
             kind: "skin".to_owned(),
             name: location::text::excerpt(text, 80),
-            asked: match location {
-                Some(_) => asked_where(location, description),
-                None => "--skin".to_owned(),
-            },
+            asked: asked_where(location, description, "--skin"),
             folder: root.join("skins"),
+            note: String::new(),
         }),
     }
 }
@@ -553,13 +694,64 @@ fn eye_material_file(index: &AssetIndex, name: &str) -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// Where an asset was asked for (a description's line, else a flag), for messages.
-fn asked_where(location: Option<&Location>, description: Option<&Path>) -> String {
+/// Where an asset was asked for (a description's line, else `flag`), for messages.
+fn asked_where(location: Option<&Location>, description: Option<&Path>, flag: &str) -> String {
     match (location, description) {
         (Some(at), Some(file)) => at.clone().in_file(file).to_string(),
         (Some(at), None) => at.to_string(),
-        (None, _) => "a flag".to_owned(),
+        (None, _) => flag.to_owned(),
     }
+}
+
+/// A file asked for as `kind` must have its extension: a `.mhclo` is no body topology, a
+/// body's `.proxy` no garment.
+fn check_extension(kind: AssetKind, file: PathBuf, asked: String) -> Result<PathBuf, ConvertError> {
+    let extension = file
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if extension.as_deref() == Some(kind.extension()) {
+        return Ok(file);
+    }
+    let hint = match extension.as_deref() {
+        Some("proxy") => ": it is a body topology (give it to --proxy)".to_owned(),
+        Some("mhclo") if kind == AssetKind::Proxy => {
+            ": it is a worn asset (--clothes, --hair, --eyebrows, ...)".to_owned()
+        }
+        _ => String::new(),
+    };
+    Err(ConvertError::WrongAssetFile {
+        kind: match kind {
+            AssetKind::Proxy => "body topology".to_owned(),
+            other => other.name().to_owned(),
+        },
+        extension: kind.extension(),
+        file,
+        asked,
+        hint,
+    })
+}
+
+/// Near names of `kind` for an unknown `name`, and whether the index stopped short.
+fn unknown_note(index: &AssetIndex, kind: AssetKind, name: &str) -> String {
+    let mut note = String::new();
+    let names: Vec<&str> = index
+        .assets()
+        .iter()
+        .filter(|a| a.kind == kind)
+        .map(|a| a.name.as_str())
+        .collect();
+    let near = location::near::near_names(name, names.iter().copied());
+    if !near.is_empty() {
+        note.push_str(&format!(" (did you mean {}?)", near.join(", ")));
+    }
+    if index.truncated().contains(&kind) {
+        note.push_str(&format!(
+            "; only the first {MAX_INDEXED_PER_KIND} `.{}` files of {} were indexed: name the asset by its file",
+            kind.extension(),
+            index.root().join(kind.folder()).display()
+        ));
+    }
+    note
 }
 
 /// The material replacing an asset's own: `--eye-material` for eyes, else an `.mhm`
@@ -594,6 +786,7 @@ fn material_for(
                     name: location::text::excerpt(text, 80),
                     asked: "--eye-material".to_owned(),
                     folder: index.root().join("eyes/materials"),
+                    note: String::new(),
                 });
             };
             return Ok(Some(candidate));
@@ -606,7 +799,12 @@ fn material_for(
         by_uuid || indexed.is_some_and(|a| a.name.eq_ignore_ascii_case(&m.asset))
     });
     Ok(match (line, index) {
-        (Some(line), Some(index)) => Some(index.root().join(&line.file)),
+        (Some(line), Some(index)) => Some(crate::confine::resolve(
+            &index.root().join("material.mhmat"),
+            "material",
+            &line.file,
+            index.root(),
+        )?),
         _ => None,
     })
 }

@@ -197,6 +197,9 @@ pub struct TPoseLimbs {
     pub arms: Vec<Arm>,
     /// The legs.
     pub legs: Vec<Leg>,
+    /// The limbs not found, left as they rest (said as a warning: a T-pose with a bent limb
+    /// is not the one asked for).
+    pub left_bent: Vec<String>,
 }
 
 impl TPoseLimbs {
@@ -211,7 +214,15 @@ impl TPoseLimbs {
                 side,
             };
             limbs.arms.push(side.arm(direction)?);
-            limbs.legs.extend(side.leg());
+            match side.leg() {
+                Some(leg) => limbs.legs.push(leg),
+                None => limbs.left_bent.push(format!(
+                    "the {} leg ({}UpperLeg down to {}LowerLeg)",
+                    side.side.to_lowercase(),
+                    side.side,
+                    side.side
+                )),
+            }
         }
         Ok(limbs)
     }
@@ -618,14 +629,14 @@ fn deform(
     mesh.normals.clear();
 }
 
-/// The posed bone frames of `pose` (read in stage 1), for the rig at `rig_path`, and a word
-/// on where they came from.
+/// The posed bone frames of `pose` (read in stage 1), for the rig at `rig_path`, a word on
+/// where they came from, and warnings (a computed T-pose's limbs not found, left bent).
 pub fn posed_frames(
     character: &Character,
     pose: &crate::inputs::LoadedPose,
     rig_path: &std::path::Path,
     names: Option<&Names>,
-) -> Result<(Vec<DAffine3>, String), ConvertError> {
+) -> Result<(Vec<DAffine3>, String, Vec<String>), ConvertError> {
     let rig = mpfb_data::rig_name(rig_path);
     match pose {
         crate::inputs::LoadedPose::File { pose, source } => {
@@ -652,21 +663,21 @@ pub fn posed_frames(
                     first_names(&unknown)
                 ));
             }
-            Ok((evaluate(character, pose), note))
+            Ok((evaluate(character, pose), note, Vec::new()))
         }
         crate::inputs::LoadedPose::ComputedTPose => computed_frames(character, rig, names, false),
         crate::inputs::LoadedPose::ComputedVrmTPose => computed_frames(character, rig, names, true),
     }
 }
 
-/// A computed T-pose's frames (the VRM one with `vrm`) for the limbs `names` finds, and a
-/// word on where they came from.
+/// A computed T-pose's frames (the VRM one with `vrm`) for the limbs `names` finds, a word on
+/// where they came from, and a warning naming each limb not found (left as it rests).
 fn computed_frames(
     character: &Character,
     rig: &str,
     names: Option<&Names>,
     vrm: bool,
-) -> Result<(Vec<DAffine3>, String), ConvertError> {
+) -> Result<(Vec<DAffine3>, String, Vec<String>), ConvertError> {
     let names = names.ok_or_else(|| {
         ConvertError::RestPose(format!("rig `{rig}`: no humanoid names to find its limbs"))
     })?;
@@ -676,7 +687,17 @@ fn computed_frames(
             names.source
         ))
     })?;
-    Ok(if vrm {
+    let warnings = limbs
+        .left_bent
+        .iter()
+        .map(|limb| {
+            format!(
+                "rest pose: rig `{rig}`: {limb} not found by {}: left as it rests, not straightened",
+                names.source
+            )
+        })
+        .collect();
+    let (frames, note) = if vrm {
         (
             vrm_t_pose(character, &limbs),
             format!(
@@ -692,5 +713,6 @@ fn computed_frames(
                 names.source
             ),
         )
-    })
+    };
+    Ok((frames, note, warnings))
 }

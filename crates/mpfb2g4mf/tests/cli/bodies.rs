@@ -171,7 +171,7 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
         (vec!["--phenotype", "hair=1"], "unknown variable `hair`"),
         (
             vec!["--target", "no-such-target=0.5"],
-            "/targets/0: no target named `no-such-target`",
+            "--target: no target named `no-such-target`",
         ),
     ] {
         let output = out.path().join("bad.g4b");
