@@ -6,6 +6,11 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+#[path = "hostile_inputs/archives.rs"]
+mod archives;
+#[path = "hostile_inputs/closed_pipe.rs"]
+mod closed_pipe;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
