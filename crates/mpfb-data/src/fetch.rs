@@ -1011,7 +1011,8 @@ fn refuse_repeated<R: Read + Seek>(
     size: u64,
 ) -> Result<(), FetchError> {
     let mut directory = Vec::new();
-    file.seek(std::io::SeekFrom::Start(start)).map_err(io(name))?;
+    file.seek(std::io::SeekFrom::Start(start))
+        .map_err(io(name))?;
     (&mut *file)
         .take(size)
         .read_to_end(&mut directory)
@@ -1168,9 +1169,11 @@ fn plan_entries<R: Read + Seek>(
             size,
         });
     }
-    let limit = bound
-        .total
-        .min(compressed_total.saturating_mul(bound.ratio).max(RATIO_FLOOR));
+    let limit = bound.total.min(
+        compressed_total
+            .saturating_mul(bound.ratio)
+            .max(RATIO_FLOOR),
+    );
     if total > limit {
         return Err(FetchError::TooLarge {
             what: format!("{name} (its entries declare {total} bytes unpacked)"),
@@ -1672,7 +1675,10 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{e}"));
             let mut file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(
-                declared_size(&mut file).ok().flatten().map(|(e, d, _)| (e, d)),
+                declared_size(&mut file)
+                    .ok()
+                    .flatten()
+                    .map(|(e, d, _)| (e, d)),
                 Some((entries, directory))
             );
             let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -1777,12 +1783,18 @@ mod tests {
         let cases: Vec<(Vec<(&str, &[u8])>, Bound, &str)> = vec![
             // Two entries of one name: the directory names it twice (see `repeated` below).
             (
-                vec![(hair, b"name a\n"), ("base/hair/short01/short01.mhcl0", b"name b\n")],
+                vec![
+                    (hair, b"name a\n"),
+                    ("base/hair/short01/short01.mhcl0", b"name b\n"),
+                ],
                 ASSETS_BOUND,
                 "a.zip: entry `base/hair/short01/short01.mhclo` refused: it is repeated",
             ),
             (
-                vec![(hair, b"name a\n"), ("x/hair/short01/short01.mhclo", b"name b\n")],
+                vec![
+                    (hair, b"name a\n"),
+                    ("x/hair/short01/short01.mhclo", b"name b\n"),
+                ],
                 ASSETS_BOUND,
                 "is already unpacked to `hair/short01/short01.mhclo`",
             ),
@@ -1836,5 +1848,4 @@ mod tests {
         let (err, written) = refused(map_assets, ASSETS_BOUND, &[(hair, b"name a\n")]);
         assert!(err.is_empty() && written, "{err}");
     }
-
 }

@@ -478,7 +478,10 @@ fn hidden_body_faces_go_unless_kept() {
 
 #[test]
 fn a_dressed_mhm_converts_every_asset_line() {
-    let Some((data, assets)) = data_and_assets("a_dressed_mhm_converts_every_asset_line", common::DRESSED_MHM) else {
+    let Some((data, assets)) = data_and_assets(
+        "a_dressed_mhm_converts_every_asset_line",
+        common::DRESSED_MHM,
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -33,7 +33,8 @@ pub fn zip_bytes(entries: &[(&str, &[u8], bool)]) -> std::io::Result<Vec<u8>> {
             let options = zip::write::SimpleFileOptions::default()
                 .compression_method(method)
                 .large_file(data.len() > u32::MAX as usize / 2);
-            zip.start_file(*name, options).map_err(std::io::Error::other)?;
+            zip.start_file(*name, options)
+                .map_err(std::io::Error::other)?;
             zip.write_all(data)?;
         }
         zip.finish().map_err(std::io::Error::other)?;
@@ -89,7 +90,11 @@ pub fn hostile_archives(dir: &Path) -> std::io::Result<Vec<HostileArchive>> {
         true,
         zip_bytes(&[
             (HAIR, b"name short01\n", true),
-            ("makehuman-assets-master/base/hair/short01/short01.obj", &zeros, true),
+            (
+                "makehuman-assets-master/base/hair/short01/short01.obj",
+                &zeros,
+                true,
+            ),
         ])?,
         "entry `makehuman-assets-master/base/hair/short01/short01.obj` refused: it expands".into(),
     )?;
@@ -130,10 +135,8 @@ pub fn hostile_archives(dir: &Path) -> std::io::Result<Vec<HostileArchive>> {
     let names: Vec<String> = (0..40)
         .map(|i| format!("makehuman-assets-master/base/hair/h{i}/h{i}.obj"))
         .collect();
-    let entries: Vec<(&str, &[u8], bool)> = names
-        .iter()
-        .map(|n| (n.as_str(), &mib[..], true))
-        .collect();
+    let entries: Vec<(&str, &[u8], bool)> =
+        names.iter().map(|n| (n.as_str(), &mib[..], true)).collect();
     write(
         "40 entries of 1 MiB zeros, 40 KiB deflated",
         "many.zip",

@@ -99,7 +99,10 @@ fn a_served_archive_is_named_by_its_url_whatever_fails() {
     .unwrap();
     let corrupt = test_support::archives::renamed(&good, b"uuid 1234", b"uuid 9999");
     for (i, (bytes, expected)) in [
-        (repeated, "entry `base/hair/a/a.mhclo` refused: it is repeated"),
+        (
+            repeated,
+            "entry `base/hair/a/a.mhclo` refused: it is repeated",
+        ),
         (corrupt, ": entry base/hair/a/a.mhclo: "),
     ]
     .into_iter()
@@ -110,7 +113,8 @@ fn a_served_archive_is_named_by_its_url_whatever_fails() {
         std::fs::create_dir_all(into.parent().unwrap()).unwrap();
         let line = refused_line(&fetch(&home, &url, &into, true), &into);
         assert!(
-            line.contains(&format!("{url}{expected}")) || line.contains(&format!("{url}: {expected}")),
+            line.contains(&format!("{url}{expected}"))
+                || line.contains(&format!("{url}: {expected}")),
             "{line}\nnot: {url}{expected}"
         );
     }

@@ -40,7 +40,11 @@ fn output_to_a_closed_pipe_ends_quietly() {
         .env("MPFB_DATA", &data)
         .output()
         .unwrap();
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
     let file = g4b.display().to_string();
     let out = work.path().join("b.g4b").display().to_string();
     for (args, both) in [
