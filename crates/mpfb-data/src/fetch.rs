@@ -1136,23 +1136,8 @@ fn plan_entries<R: Read + Seek>(
         let Some(relative) = map(&entry_name) else {
             continue;
         };
-        let size = entry.size();
-        let compressed = entry.compressed_size();
-        if size > MAX_FILE {
-            return Err(FetchError::TooLarge {
-                what: format!("{name}: entry {entry_name}"),
-                limit: MAX_FILE,
-            });
-        }
-        if size > RATIO_FLOOR && size / compressed.max(1) > MAX_RATIO {
-            return Err(FetchError::Entry {
-                archive: name.to_owned(),
-                entry: entry_name,
-                problem: format!(
-                    "it expands {compressed} bytes to {size}, more than {MAX_RATIO} times (a zip bomb?)"
-                ),
-            });
-        }
+        let (size, compressed) = (entry.size(), entry.compressed_size());
+        refuse_oversized(name, &entry_name, size, compressed)?;
         if let Some(first) = placed.insert(relative.clone(), entry_name.clone()) {
             return Err(FetchError::Entry {
                 archive: name.to_owned(),
@@ -1169,18 +1154,35 @@ fn plan_entries<R: Read + Seek>(
             size,
         });
     }
-    let limit = bound.total.min(
-        compressed_total
-            .saturating_mul(bound.ratio)
-            .max(RATIO_FLOOR),
-    );
+    check_whole(
+        name,
+        bound,
+        total,
+        compressed_total,
+        &placed.into_keys().collect(),
+    )?;
+    Ok(plan)
+}
+
+/// Refuses kept entries declaring `total` bytes beyond `bound` (its cap, and its ratio to
+/// their `compressed` bytes), or lacking a file `bound` requires.
+fn check_whole(
+    name: &str,
+    bound: Bound,
+    total: u64,
+    compressed: u64,
+    placed: &BTreeSet<String>,
+) -> Result<(), FetchError> {
+    let limit = bound
+        .total
+        .min(compressed.saturating_mul(bound.ratio).max(RATIO_FLOOR));
     if total > limit {
         return Err(FetchError::TooLarge {
             what: format!("{name} (its entries declare {total} bytes unpacked)"),
             limit,
         });
     }
-    let missing = (bound.missing)(&placed.into_keys().collect());
+    let missing = (bound.missing)(placed);
     if !missing.is_empty() {
         return Err(FetchError::Incomplete {
             from: name.to_owned(),
@@ -1188,7 +1190,33 @@ fn plan_entries<R: Read + Seek>(
             missing,
         });
     }
-    Ok(plan)
+    Ok(())
+}
+
+/// Refuses an entry larger than [`MAX_FILE`], or above [`RATIO_FLOOR`] expanding more than
+/// [`MAX_RATIO`] times its compressed bytes.
+fn refuse_oversized(
+    archive: &str,
+    entry_name: &str,
+    size: u64,
+    compressed: u64,
+) -> Result<(), FetchError> {
+    if size > MAX_FILE {
+        return Err(FetchError::TooLarge {
+            what: format!("{archive}: entry {entry_name}"),
+            limit: MAX_FILE,
+        });
+    }
+    if size > RATIO_FLOOR && size / compressed.max(1) > MAX_RATIO {
+        return Err(FetchError::Entry {
+            archive: archive.to_owned(),
+            entry: entry_name.to_owned(),
+            problem: format!(
+                "it expands {compressed} bytes to {size}, more than {MAX_RATIO} times (a zip bomb?)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Every regular file under `dir` (links are not followed: a loop, or a link out of the
