@@ -3,20 +3,27 @@
 
 use super::cli;
 use std::path::Path;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
 use std::process::Stdio;
 
 /// Runs `args` with standard output a pipe whose reader is already closed (and standard error
-/// too when `both`); its exit code and standard error.
+/// too when `both`); its exit code and standard error. The pipe is one end of a socket pair
+/// whose other end is closed before the command starts, so every write fails as a closed
+/// pipe does (broken pipe), with no race against the command.
 fn with_closed_output(args: &[&str], data: &Path, both: bool) -> (Option<i32>, String) {
-    let (reader, writer) = std::io::pipe().unwrap();
+    let (reader, writer) = UnixStream::pair().unwrap();
     drop(reader);
     let mut command = cli();
     command
         .args(args)
         .env("MPFB_DATA", data)
-        .stdout(Stdio::from(writer.try_clone().unwrap()));
+        .stdout(Stdio::from(OwnedFd::from(writer.try_clone().unwrap())));
     let output = if both {
-        command.stderr(Stdio::from(writer)).output().unwrap()
+        command
+            .stderr(Stdio::from(OwnedFd::from(writer)))
+            .output()
+            .unwrap()
     } else {
         drop(writer);
         command.stderr(Stdio::piped()).output().unwrap()
