@@ -1808,7 +1808,8 @@ mod tests {
         let zeros = vec![0u8; 4 << 20];
         let mib = vec![0u8; 1 << 20];
         let hair = "base/hair/short01/short01.mhclo";
-        let cases: Vec<(Vec<(&str, &[u8])>, Bound, &str)> = vec![
+        type Entries<'a> = Vec<(&'a str, &'a [u8])>;
+        let cases: Vec<(Entries<'_>, Bound, &str)> = vec![
             // Two entries of one name: the directory names it twice (see `repeated` below).
             (
                 vec![
