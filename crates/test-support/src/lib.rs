@@ -182,7 +182,7 @@ pub fn makehuman_assets_with(files: &[&str]) -> Result<PathBuf, String> {
             return Ok(folder);
         }
         reasons.push(format!(
-            "{} lacks {} (`mpfb2g4mf data fetch --makehuman-assets` installs a complete set)",
+            "{} lacks {} (a MakeHuman installation's data folder or an asset pack has them: README, Data)",
             folder.display(),
             missing.join(", ")
         ));

@@ -2,9 +2,9 @@
 //! ends quietly, as a program the pipe's signal ends (exit 141), with no panic and no line.
 
 use super::cli;
-use std::path::Path;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
+use std::path::Path;
 use std::process::Stdio;
 
 /// Runs `args` with standard output a pipe whose reader is already closed (and standard error
