@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 20] = [
+const TARGETS: [&str; 21] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -28,6 +28,7 @@ const TARGETS: [&str; 20] = [
     "to_gltf",
     "image_decode",
     "orm_pack",
+    "archive",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

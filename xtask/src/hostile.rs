@@ -245,6 +245,7 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     }
     cases.extend(image_cases(data, work)?);
     cases.extend(assets_cases(data, work)?);
+    cases.extend(archive_cases(data, work)?);
     Ok(cases)
 }
 
@@ -438,4 +439,32 @@ fn weights_and_rigs_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String>
             args: read("to-mpfb", &["--out-dir", "out/chain-mpfb"]),
         },
     ])
+}
+
+/// The hostile archives of `tests/hostile_inputs/archives.rs` (issue 41), through
+/// `data fetch --from ARCHIVE --into ...` (each refused before a byte is unpacked).
+fn archive_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let dir = work.join("archives");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let archives = test_support::archives::hostile_archives(&dir).map_err(|e| e.to_string())?;
+    Ok(archives
+        .into_iter()
+        .enumerate()
+        .map(|(i, archive)| {
+            let mut args = vec!["data".to_owned(), "fetch".to_owned()];
+            if archive.assets {
+                args.push("--makehuman-assets".to_owned());
+            }
+            args.extend([
+                "--from".to_owned(),
+                archive.path.display().to_string(),
+                "--into".to_owned(),
+                format!("out/fetched-{i}"),
+            ]);
+            Case {
+                name: archive.name,
+                args,
+            }
+        })
+        .collect())
 }

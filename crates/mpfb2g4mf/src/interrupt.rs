@@ -77,6 +77,28 @@ pub fn install() -> Result<(), ctrlc::Error> {
     })
 }
 
+/// The reader of our output has gone (a closed pipe: `mpfb2g4mf data status --json | head`):
+/// removes every registered temporary file and exits with 141, as a program the pipe's
+/// signal ends does, printing nothing (there is no one to read it). Earlier outputs are
+/// unchanged.
+pub fn end_on_closed_pipe() -> ! {
+    let live = live();
+    for path in live.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    std::process::exit(CLOSED_PIPE_EXIT)
+}
+
+/// The exit code of a process whose output pipe was closed (128 + SIGPIPE, as shells report a
+/// program that signal ended).
+pub const CLOSED_PIPE_EXIT: i32 = 141;
+
+/// True when a panic's text is the standard library's "failed printing to stdout/stderr"
+/// over a closed pipe (`println!`, `eprintln!`): the reader went away, nothing is wrong.
+pub fn is_closed_pipe_panic(text: &str) -> bool {
+    text.contains("failed printing to std") && text.contains("Broken pipe")
+}
+
 /// Temporary files of ours older than this are left from a killed run (a write takes seconds).
 pub const STALE_AFTER: Duration = Duration::from_secs(3600);
 

@@ -73,10 +73,12 @@ pub mod image_files {
 
 pub mod process {
     //! What a process running conversions sets up once: the interrupt handler that removes
-    //! half-written files, the stage timings on standard error, and the malloc settings.
+    //! half-written files (and the quiet end when the reader of its output has gone), the
+    //! stage timings on standard error, and the malloc settings.
 
     #[cfg(feature = "cli")]
     pub use crate::interrupt::install as install_interrupt_handler;
+    pub use crate::interrupt::{CLOSED_PIPE_EXIT, end_on_closed_pipe, is_closed_pipe_panic};
     pub use crate::malloc_tuning::{describe as malloc_setting, reexec_with_tuned_malloc};
     pub use crate::timings::{TIMINGS_ENV, lap};
 }

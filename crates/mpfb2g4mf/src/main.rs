@@ -534,9 +534,45 @@ fn read_g4mf(
     })
 }
 
+/// `print!` to standard output: a reader that has gone (a closed pipe) ends the process
+/// quietly, any other failure is an error.
+macro_rules! out {
+    ($($arg:tt)*) => { write_out(format_args!($($arg)*)) };
+}
+
+/// `println!` as [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => { write_out(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+fn write_out(text: std::fmt::Arguments<'_>) -> Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            mpfb2g4mf::process::end_on_closed_pipe()
+        }
+        written => written.context("cannot write to standard output"),
+    }
+}
+
+/// Lets a `println!`/`eprintln!` anywhere (the summaries on standard error, a library's line)
+/// end the process quietly when its reader has gone, as [`write_out`] does; any other panic
+/// is reported as before.
+fn end_quietly_on_closed_pipes() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if mpfb2g4mf::process::is_closed_pipe_panic(&info.to_string()) {
+            mpfb2g4mf::process::end_on_closed_pipe();
+        }
+        report(info);
+    }));
+}
+
 fn main() -> ExitCode {
     // Before anything else (threads, timings): this may replace the process with itself.
     mpfb2g4mf::process::reexec_with_tuned_malloc();
+    end_quietly_on_closed_pipes();
     // clap exits with 2 on usage errors by itself.
     mpfb2g4mf::process::lap(&format!(
         "start (malloc: {})",
@@ -641,7 +677,7 @@ fn run_convert(args: ConvertArgs) -> Result<()> {
         .as_ref()
         .filter(|_| args.humanoid_print_map)
     {
-        println!("{}", humanoid.to_map_json());
+        outln!("{}", humanoid.to_map_json())?;
     }
     report(&summary, &args.report)
 }
@@ -684,21 +720,21 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
             } else {
                 serde_json::to_string_pretty(&reports)?
             };
-            println!("{json}");
+            outln!("{json}")?;
         }
         ReportFormat::Human => {
             for r in &reports {
                 for f in &r.findings {
-                    println!("{}: {f}", r.uri);
+                    outln!("{}: {f}", r.uri)?;
                 }
-                println!(
+                outln!(
                     "{}: {} ({} errors, {} warnings, {} infos)",
                     r.uri,
                     if r.is_valid() { "valid" } else { "INVALID" },
                     r.counts.num_errors,
                     r.counts.num_warnings,
                     r.counts.num_infos
-                );
+                )?;
             }
         }
     }
@@ -713,7 +749,7 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
 fn run_inspect(args: InspectArgs) -> Result<()> {
     let file = read_g4mf(&args.file, &args.read.options(), "inspect")?;
     let size = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
-    print!("{}", mpfb2g4mf::inspect::inspect(&file, size));
+    out!("{}", mpfb2g4mf::inspect::inspect(&file, size))?;
     Ok(())
 }
 
@@ -1140,9 +1176,9 @@ fn run_data_status(args: StatusArgs) -> Result<()> {
         args.assets.as_deref(),
     );
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&status)?);
+        outln!("{}", serde_json::to_string_pretty(&status)?)?;
     } else {
-        print!("{}", status.text());
+        out!("{}", status.text())?;
     }
     if status.mpfb_data.is_none() {
         // The report said why; the exit code says no conversion can find its data.
@@ -1179,7 +1215,7 @@ fn run_data_fetch(args: FetchArgs) -> Result<()> {
     for line in &report.lines {
         eprintln!("mpfb2g4mf: {line}");
     }
-    print!("{}", report.status?);
+    out!("{}", report.status?)?;
     if let Some(hint) = &report.hint {
         eprintln!("mpfb2g4mf: {hint}");
     }
@@ -1196,7 +1232,7 @@ fn human_size(bytes: u64) -> String {
 
 fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
     if args.json {
-        println!("{}", serde_json::to_string_pretty(summary)?);
+        outln!("{}", serde_json::to_string_pretty(summary)?)?;
     }
     if args.quiet {
         return Ok(());

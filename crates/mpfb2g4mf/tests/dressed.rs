@@ -274,7 +274,15 @@ const DRESSED: &[&str] = &[
 
 #[test]
 fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
-    let Some((data, assets)) = data_and_assets("assets_sit_where_makehumans_rule") else {
+    let Some((data, assets)) = data_and_assets(
+        "assets_sit_where_makehumans_rule",
+        &[
+            "clothes/male_casualsuit01/male_casualsuit01.mhclo",
+            "eyebrows/eyebrow001/eyebrow001.mhclo",
+            "eyelashes/eyelashes01/eyelashes01.mhclo",
+            "eyes/materials/green.mhmat",
+        ],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -388,7 +396,10 @@ fn assets_sit_where_makehumans_rule_puts_them_with_the_inherited_weights() {
 
 #[test]
 fn a_t_pose_bake_moves_the_clothes_with_the_arms_by_linear_blend_skinning() {
-    let Some((data, assets)) = data_and_assets("a_t_pose_bake_moves_the_clothes") else {
+    let Some((data, assets)) = data_and_assets(
+        "a_t_pose_bake_moves_the_clothes",
+        &["clothes/male_casualsuit01/male_casualsuit01.mhclo"],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -447,7 +458,10 @@ fn a_t_pose_bake_moves_the_clothes_with_the_arms_by_linear_blend_skinning() {
 
 #[test]
 fn hidden_body_faces_go_unless_kept() {
-    let Some((data, assets)) = data_and_assets("hidden_body_faces_go_unless_kept") else {
+    let Some((data, assets)) = data_and_assets(
+        "hidden_body_faces_go_unless_kept",
+        &["clothes/female_sportsuit01/female_sportsuit01.mhclo"],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -507,7 +521,10 @@ fn hidden_body_faces_go_unless_kept() {
 
 #[test]
 fn a_dressed_mhm_converts_every_asset_line() {
-    let Some((data, assets)) = data_and_assets("a_dressed_mhm_converts_every_asset_line") else {
+    let Some((data, assets)) = data_and_assets(
+        "a_dressed_mhm_converts_every_asset_line",
+        common::DRESSED_MHM,
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -625,7 +642,10 @@ fn worn_weights_follow_makehumans_rule(data: &Path, assets: &Path, file: &G4mfFi
 
 #[test]
 fn a_body_topology_replaces_the_body_mesh() {
-    let Some((data, assets)) = data_and_assets("a_body_topology_replaces_the_body_mesh") else {
+    let Some((data, assets)) = data_and_assets(
+        "a_body_topology_replaces_the_body_mesh",
+        &["proxymeshes/female_generic/female_generic.proxy"],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -656,7 +676,16 @@ fn a_body_topology_replaces_the_body_mesh() {
 
 #[test]
 fn a_seeded_population_draws_the_same_outfits_every_run() {
-    let Some((data, assets)) = data_and_assets("a_seeded_population_draws_the_same") else {
+    let Some((data, assets)) = data_and_assets(
+        "a_seeded_population_draws_the_same",
+        &[
+            "clothes/male_casualsuit02/male_casualsuit02.mhclo",
+            "clothes/shoes01/shoes01.mhclo",
+            "clothes/female_sportsuit01/female_sportsuit01.mhclo",
+            "hair/short02/short02.mhclo",
+            "hair/bob01/bob01.mhclo",
+        ],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -713,7 +742,13 @@ hair = ["short02", "bob01", "none"]
 
 #[test]
 fn to_mpfb_of_a_dressed_file_gives_the_naked_rig_and_weights_and_names_what_it_left_out() {
-    let Some((data, assets)) = data_and_assets("to_mpfb_of_a_dressed_file") else {
+    let Some((data, assets)) = data_and_assets(
+        "to_mpfb_of_a_dressed_file",
+        &[
+            "clothes/male_casualsuit01/male_casualsuit01.mhclo",
+            "hair/ponytail01/ponytail01.mhclo",
+        ],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

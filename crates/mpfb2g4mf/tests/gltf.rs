@@ -396,13 +396,10 @@ fn every_gltf_variant_passes_the_khronos_validator_and_loads_in_three_as_written
     let Some(data) = test_support::mpfb_data_or_skip(test) else {
         return;
     };
-    let assets = test_support::makehuman_assets();
-    if assets.is_none() {
-        test_support::skip_or_fail(
-            &format!("{test} (dressed variants)"),
-            "no MakeHuman assets folder",
-        );
-    }
+    let assets = test_support::makehuman_assets_or_skip(
+        &format!("{test} (dressed variants)"),
+        &test_support::WORN_BY_EXAMPLES,
+    );
     let out = tempfile::tempdir().unwrap();
     let pairs = convert_variants(&data, assets.as_deref(), out.path());
     // A file we wrote taken to glTF holds what its job written as glTF holds.

@@ -199,11 +199,10 @@ fn variants_write_the_recorded_bytes() {
     let Some(data) = test_support::mpfb_data_or_skip("variants_write_the_recorded_bytes") else {
         return;
     };
-    let Some(assets) = test_support::makehuman_assets() else {
-        test_support::skip_or_fail(
-            "variants_write_the_recorded_bytes",
-            "no MakeHuman assets folder",
-        );
+    let Some(assets) = test_support::makehuman_assets_or_skip(
+        "variants_write_the_recorded_bytes",
+        &test_support::WORN_BY_EXAMPLES,
+    ) else {
         return;
     };
     let work = tempfile::tempdir().unwrap();

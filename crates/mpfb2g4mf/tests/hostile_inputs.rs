@@ -6,8 +6,12 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+#[path = "hostile_inputs/archives.rs"]
+mod archives;
 #[path = "hostile_inputs/assets.rs"]
 mod assets;
+#[path = "hostile_inputs/closed_pipe.rs"]
+mod closed_pipe;
 #[path = "hostile_inputs/images.rs"]
 mod images;
 #[path = "hostile_inputs/weights_and_rigs.rs"]

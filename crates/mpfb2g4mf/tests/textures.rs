@@ -75,7 +75,10 @@ fn check_texture_maps(file: &G4mfFile, mesh: usize, source: &[u64], obj: &Path) 
 
 #[test]
 fn texture_maps_are_the_objs_corners_flipped_on_the_body_and_an_asset() {
-    let Some((data, assets)) = data_and_assets("texture_maps_are_the_objs_corners") else {
+    let Some((data, assets)) = data_and_assets(
+        "texture_maps_are_the_objs_corners",
+        &["eyebrows/eyebrow001/eyebrow001.mhclo"],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -122,7 +125,7 @@ fn base_color_file<'a>(doc: &'a g4mf_model::Document, material: &str) -> &'a Val
 
 #[test]
 fn the_brown_iris_is_embedded_byte_for_byte_or_copied_beside_the_file() {
-    let Some((data, assets)) = data_and_assets("the_brown_iris_is_embedded") else {
+    let Some((data, assets)) = data_and_assets("the_brown_iris_is_embedded", &[]) else {
         return;
     };
     let png = std::fs::read(assets.join("eyes/materials/brown_eye.png")).unwrap();
@@ -167,7 +170,10 @@ fn the_brown_iris_is_embedded_byte_for_byte_or_copied_beside_the_file() {
 
 #[test]
 fn a_missing_image_gives_its_placeholder_and_one_warning() {
-    let Some((data, assets)) = data_and_assets("a_missing_image_gives_its_placeholder") else {
+    let Some((data, assets)) = data_and_assets(
+        "a_missing_image_gives_its_placeholder",
+        &["eyebrows/eyebrow001/eyebrow001.mhclo"],
+    ) else {
         return;
     };
     // A copy of eyebrow001 whose material names an image that is not there.
@@ -234,7 +240,10 @@ fn eye_close_up(file: &Path, picture: &Path, extra: &[&str]) -> image::RgbImage 
 
 #[test]
 fn irises_show_in_a_close_up_preview() {
-    let Some((data, assets)) = data_and_assets("irises_show_in_a_close_up_preview") else {
+    let Some((data, assets)) = data_and_assets(
+        "irises_show_in_a_close_up_preview",
+        &["eyes/materials/blue.mhmat"],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -386,7 +395,13 @@ fn a_skin_material_textures_the_body_and_packs_its_maps_into_orm() {
 
 #[test]
 fn makehumans_skins_are_found_by_name_and_by_the_mhm_line() {
-    let Some((data, assets)) = data_and_assets("makehumans_skins_are_found") else {
+    let Some((data, assets)) = data_and_assets(
+        "makehumans_skins_are_found",
+        &[
+            "skins/default.mhmat",
+            "skins/young_caucasian_female/young_caucasian_female.mhmat",
+        ],
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

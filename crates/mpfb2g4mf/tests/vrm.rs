@@ -477,7 +477,7 @@ fn check_look_at(made: &Made, report: &VrmReport, found: &BTreeMap<&str, Option<
 #[test]
 fn every_vrm_variant_loads_in_three_vrm_passes_the_validator_and_rests_in_vrms_t_pose() {
     let name = "every_vrm_variant_loads_in_three_vrm_passes_the_validator_and_rests_in_vrms_t_pose";
-    let Some((data, assets)) = common::data_and_assets(name) else {
+    let Some((data, assets)) = common::data_and_assets(name, common::DRESSED_MHM) else {
         return;
     };
     let out = tempfile::tempdir().unwrap();

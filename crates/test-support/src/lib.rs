@@ -5,6 +5,8 @@
 //! (as in CI), else MPFB in Blender or the cache `mpfb2g4mf data fetch` fills. A folder counts
 //! only when it has every file of every feature, so a test never runs on half the data.
 //!
+//! [`archives`] builds the hostile zip archives `data fetch` must refuse (tests and
+//! `cargo xtask hostile`).
 //! [`tiny`] builds the small hand-made characters (and G4MF files) the writer, reader,
 //! preview, fuzz and fixture code test with. [`clients`] runs the external glTF clients
 //! (the Khronos glTF-Validator, three.js, @pixiv/three-vrm for `.vrm`) on files a test wrote,
@@ -12,6 +14,7 @@
 //! [`skinning`] poses our G4MF and glTF files by linear blend skinning and matches their
 //! vertices to another program's, the judge `cargo xtask blender-gltf-check` and its tests use.
 
+pub mod archives;
 pub mod clients;
 pub mod gltf;
 pub mod images;
@@ -113,17 +116,102 @@ pub fn test_rig_files(data: &Path) -> Vec<PathBuf> {
 }
 
 /// The MakeHuman assets folder for tests: `$MAKEHUMAN_ASSETS`, else
-/// `<root>/../shared/makehuman-assets`, else where the converter finds one.
+/// `<root>/../shared/makehuman-assets`, else where the converter finds one. A test that needs
+/// particular files asks [`makehuman_assets_with`] instead, so a user's partial folder (the
+/// repository's archive without its images, say) never turns its pass into a failure.
 pub fn makehuman_assets() -> Option<PathBuf> {
-    let mut places = mpfb_data::Places::from_env();
+    makehuman_assets_with(&[]).ok()
+}
+
+/// The files every dressed conversion reads by default: MakeHuman's default eyes
+/// (HighPolyEyes, from MakeHuman's own repository) and their brown material with its image.
+pub const DEFAULT_EYES: [&str; 4] = [
+    "eyes/high-poly/high-poly.mhclo",
+    "eyes/high-poly/high-poly.obj",
+    "eyes/materials/brown.mhmat",
+    "eyes/materials/brown_eye.png",
+];
+
+/// The asset files the README's dressed examples, the dressed golden bytes and the dressed
+/// glTF variants wear (`fixtures/bodies/dressed.mhm`, the ponytail outfit, the population
+/// draws), with the default eyes.
+pub const WORN_BY_EXAMPLES: [&str; 17] = [
+    "eyes/high-poly/high-poly.mhclo",
+    "eyes/high-poly/high-poly.obj",
+    "eyes/materials/brown.mhmat",
+    "eyes/materials/brown_eye.png",
+    "eyes/materials/blue.mhmat",
+    "eyebrows/eyebrow001/eyebrow001.mhclo",
+    "eyebrows/eyebrow011/eyebrow011.mhclo",
+    "eyelashes/eyelashes01/eyelashes01.mhclo",
+    "eyelashes/eyelashes02/eyelashes02.mhclo",
+    "hair/bob01/bob01.mhclo",
+    "hair/ponytail01/ponytail01.mhclo",
+    "hair/short02/short02.mhclo",
+    "clothes/female_casualsuit01/female_casualsuit01.mhclo",
+    "clothes/male_casualsuit01/male_casualsuit01.mhclo",
+    "clothes/female_sportsuit01/female_sportsuit01.mhclo",
+    "clothes/shoes01/shoes01.mhclo",
+    "clothes/shoes02/shoes02.mhclo",
+];
+
+/// The first MakeHuman assets folder holding every one of `files` (paths inside it), looked
+/// for where [`makehuman_assets`] looks (`$MAKEHUMAN_ASSETS` alone when set); or why none
+/// does, naming each folder's missing files. A file that is a Git LFS pointer (the asset
+/// repository's archive holds its images so) counts as missing.
+pub fn makehuman_assets_with(files: &[&str]) -> Result<PathBuf, String> {
+    let places = mpfb_data::Places::from_env();
     let shared = workspace_root().join("../shared/makehuman-assets");
+    let mut candidates = Vec::new();
     if places.assets_env.is_none() && shared.is_dir() {
-        places.assets_env = Some(shared);
+        candidates.push(shared);
     }
-    mpfb_data::locate_assets(&places, None)
-        .ok()
-        .flatten()
-        .map(|a| a.root().to_path_buf())
+    if let Ok(Some(found)) = mpfb_data::locate_assets(&places, None) {
+        candidates.push(found.root().to_path_buf());
+    }
+    if candidates.is_empty() {
+        return Err("no MakeHuman assets folder".into());
+    }
+    let mut reasons = Vec::new();
+    for folder in candidates {
+        let missing: Vec<&str> = files
+            .iter()
+            .copied()
+            .filter(|f| !is_real_file(&folder.join(f)))
+            .collect();
+        if missing.is_empty() {
+            return Ok(folder);
+        }
+        reasons.push(format!(
+            "{} lacks {} (a MakeHuman installation's data folder or an asset pack has them: README, Data)",
+            folder.display(),
+            missing.join(", ")
+        ));
+    }
+    Err(reasons.join("; "))
+}
+
+/// A regular file that is not a Git LFS pointer.
+fn is_real_file(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = [0u8; 40];
+    let n = file.read(&mut head).unwrap_or(0);
+    path.is_file() && !head[..n].starts_with(b"version https://git-lfs.github.com/spec/")
+}
+
+/// Like [`makehuman_assets_with`], but when no folder holds `files`: fails the calling test if
+/// [`data_required`], else says loudly that it skips ([`skip_or_fail`]).
+pub fn makehuman_assets_or_skip(test_name: &str, files: &[&str]) -> Option<PathBuf> {
+    match makehuman_assets_with(files) {
+        Ok(folder) => Some(folder),
+        Err(why) => {
+            skip_or_fail(test_name, &why);
+            None
+        }
+    }
 }
 
 /// Makes `command` run as on a fresh machine: its home, cache and configuration folders are

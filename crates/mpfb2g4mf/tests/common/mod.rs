@@ -14,16 +14,29 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
 }
 
-/// The data and assets folders, or a loud skip (a failure under CI).
-pub fn data_and_assets(test: &str) -> Option<(PathBuf, PathBuf)> {
+/// The asset files `fixtures/bodies/dressed.mhm` names besides the default eyes.
+pub const DRESSED_MHM: &[&str] = &[
+    "eyebrows/eyebrow011/eyebrow011.mhclo",
+    "eyelashes/eyelashes02/eyelashes02.mhclo",
+    "hair/bob01/bob01.mhclo",
+    "teeth/teeth_base/teeth_base.mhclo",
+    "tongue/tongue01/tongue01.mhclo",
+    "clothes/female_casualsuit01/female_casualsuit01.mhclo",
+    "clothes/shoes02/shoes02.mhclo",
+    "eyes/materials/blue.mhmat",
+];
+
+/// The data folder and an assets folder holding the default eyes and every one of `files`,
+/// or a loud skip (a failure under CI).
+pub fn data_and_assets(test: &str, files: &[&str]) -> Option<(PathBuf, PathBuf)> {
     let data = test_support::mpfb_data_or_skip(test)?;
-    match test_support::makehuman_assets() {
-        Some(assets) => Some((data, assets)),
-        None => {
-            test_support::skip_or_fail(test, "no MakeHuman assets folder");
-            None
-        }
-    }
+    let needed: Vec<&str> = test_support::DEFAULT_EYES
+        .iter()
+        .chain(files)
+        .copied()
+        .collect();
+    let assets = test_support::makehuman_assets_or_skip(test, &needed)?;
+    Some((data, assets))
 }
 
 /// `convert --rig-name default` with the data and assets folders and `extra` flags,
