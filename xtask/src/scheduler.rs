@@ -201,9 +201,19 @@ fn run_checks(
         .keys()
         .filter_map(|p| p.strip_prefix(&array).ok().map(Path::to_path_buf))
         .collect();
+    // A shard that was not run again reports its first run, before which nothing existed.
+    let existed: Vec<BTreeSet<PathBuf>> = (0..SHARDS)
+        .map(|shard| {
+            if interrupted.contains_key(&shard) {
+                done_before.clone()
+            } else {
+                BTreeSet::new()
+            }
+        })
+        .collect();
     checks.check_all(
         "each job is `ok` in exactly one shard's last report, `skipped` where its output existed",
-        &report_problems(&reports, jobs, SHARDS, &done_before),
+        &report_problems(&reports, jobs, SHARDS, &existed),
     );
     let differences = compare_trees(&one.join(OUTPUTS), &outputs)?;
     checks.check_all(
@@ -323,14 +333,15 @@ fn all_ok(records: &BTreeMap<usize, Record>) -> bool {
 }
 
 /// What is wrong with the shards' last reports (one per shard, in order) of a manifest of
-/// `jobs` jobs, given the outputs (relative, as reported) that existed before the last runs:
+/// `jobs` jobs, given for each shard the outputs (relative, as reported) that existed before
+/// its last run:
 /// a job in no report, in two, in the wrong shard, not `ok` or `skipped`, skipped without an
 /// output or written over one.
 fn report_problems(
     reports: &[BTreeMap<usize, Record>],
     jobs: usize,
     shards: usize,
-    existed: &BTreeSet<PathBuf>,
+    existed: &[BTreeSet<PathBuf>],
 ) -> Vec<String> {
     let mut problems = Vec::new();
     let mut seen = BTreeMap::new();
@@ -345,11 +356,10 @@ fn report_problems(
             if index % shards != shard {
                 problems.push(format!("job {index} ran in shard {shard}"));
             }
-            let expected = if existed.contains(&record.output) {
-                "skipped"
-            } else {
-                "ok"
-            };
+            let existed = existed
+                .get(shard)
+                .is_some_and(|e| e.contains(&record.output));
+            let expected = if existed { "skipped" } else { "ok" };
             if record.status != expected {
                 problems.push(format!(
                     "job {index} ({}): {} where {expected} was due",
@@ -756,7 +766,7 @@ mod tests {
 
     #[test]
     fn reports_of_a_resumed_array_are_checked_job_by_job() {
-        let existed: BTreeSet<PathBuf> = [PathBuf::from("o/1")].into();
+        let existed = [BTreeSet::new(), [PathBuf::from("o/1")].into()];
         let good = [
             report(&[record(0, "o/0", "ok"), record(2, "o/2", "ok")]),
             report(&[record(1, "o/1", "skipped"), record(3, "o/3", "ok")]),
@@ -838,7 +848,7 @@ mod tests {
         let temp = dir.path().join(".mpfb2g4mf-x.part");
         std::fs::write(&temp, b"body").unwrap();
         let after_temp = snapshot(dir.path()).unwrap();
-        assert_eq!(after_temp.temporaries, [temp.clone()]);
+        assert_eq!(after_temp.temporaries, std::slice::from_ref(&temp));
         std::fs::rename(&temp, &path).unwrap();
         assert_eq!(rewritten(&before, &snapshot(dir.path()).unwrap()).len(), 1);
         std::fs::remove_file(&path).unwrap();
