@@ -163,7 +163,11 @@ pub fn release_binary() -> Result<std::path::PathBuf, String> {
     if !status.success() {
         return Err("cannot build the release binary".into());
     }
-    Ok(test_support::workspace_root().join("target/release/mpfb2g4mf"))
+    // Cargo builds into CARGO_TARGET_DIR when it is set (relative to the working folder).
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| test_support::workspace_root().join("target"));
+    Ok(target.join("release/mpfb2g4mf"))
 }
 
 /// `--rounds N` (5 when absent).
@@ -183,7 +187,7 @@ fn this_binary(text: Option<&String>) -> Result<std::path::PathBuf, String> {
 }
 
 /// The MPFB data folder, absolute (manifests resolve relative paths against their own folder).
-fn absolute_data() -> Result<std::path::PathBuf, String> {
+pub(crate) fn absolute_data() -> Result<std::path::PathBuf, String> {
     let data = test_support::mpfb_data().ok_or("no MPFB data")?;
     std::fs::canonicalize(&data).map_err(|e| format!("{}: {e}", data.display()))
 }

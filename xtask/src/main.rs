@@ -15,6 +15,7 @@ mod long_functions;
 mod pictures;
 mod populations;
 mod roundtrip;
+mod scheduler;
 mod validator_fixtures;
 
 const USAGE: &str = "usage: cargo xtask <command>
@@ -53,6 +54,11 @@ commands:
   pictures                        render the README's pictures into docs/ (convert, preview,
                                   batch --contact-sheet on the real data), and .glb outputs
                                   drawn by three.js in headless chromium (clients/render.mjs)
+  scheduler                       run the README's Slurm array on a one-node cluster started here
+                                  (slurm-wlm and munge installed, as root): shards byte-identical
+                                  to one process, a shard SIGKILLed and one SIGTERMed midway
+                                  resumed with --skip-existing, no output written twice
+                                  (docs/scheduler.md)
   roundtrip                       the round-trip conformance suite over every shipped rig, as a table
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-pose-check              pose the rigs with T-pose files in Blender (armature modifier) and
@@ -84,6 +90,7 @@ fn main() -> ExitCode {
         Some("hostile") => hostile::run(&args[1..]),
         Some("fresh-clone") => fresh_clone::run(&args[1..]),
         Some("long-functions") => long_functions::run(&args[1..]),
+        Some("scheduler") => scheduler::run(&args[1..]),
         Some("pictures") => pictures::run_all(&args[1..]),
         Some("-h" | "--help") | None => {
             print!("{USAGE}");

@@ -58,7 +58,7 @@ pub mod files {
     //! temporary files an interrupted run left behind found again.
 
     pub use crate::atomic::{Step, buffer_name, replace_text_with_buffers, write_atomic};
-    pub use crate::interrupt::{STALE_AFTER, remove_stale};
+    pub use crate::interrupt::{STALE_AFTER, TEMP_PREFIX, TEMP_SUFFIX, remove_stale};
     pub use crate::paths::{Role, SameFile, check_distinct, check_output_apart};
 }
 
