@@ -110,7 +110,9 @@ fn large_png(side: u32) -> Vec<u8> {
     encoder.set_color(png::ColorType::Grayscale);
     encoder.set_depth(png::BitDepth::One);
     encoder.set_compression(png::Compression::High);
-    let mut writer = encoder.write_header().expect("a large PNG's header encodes");
+    let mut writer = encoder
+        .write_header()
+        .expect("a large PNG's header encodes");
     let mut stream = writer.stream_writer().expect("a PNG stream opens");
     let row = vec![0u8; side.div_ceil(8) as usize];
     for _ in 0..side {

@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
+#[path = "hostile_inputs/image_readers.rs"]
+mod image_readers;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -111,7 +111,8 @@ impl Checker<'_> {
             match g4mf_reader::resolve_relative_uri(uri, folder, self.read.allow_outside_folder) {
                 Ok(path) => path,
                 Err(refusal) => {
-                    self.f.at(Code::FileUriNotRead, pointer, refusal.to_string());
+                    self.f
+                        .at(Code::FileUriNotRead, pointer, refusal.to_string());
                     return None;
                 }
             };

@@ -23,7 +23,12 @@ impl<'a> Checker<'a> {
     ) -> Option<(u32, u32)> {
         let view_pointer = format!("{p}/bufferView");
         let v = view.and_then(|view| {
-            self.index(view, &view_pointer, "bufferViews", Code::FileBufferViewInvalid)
+            self.index(
+                view,
+                &view_pointer,
+                "bufferViews",
+                Code::FileBufferViewInvalid,
+            )
         });
         if let Some(uri) = uri {
             let pointer = format!("{p}/uri");
