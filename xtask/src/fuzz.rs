@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 18] = [
+const TARGETS: [&str; 19] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -26,6 +26,7 @@ const TARGETS: [&str; 18] = [
     "mhmat",
     "gltf_scene",
     "to_gltf",
+    "uri",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
