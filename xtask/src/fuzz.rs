@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 21] = [
+const TARGETS: [&str; 22] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -29,6 +29,7 @@ const TARGETS: [&str; 21] = [
     "image_decode",
     "orm_pack",
     "archive",
+    "uri",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

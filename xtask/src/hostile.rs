@@ -246,6 +246,39 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     cases.extend(image_cases(data, work)?);
     cases.extend(assets_cases(data, work)?);
     cases.extend(archive_cases(data, work)?);
+    cases.extend(image_reader_cases(data, work)?);
+    Ok(cases)
+}
+
+/// Issue 41, reading side: `validate` on images that claim more than they hold, relative image
+/// URIs that climb out, and a 16385-pixel-square PNG (above the decode bound), each a copy of
+/// the validator's corpus fixture.
+fn image_reader_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let fixtures = test_support::workspace_root().join("fixtures/validator");
+    let mut cases = Vec::new();
+    for (name, fixture) in [
+        (
+            "`validate`: a 65-byte PNG declaring 100000x100000 pixels",
+            "FILE_IMAGE_UNDECODABLE_huge_header",
+        ),
+        ("`validate`: a truncated PNG", "FILE_IMAGE_UNDECODABLE"),
+        (
+            "`validate`: a PNG of 16385x16385 pixels (above the decode bound)",
+            "FILE_IMAGE_TOO_LARGE",
+        ),
+        (
+            "`validate`: an image URI `..%2F` out of the folder",
+            "FILE_URI_NOT_READ",
+        ),
+    ] {
+        let bytes = std::fs::read(fixtures.join(format!("{fixture}.g4tf")))
+            .map_err(|e| format!("{fixture}: {e}"))?;
+        let path = write(&work.join(format!("{fixture}.g4tf")), &bytes)?;
+        cases.push(Case {
+            name,
+            args: vec!["validate".to_owned(), path.display().to_string()],
+        });
+    }
     Ok(cases)
 }
 

@@ -102,6 +102,42 @@ fn tiny_png(width: u32, height: u32) -> Vec<u8> {
     bytes
 }
 
+/// A square 1-bit grey PNG of `side` pixels, all black: a few tens of kilobytes for a side
+/// of 16385 (more pixels than the validator decodes).
+fn large_png(side: u32) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, side, side);
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::One);
+    encoder.set_compression(png::Compression::High);
+    let mut writer = encoder
+        .write_header()
+        .expect("a large PNG's header encodes");
+    let mut stream = writer.stream_writer().expect("a PNG stream opens");
+    let row = vec![0u8; side.div_ceil(8) as usize];
+    for _ in 0..side {
+        std::io::Write::write_all(&mut stream, &row).expect("a row encodes");
+    }
+    stream.finish().expect("a large PNG encodes");
+    drop(writer);
+    bytes
+}
+
+/// A PNG's signature, header (declaring `side` x `side` pixels), one data chunk holding an
+/// empty zlib stream, and end: 65 bytes.
+fn header_only_png(side: u32) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, side, side);
+    encoder.set_color(png::ColorType::Rgb);
+    let mut writer = encoder.write_header().expect("a PNG header encodes");
+    writer
+        .write_chunk(png::chunk::IDAT, b"\x78\x9c\x03\x00\x00\x00\x00\x01")
+        .expect("a data chunk encodes");
+    // Dropping the writer without the rest of the image data ends the file.
+    drop(writer);
+    bytes
+}
+
 /// Adds `image` to the buffer as file 0 of texture 0 (`size`), the file's thumbnail: what
 /// `convert --thumbnail` writes, for the thumbnail cases to break.
 fn add_thumbnail(d: &mut Value, b: &mut Vec<u8>, image: &[u8], size: &[u32]) {
@@ -602,7 +638,40 @@ fn json_cases() -> Vec<(&'static str, Json)> {
             d["files"][0].as_object_mut().map(|o| o.remove("mimeType"));
         }),
         ("FILE_NOT_PNG", |d, b| {
-            add_thumbnail(d, b, b"GIF89a not a png at all", &[4, 4]);
+            add_thumbnail(d, b, b"plain text, not a png at all", &[4, 4]);
+        }),
+        ("FILE_IMAGE_TOO_LARGE", |d, b| {
+            add_thumbnail(d, b, &large_png(16_385), &[16_385, 16_385]);
+        }),
+        // Cut short: its last rows and its end are missing.
+        ("FILE_IMAGE_UNDECODABLE", |d, b| {
+            let whole = tiny_png(4, 4);
+            add_thumbnail(d, b, &whole[..whole.len() - 20], &[4, 4]);
+        }),
+        // A few bytes declaring 100000x100000 pixels: refused from its header.
+        ("FILE_IMAGE_UNDECODABLE_huge_header", |d, b| {
+            add_thumbnail(d, b, &header_only_png(100_000), &[4, 4]);
+        }),
+        ("FILE_MIME_TYPE_MISMATCH", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["files"][0]["mimeType"] = json!("image/jpeg");
+        }),
+        // `..%2F` decodes to `../`: out of the file's folder.
+        ("FILE_URI_NOT_READ", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["files"][0] = json!({ "mimeType": "image/png", "uri": "..%2Foutside.png" });
+        }),
+        ("FILE_URI_UNREADABLE", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["files"][0] = json!({ "mimeType": "image/png", "uri": "no%23such.png" });
+        }),
+        ("TEXTURE_SAMPLER_INVALID", |d, b| {
+            add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);
+            d["textures"][0]["sampler"] = json!("linear");
+        }),
+        // The quad's first texture coordinate (accessor 1, bytes 48..52) is NaN.
+        ("TEXTURE_MAP_NOT_FINITE", |_, b| {
+            b[48..52].copy_from_slice(&f32::NAN.to_le_bytes());
         }),
         ("TEXTURE_FILE_INVALID", |d, b| {
             add_thumbnail(d, b, &tiny_png(4, 4), &[4, 4]);

@@ -184,6 +184,42 @@ fn material_color(doc: &Document, material: Option<usize>) -> [f32; 3] {
     }
 }
 
+/// Material `material`'s base-colour texture: its index, its placeholder as linear RGB (one
+/// value is grey), and whether it names image files.
+fn base_color_placeholder(
+    doc: &Document,
+    material: Option<usize>,
+) -> Option<(usize, [f32; 3], bool)> {
+    let index = doc
+        .materials
+        .get(material?)?
+        .other
+        .get("baseColor")?
+        .get("texture")?
+        .as_u64()? as usize;
+    let texture = doc.other.get("textures")?.as_array()?.get(index)?;
+    let values: Vec<f32> = texture
+        .get("placeholder")?
+        .as_array()?
+        .iter()
+        .map(|v| {
+            v.as_f64()
+                .filter(|x| x.is_finite())
+                .map(|x| x.clamp(0.0, 16.0) as f32)
+        })
+        .collect::<Option<_>>()?;
+    let placeholder = match values.as_slice() {
+        [grey] => [*grey; 3],
+        [r, g, b, ..] => [*r, *g, *b],
+        _ => return None,
+    };
+    let has_files = texture
+        .get("files")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty());
+    Some((index, placeholder, has_files))
+}
+
 /// How a material's triangles are drawn: its base colour factor's alpha and its
 /// `extras.render` hints (see [`DrawStyle::from_hints`]). A hint a file leaves out is off
 /// (`drawOrder` 0, and both sides drawn, as before files had hints).
@@ -810,6 +846,21 @@ impl Scene {
                     &mut self.textures,
                     textures.shared,
                 )
+            };
+            // texture.md: a texture with no image available is filled with its placeholder.
+            let color = match (texture, base_color_placeholder(doc, material)) {
+                (None, Some((index, placeholder, has_files))) => {
+                    if has_files && !options.no_textures {
+                        let note = format!(
+                            "/textures/{index}: its image is not drawn (not embedded, or it does not decode); drawn in its placeholder colour"
+                        );
+                        if !self.notes.contains(&note) {
+                            self.notes.push(note);
+                        }
+                    }
+                    std::array::from_fn(|k| color[k] * placeholder[k])
+                }
+                _ => color,
             };
             let uvs = match (texture, &surface.texture_map) {
                 (Some(_), Some(binding)) => corner_uvs(file, binding, simplexes.len()),

@@ -626,3 +626,53 @@ fn styles_follow_runs_of_triangles_a_caller_pushes() {
         AlphaMode::Blend
     );
 }
+
+/// A texture whose image is `image` with the opaque placeholder `placeholder` (linear RGB).
+fn placeholder_texture(image: Option<ImageSpec>, placeholder: [f64; 3]) -> TextureSpec {
+    TextureSpec {
+        name: "Skin".into(),
+        image,
+        size: [4, 4],
+        placeholder: placeholder.to_vec(),
+    }
+}
+
+#[test]
+fn an_image_not_drawn_is_drawn_in_its_texture_placeholder_colour() {
+    // A skin-like placeholder: far from white, so a white body fails.
+    let skin = [0.6, 0.25, 0.15];
+    let whole =
+        g4mf_preview::png_bytes(&RgbaImage::from_pixel(4, 4, image::Rgba([0, 0, 255, 255])));
+    let truncated = whole[..whole.len() - 20].to_vec();
+    for (case, image, no_textures, noted) in [
+        ("no image", None, false, false),
+        ("--no-textures", Some(whole.clone()), true, false),
+        ("truncated image", Some(truncated), false, true),
+    ] {
+        let mut plain = square(0.0, "Skin", [1.0; 4], None);
+        plain.material.base_color_texture = Some(0);
+        let image = image.map(|bytes| ImageSpec::Embedded {
+            bytes: std::sync::Arc::new(bytes),
+            mime: "image/png".into(),
+        });
+        let file = squares_file(vec![plain], vec![placeholder_texture(image, skin)]);
+        let options = SceneOptions {
+            no_textures,
+            ..Default::default()
+        };
+        let scene = Scene::from_file_with(&file, &options).unwrap();
+        assert_eq!(
+            scene.notes.iter().any(|n| n.contains("placeholder colour")),
+            noted,
+            "{case}: {:?}",
+            scene.notes
+        );
+        let [r, g, b] = rgb(&front(&file, &options), 0.5, 0.5);
+        // Lit sRGB of the placeholder: red well above green above blue, nothing near white.
+        assert!(
+            r > 100 && u16::from(r) > u16::from(g) + 40 && g > b && b < 120,
+            "{case}: {:?}",
+            [r, g, b]
+        );
+    }
+}

@@ -146,8 +146,13 @@ codes! {
     FileBufferViewInvalid = "FILE_BUFFER_VIEW_INVALID", Error, "parts/core.md";
     FileDataBoth = "FILE_DATA_BOTH", Warning, "parts/core.md";
     FileDataMissing = "FILE_DATA_MISSING", Error, "parts/core.md";
+    FileImageTooLarge = "FILE_IMAGE_TOO_LARGE", Warning, "parts/texture.md";
+    FileImageUndecodable = "FILE_IMAGE_UNDECODABLE", Error, "parts/texture.md";
+    FileMimeTypeMismatch = "FILE_MIME_TYPE_MISMATCH", Error, "parts/texture.md";
     FileMimeTypeMissing = "FILE_MIME_TYPE_MISSING", Error, "parts/core.md";
     FileNotPng = "FILE_NOT_PNG", Error, "parts/core.md";
+    FileUriNotRead = "FILE_URI_NOT_READ", Warning, "parts/core.md";
+    FileUriUnreadable = "FILE_URI_UNREADABLE", Error, "parts/core.md";
     HumanoidAncestry = "HUMANOID_ANCESTRY", Error, "parts/mesh/character_avatar.md";
     HumanoidBones = "HUMANOID_BONES", Info, "parts/mesh/character_avatar.md";
     HumanoidDuplicate = "HUMANOID_DUPLICATE", Error, "parts/mesh/character_avatar.md";
@@ -242,8 +247,10 @@ codes! {
     SurfaceSimplexIndexOutOfRange = "SURFACE_SIMPLEX_INDEX_OUT_OF_RANGE", Error, "parts/mesh/mesh.md";
     TextureFileInvalid = "TEXTURE_FILE_INVALID", Error, "parts/texture.md";
     TextureImageSizeMismatch = "TEXTURE_IMAGE_SIZE_MISMATCH", Error, "parts/texture.md";
+    TextureMapNotFinite = "TEXTURE_MAP_NOT_FINITE", Error, "parts/mesh/material.md";
     TextureMapVectorSize = "TEXTURE_MAP_VECTOR_SIZE", Error, "parts/mesh/material.md";
     TexturePlaceholderMissing = "TEXTURE_PLACEHOLDER_MISSING", Error, "parts/texture.md";
+    TextureSamplerInvalid = "TEXTURE_SAMPLER_INVALID", Error, "parts/texture.md";
     TextureSizeInvalid = "TEXTURE_SIZE_INVALID", Error, "parts/texture.md";
     TextureWrapInvalid = "TEXTURE_WRAP_INVALID", Error, "parts/texture.md";
 }

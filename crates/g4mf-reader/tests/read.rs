@@ -209,9 +209,24 @@ fn uris_never_leave_the_folder_or_reach_the_network() {
         "../a.bin",
         "sub/../../a.bin",
         "ftp:x",
+        "..%2Fa.bin",
+        "sub%2F..%2F..%2Fa.bin",
+        "%2Fetc%2Fpasswd",
+        "a%2",
+        "a%zz.bin",
+        "a%ff.bin",
     ] {
         assert!(resolve_relative_uri(uri, folder, false).is_err(), "{uri}");
     }
+    // RFC 3986: `%23` is a `#` in the name, not the start of a fragment.
+    assert_eq!(
+        resolve_relative_uri("a%23b.png", folder, false).unwrap(),
+        folder.join("a#b.png")
+    );
+    assert_eq!(
+        resolve_relative_uri("d%C3%A9j%C3%A0%20vu.png", folder, false).unwrap(),
+        folder.join("d\u{e9}j\u{e0} vu.png")
+    );
     assert!(resolve_relative_uri("../a.bin", folder, true).is_ok());
     assert!(resolve_relative_uri("https://example.com/a.bin", folder, true).is_err());
 

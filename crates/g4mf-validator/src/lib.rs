@@ -209,6 +209,8 @@ fn validate_with_format(
     let mut checker = checks::Checker {
         doc,
         buffers: &buffers,
+        folder,
+        read: &options.read,
         dimension,
         weight_tolerance: options.weight_sum_tolerance,
         f,

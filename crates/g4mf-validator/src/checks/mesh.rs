@@ -286,6 +286,20 @@ impl<'a> Checker<'a> {
                     "binding values must be floating point",
                 );
             }
+            if kind == BindingKind::TextureMap
+                && let Some(data) = v.values()
+                && let Some(bad) = data.iter().position(|x| !x.is_finite())
+            {
+                let count = data.iter().filter(|x| !x.is_finite()).count();
+                self.f.at(
+                    Code::TextureMapNotFinite,
+                    format!("{p}/values"),
+                    format!(
+                        "{count} texture coordinates are not finite numbers (the first is component {bad}, {})",
+                        data[bad]
+                    ),
+                );
+            }
             if kind == BindingKind::Normals {
                 if v.vector_size != self.dimension {
                     self.f.at(

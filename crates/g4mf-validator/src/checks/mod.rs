@@ -11,6 +11,7 @@ mod asset;
 mod blend;
 mod data;
 mod humanoid;
+mod images;
 mod materials;
 mod mesh;
 mod nodes;
@@ -162,6 +163,10 @@ pub(crate) type NamedSkin<'v> = (usize, Vec<&'v str>);
 pub(crate) struct Checker<'a> {
     pub doc: &'a Map<String, Value>,
     pub buffers: &'a [Option<Vec<u8>>],
+    /// The file's folder, against which relative image URIs resolve (unknown for bytes).
+    pub folder: Option<&'a std::path::Path>,
+    /// Limits and permissions for reading what the file refers to.
+    pub read: &'a g4mf_reader::ReadOptions,
     pub dimension: usize,
     pub weight_tolerance: f64,
     pub f: Findings,

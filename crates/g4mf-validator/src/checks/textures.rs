@@ -1,11 +1,8 @@
 //! Files, textures and the thumbnail (core.md file references, texture.md, asset.md).
-//! Embedded PNG images are opened far enough to read their size, which must be a whole
-//! multiple of their texture's.
+//! Every image, embedded or beside the file, is checked by [`super::images`]; a PNG's size
+//! must be a whole multiple of its texture's.
 
 use super::*;
-
-/// The PNG signature.
-const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 
 impl<'a> Checker<'a> {
     /// The bytes of buffer view `i`, when it and its buffer are valid.
@@ -13,6 +10,35 @@ impl<'a> Checker<'a> {
         let (buffer, offset, length) = view_range(array(self.doc, "bufferViews").get(i)?)?;
         let buffer = self.buffers.get(buffer)?.as_deref()?;
         buffer.get(offset..offset.checked_add(length)?)
+    }
+
+    /// The bytes of file `p`'s `uri` (which takes precedence, core.md) or `bufferView`, checked
+    /// as an image: its size in pixels when it is a PNG that decodes.
+    fn file_bytes(
+        &mut self,
+        view: Option<&Value>,
+        uri: Option<&str>,
+        mime: Option<&str>,
+        p: &str,
+    ) -> Option<(u32, u32)> {
+        let view_pointer = format!("{p}/bufferView");
+        let v = view.and_then(|view| {
+            self.index(
+                view,
+                &view_pointer,
+                "bufferViews",
+                Code::FileBufferViewInvalid,
+            )
+        });
+        if let Some(uri) = uri {
+            let pointer = format!("{p}/uri");
+            if let Some(bytes) = self.uri_bytes(uri, &pointer, v.is_some()) {
+                return self.image_bytes(&bytes, mime, &pointer);
+            }
+        }
+        // The buffer view: the only data, or the fallback for a URI that could not be read.
+        let bytes = self.view_bytes(v?)?;
+        self.image_bytes(bytes, mime, &view_pointer)
     }
 
     /// Checks every file reference; returns the pixel size of each embedded PNG image.
@@ -47,35 +73,7 @@ impl<'a> Checker<'a> {
                 ),
                 _ => {}
             }
-            let Some(view) = view else { continue };
-            let Some(v) = self.index(
-                view,
-                &format!("{p}/bufferView"),
-                "bufferViews",
-                Code::FileBufferViewInvalid,
-            ) else {
-                continue;
-            };
-            if mime != Some("image/png") || uri.is_some() {
-                continue;
-            }
-            let Some(bytes) = self.view_bytes(v) else {
-                continue;
-            };
-            let header = bytes.starts_with(PNG_SIGNATURE).then(|| {
-                png::Decoder::new(std::io::Cursor::new(bytes))
-                    .read_info()
-                    .ok()
-                    .map(|r| (r.info().width, r.info().height))
-            });
-            match header.flatten() {
-                Some(size) => sizes[f] = Some(size),
-                None => self.f.at(
-                    Code::FileNotPng,
-                    format!("{p}/bufferView"),
-                    "the file says `image/png` but its bytes do not start a PNG image",
-                ),
-            }
+            sizes[f] = self.file_bytes(view, uri, mime, &p);
         }
         sizes
     }
@@ -106,6 +104,14 @@ impl<'a> Checker<'a> {
                     Code::TexturePlaceholderMissing,
                     format!("{p}/placeholder"),
                     "`placeholder` is required: an array of numbers",
+                );
+            }
+            // texture.md: "The `sampler` property is an object".
+            if let Some(sampler) = texture.get("sampler").filter(|s| !s.is_object()) {
+                self.f.at(
+                    Code::TextureSamplerInvalid,
+                    format!("{p}/sampler"),
+                    format!("`sampler` must be an object, found {sampler}"),
                 );
             }
             if let Some(wrap) = texture.get("sampler").and_then(|s| s.get("wrap")) {
