@@ -190,8 +190,7 @@ fn convert_parts(
     commit: Commit,
 ) -> Result<(Summary, Option<PendingFile>), ConvertError> {
     let started = Instant::now();
-    let format = options.format()?;
-    refuse_what_no_writer_takes(parts, format)?;
+    let format = format_that_takes(parts, options)?;
     let body = body_of(parts, options)?;
     crate::timings::lap("body");
     let fit = stages::fit::fit(parts.rig, parts.mesh, &body, options.allow_fallback)?;
@@ -415,21 +414,25 @@ fn say_validation(said: &mut Said, findings: &[g4mf_validator::Finding]) {
     }
 }
 
-/// A writer's refusal named by the input that made the part it refused: a bone the rig's, a
-/// face, vertex or shape the mesh's (or the worn asset's its mesh is named after), an
-/// influence the weights', a texture its material's. Other errors pass as they are.
-/// A rig a glTF skin cannot address, refused before it is fitted and assembled (a
-/// 100,000-bone rig took 4 s and 1 GB to be refused by the writer, whose own check stays for
-/// the bones worn assets add).
-fn refuse_what_no_writer_takes(parts: Parts<'_>, format: OutputFormat) -> Result<(), ConvertError> {
+/// The output's format, when it can take the rig: a rig a glTF skin cannot address is refused
+/// before it is fitted and assembled (a 100,000-bone rig took 4 s and 1 GB to be refused by
+/// the writer, whose own check stays for the bones worn assets add).
+fn format_that_takes(
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+) -> Result<OutputFormat, ConvertError> {
+    let format = options.format()?;
     let bones = parts.rig.rig.bones.len();
     if format.is_gltf() && bones > gltf_writer::MAX_JOINTS {
         let error = ConvertError::Gltf(gltf_writer::GltfError::TooManyJoints(bones));
         return Err(made_by(parts, error));
     }
-    Ok(())
+    Ok(format)
 }
 
+/// A writer's refusal named by the input that made the part it refused: a bone the rig's, a
+/// face, vertex or shape the mesh's (or the worn asset's its mesh is named after), an
+/// influence the weights', a texture its material's. Other errors pass as they are.
 fn made_by(parts: Parts<'_>, error: ConvertError) -> ConvertError {
     use g4mf_writer::WriteError as W;
     use gltf_writer::GltfError as G;
