@@ -430,15 +430,16 @@ fn zstd_at_most(data: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
 /// Zstd-encoded chunk data.
 pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
-/// Decodes a `.g4b` JSON chunk, which declares no decoded size: plain as it is, Zstd (with its
-/// magic number checked) cut at `limit` bytes. Errors carry a stable code.
-pub fn decode_json_chunk(
-    data: &[u8],
+/// Decodes a `.g4b` JSON chunk, which declares no decoded size: plain as it is (borrowed, not
+/// copied), Zstd (with its magic number checked) cut at `limit` bytes. Errors carry a stable
+/// code.
+pub fn decode_json_chunk<'a>(
+    data: &'a [u8],
     encoding: &str,
     limit: u64,
-) -> Result<Vec<u8>, (Code, String)> {
+) -> Result<std::borrow::Cow<'a, [u8]>, (Code, String)> {
     match encoding {
-        "plain" => Ok(data.to_vec()),
+        "plain" => Ok(std::borrow::Cow::Borrowed(data)),
         "Zstd" => {
             if data.len() < 4 || data[..4] != ZSTD_MAGIC {
                 return Err((
@@ -459,7 +460,7 @@ pub fn decode_json_chunk(
                     format!("the JSON chunk decodes to more than {limit} bytes (the JSON limit)"),
                 ));
             }
-            Ok(out)
+            Ok(std::borrow::Cow::Owned(out))
         }
         other => Err((
             Code::ChunkDecodeFailed,

@@ -193,7 +193,7 @@ pub fn read_g4b(
     let buffers = load_buffers(&document, &sources, options)?;
     Ok(G4mfFile {
         document,
-        json,
+        json: json.into_owned(),
         buffers,
         format: Format::Binary(container),
     })

@@ -102,7 +102,7 @@ fn validate_with_format(
 ) -> Report {
     let mut f = Findings::default();
     let mut chunks = Vec::new();
-    let json: Vec<u8>;
+    let json: std::borrow::Cow<[u8]>;
     let mut json_offset = None;
     if binary {
         let scan = scan_container(bytes);
@@ -162,14 +162,14 @@ fn validate_with_format(
             }
         };
     } else {
-        json = bytes.to_vec();
+        json = std::borrow::Cow::Borrowed(bytes);
         json_offset = Some(0);
     }
 
     let Some(text) = json::check_text(&json, json_offset, &mut f) else {
         return finish(uri.to_owned(), f);
     };
-    let value: Value = match serde_json::from_str(text) {
+    let value: Value = match json::parse_without_extras(text) {
         Ok(v) => v,
         Err(e) => {
             f.at(

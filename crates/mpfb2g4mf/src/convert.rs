@@ -190,7 +190,7 @@ fn convert_parts(
     commit: Commit,
 ) -> Result<(Summary, Option<PendingFile>), ConvertError> {
     let started = Instant::now();
-    let format = options.format()?;
+    let format = format_that_takes(parts, options)?;
     let body = body_of(parts, options)?;
     crate::timings::lap("body");
     let fit = stages::fit::fit(parts.rig, parts.mesh, &body, options.allow_fallback)?;
@@ -412,6 +412,22 @@ fn say_validation(said: &mut Said, findings: &[g4mf_validator::Finding]) {
             _ => said.warn(WarningKind::Validate, line),
         }
     }
+}
+
+/// The output's format, when it can take the rig: a rig a glTF skin cannot address is refused
+/// before it is fitted and assembled (a 100,000-bone rig took 4 s and 1 GB to be refused by
+/// the writer, whose own check stays for the bones worn assets add).
+fn format_that_takes(
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+) -> Result<OutputFormat, ConvertError> {
+    let format = options.format()?;
+    let bones = parts.rig.rig.bones.len();
+    if format.is_gltf() && bones > gltf_writer::MAX_JOINTS {
+        let error = ConvertError::Gltf(gltf_writer::GltfError::TooManyJoints(bones));
+        return Err(made_by(parts, error));
+    }
+    Ok(format)
 }
 
 /// A writer's refusal named by the input that made the part it refused: a bone the rig's, a

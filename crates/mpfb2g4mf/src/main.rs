@@ -882,6 +882,9 @@ fn run_to_mpfb(args: ToMpfbArgs) -> Result<()> {
         .name
         .clone()
         .unwrap_or_else(|| mpfb2g4mf::to_mpfb::output_name(&file, &args.input));
+    // The document is not needed to write what was made from it (a 100,000-bone one holds
+    // 600 MB).
+    drop(file);
     let written = files.write(&args.out_dir, &name)?;
     if !args.quiet {
         for path in &written {

@@ -285,9 +285,14 @@ pub fn to_mpfb(
         let (rig, defaults) = derive_rig(doc, &view, base)?;
         (rig, true, defaults)
     };
-    // Whatever its origin, the rig must read back as an MPFB rig.
-    let parsed = mpfb_rig::parse_rig(&serde_json::to_string(&rig).unwrap_or_default())?;
+    // Whatever its origin, the rig must read back as an MPFB rig. Each form is dropped as
+    // soon as the next is made: a 100,000-bone rig is 250 MB as a value.
+    let text = serde_json::to_string(&rig).unwrap_or_default();
+    drop(rig);
+    let parsed = mpfb_rig::parse_rig(&text)?;
+    drop(text);
     let rig = mpfb_rig::rig_to_json(&parsed);
+    drop(parsed);
     // A body topology (`.proxy`) numbers its own vertices: its weights and shapes are not
     // those of MakeHuman's base mesh, which is what MPFB's weights and target files hold.
     let topology = doc.meshes.iter().find_map(|m| {

@@ -59,14 +59,11 @@ impl<'a> Checker<'a> {
         }
         // Extensions used anywhere must be declared.
         let mut undeclared = Vec::new();
-        find_extensions(
-            &Value::Object(self.doc.clone()),
-            &mut |pointer: String, name: &str| {
-                if !used.contains(name) {
-                    undeclared.push((pointer, name.to_owned()));
-                }
-            },
-        );
+        find_extensions(self.doc, &mut |pointer: String, name: &str| {
+            if !used.contains(name) {
+                undeclared.push((pointer, name.to_owned()));
+            }
+        });
         for (pointer, name) in undeclared {
             self.f.at(
                 Code::AssetExtensionNotDeclared,
@@ -79,7 +76,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn names(&mut self) {
         let mut seen: HashMap<String, String> = HashMap::new();
         let mut items = Vec::new();
-        collect_names(&Value::Object(self.doc.clone()), &mut items);
+        collect_names(self.doc, &mut items);
         for (pointer, name) in items {
             let Some(name) = name.as_str() else {
                 self.f

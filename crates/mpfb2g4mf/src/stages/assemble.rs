@@ -9,7 +9,7 @@ use super::body::Body;
 use super::fit::Fit;
 use crate::derived::{Cache, Id, Key, Of};
 use crate::error::ConvertError;
-use crate::extras::{BodyProvenance, BoneExtras, MpfbBone, MpfbMesh, Provenance, SkeletonExtras};
+use crate::extras::{BodyProvenance, MpfbMesh, Provenance, SkeletonExtras, bone_extras_value};
 use crate::inputs::{LoadedBody, LoadedMesh, LoadedRig, LoadedWeights};
 use crate::options::ConvertOptions;
 use character::{
@@ -27,8 +27,9 @@ use std::sync::Arc;
 pub struct MpfbExtras {
     /// The skeleton node's.
     pub skeleton: SkeletonExtras,
-    /// Each bone's, by bone index (shared by the bodies on one rig).
-    pub bones: Arc<Vec<BoneExtras>>,
+    /// Each bone's, by bone index, as the JSON written ([`crate::extras::bone_extras_value`]),
+    /// shared by the bodies on one rig.
+    pub bones: Arc<Vec<Arc<Value>>>,
     /// The mesh's (the write stage adds the source numbering and uncarried pairs).
     pub mesh: MpfbMesh,
     /// Each attachment's, in [`Character::attachments`] order.
@@ -71,7 +72,7 @@ pub struct Derived {
     /// Weights resolved against a rig: the skin, the MPFB mesh extras and the warnings.
     skins: Cache<SkinKey, Arc<ResolvedSkin>>,
     /// Each bone's MPFB extras, by rig.
-    bone_extras: Cache<Of<LoadedRig>, Arc<Vec<BoneExtras>>>,
+    bone_extras: Cache<Of<LoadedRig>, Arc<Vec<Arc<Value>>>>,
 }
 
 /// What a weights file's resolution against a rig reads: the rig's bones, the file, the
@@ -237,16 +238,11 @@ fn bones_of(rig: &Rig, fitted: &FittedRig) -> Vec<Bone> {
         .collect()
 }
 
-/// Every MPFB field of each bone of the rig, for its extras.
-fn bone_extras_of(rig: &Rig) -> Vec<BoneExtras> {
+/// Every MPFB field of each bone of the rig, as its extras' JSON.
+fn bone_extras_of(rig: &Rig) -> Vec<Arc<Value>> {
     rig.bones
         .iter()
-        .map(|bone| BoneExtras {
-            mpfb: MpfbBone {
-                fields: mpfb_rig::bone_to_json(bone),
-                name: bone.name.clone(),
-            },
-        })
+        .map(|bone| bone_extras_value(mpfb_rig::bone_to_json(bone), bone.name.clone()))
         .collect()
 }
 

@@ -21,7 +21,7 @@
 
 use crate::derived::{Cache, Id, Key};
 use crate::error::{ConvertError, FallbackRefused};
-use crate::extras::{AssetProvenance, BoneExtras, MpfbBone};
+use crate::extras::{AssetProvenance, bone_extras_value};
 use crate::inputs::LoadedWearable;
 use crate::outfit::AssetKind;
 use crate::stages::assemble::{MpfbExtras, file_name};
@@ -671,12 +671,7 @@ fn add_subrig(
             "subrig".into(),
             serde_json::json!({ "asset": asset.proxy.name, "bone": bone.name }),
         );
-        Arc::make_mut(&mut extras.bones).push(BoneExtras {
-            mpfb: MpfbBone {
-                fields,
-                name: name.clone(),
-            },
-        });
+        Arc::make_mut(&mut extras.bones).push(bone_extras_value(fields, name.clone()));
         names.push(name);
     }
     let Some(weights) = weights else {

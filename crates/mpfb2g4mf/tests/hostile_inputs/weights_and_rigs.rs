@@ -168,3 +168,49 @@ fn a_mesh_without_faces_is_refused_naming_the_mesh() {
         );
     }
 }
+
+#[test]
+fn a_rig_a_gltf_skin_cannot_address_is_refused_before_it_is_fitted() {
+    let Some(data) = test_support::mpfb_data_or_skip("too_many_joints") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 65,536 bones in one chain, the first on a vertex the base mesh lacks: fitting would
+    // refuse that bone, so only a refusal made before fitting names the joint count (fitting
+    // and assembling a 100,000-bone rig to refuse it took 4 s and 1 GB).
+    let mut rig = String::from("{");
+    for i in 0..=gltf_writer::MAX_JOINTS {
+        let parent = if i == 0 {
+            String::new()
+        } else {
+            format!("b{}", i - 1)
+        };
+        let head = if i == 0 { 99_999 } else { i % 13_000 };
+        rig.push_str(&format!(
+            r#"{}"b{i}": {{"head": {{"strategy": "VERTEX", "vertex_index": {head}, "default_position": [0, 0, 0]}}, "tail": {{"strategy": "VERTEX", "vertex_index": {}, "default_position": [0, 0, 1]}}, "roll": 0.0, "parent": "{parent}", "inherit_scale": "FULL", "rigify": {{}}, "use_connect": false, "use_inherit_rotation": true, "use_local_location": true}}"#,
+            if i == 0 { "" } else { "," },
+            (i + 1) % 13_000
+        ));
+    }
+    rig.push('}');
+    let rig_path = dir.path().join("chain.json");
+    std::fs::write(&rig_path, rig).unwrap();
+    let out = dir.path().join("out.glb");
+    let result = cli()
+        .args(["convert", "--rig"])
+        .arg(&rig_path)
+        .arg("--mesh")
+        .arg(data.join("3dobjs/base.obj"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    refused(
+        &result,
+        &out,
+        &[
+            rig_path.to_str().unwrap(),
+            "65536 bones: a glTF skin addresses at most 65,535 joints",
+        ],
+    );
+}

@@ -373,8 +373,6 @@ const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
 /// body sharing it.
 #[derive(Default)]
 pub struct Derived {
-    /// Each bone's extras as JSON, by the bone extras they are made from.
-    bone_values: Cache<Of<Vec<crate::extras::BoneExtras>>, Arc<Vec<Extras>>>,
     /// The surfaces a mesh is written as, with their texture coordinates.
     surfaces: Cache<SurfacesKey, Arc<WrittenSurfaces>>,
     /// A skin's influences as the writer takes them.
@@ -384,9 +382,6 @@ pub struct Derived {
     /// The authored pairs a skin does not carry for a mesh, by weights and numbering.
     uncarried: Cache<Both<character::AuthoredWeights, character::Numbering>, Arc<Uncarried>>,
 }
-
-/// A node's `extras` as the writer takes them.
-type Extras = Option<Arc<serde_json::Value>>;
 
 /// What a mesh's surfaces are made from: its polygons and texture coordinates, its materials'
 /// names, whether surfaces are named, and whose they are.
@@ -589,7 +584,7 @@ fn spec_of(
     textures: &mut TextureTable,
     derived: &Derived,
 ) -> CharacterSpec {
-    let bones = bone_specs(character, extras, derived);
+    let bones = bone_specs(character, extras);
     let influences = character
         .skin
         .as_ref()
@@ -610,30 +605,21 @@ fn spec_of(
     }
 }
 
-/// The bones as the writer takes them, their extras as JSON made once for every body on the
-/// same rig.
-fn bone_specs(character: &Character, extras: &MpfbExtras, derived: &Derived) -> Vec<BoneSpec> {
-    let bone_values = derived.bone_values.get_or((Id::of(&extras.bones), ()), || {
-        Arc::new(
-            extras
-                .bones
-                .iter()
-                .map(|b| to_value(b).map(Arc::new))
-                .collect(),
-        )
-    });
+/// The bones as the writer takes them, their extras the JSON made once for every body on the
+/// same rig (shared, not copied).
+fn bone_specs(character: &Character, extras: &MpfbExtras) -> Vec<BoneSpec> {
     character
         .skeleton
         .bones
         .iter()
-        .zip(bone_values.iter())
+        .zip(extras.bones.iter())
         .map(|(bone, bone_extras)| BoneSpec {
             name: bone.name.clone(),
             parent: bone.parent,
             head: bone.head,
             basis: bone.basis,
             length: bone.length,
-            extras: bone_extras.clone(),
+            extras: Some(bone_extras.clone()),
         })
         .collect()
 }
