@@ -52,10 +52,7 @@ pub(super) fn write_gltf(
         .map(|m| m.given_to_root)
         .collect();
     let skinned = built.meshes.iter().any(|m| m.influence_sets > 0);
-    let weight_pairs = spec
-        .influences
-        .as_ref()
-        .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count());
+    let weight_pairs = weight_pairs(&spec);
     notes.extend(mesh_notes(&built.meshes, layout.max_influences));
     Ok(Written {
         pending,
@@ -75,6 +72,13 @@ pub(super) fn write_gltf(
         // gltf-json's validation finds only errors.
         validation: Vec::new(),
     })
+}
+
+/// How many (vertex, bone) pairs carry a weight above zero.
+fn weight_pairs(spec: &CharacterSpec) -> usize {
+    spec.influences
+        .as_ref()
+        .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count())
 }
 
 /// Makes the built glTF a VRM avatar (`VRMC_vrm`, `VRMC_springBone`) as `crate::vrm` decides
