@@ -796,7 +796,11 @@ fn pack_maps(
     if images.iter().all(Option::is_none) {
         return Err(crate::images::Unusable::Missing);
     }
-    let (size, channels, undecodable) = crate::orm::decode_maps(images);
+    let crate::orm::DecodedMaps {
+        size,
+        channels,
+        undecodable,
+    } = crate::orm::decode_maps(images);
     let (width, height) = size.unwrap_or((1, 1));
     let failed: Vec<(PathBuf, String)> = undecodable
         .into_iter()

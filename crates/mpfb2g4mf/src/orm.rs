@@ -51,7 +51,11 @@ pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unu
     if maps.iter().all(Option::is_none) {
         return Err(Unusable::Missing);
     }
-    let (size, channels, undecodable) = decode_maps(maps);
+    let DecodedMaps {
+        size,
+        channels,
+        undecodable,
+    } = decode_maps(maps);
     let (width, height) = size.unwrap_or((1, 1));
     match pack_decoded(channels, defaults, width, height) {
         Ok(image) => Ok(Packed { image, undecodable }),
@@ -101,17 +105,12 @@ fn packed_size_of([width, height]: [u32; 2]) -> (u32, u32) {
     (side(width), side(height))
 }
 
-/// The maps decoded (each once: that decode is its check) and resampled to the packed size,
-/// by channel; that size (of the map with the most pixels by its header that decodes,
-/// scaled down to at most [`MAX_PACKED_SIDE`] a side) and the channels whose map did not decode, with why. The maps
-/// are decoded largest first, so the size is known before any is resampled.
-pub fn decode_maps(
-    maps: [Option<&Image>; 3],
-) -> (
-    Option<(u32, u32)>,
-    [Option<GrayImage>; 3],
-    Vec<(usize, Unusable)>,
-) {
+/// The maps decoded (each once: that decode is its check) and resampled to the packed
+/// size, by channel; that size (of the map with the most pixels by its header that decodes,
+/// scaled down to at most [`MAX_PACKED_SIDE`] a side) and the channels whose map did not
+/// decode, with why. The maps are decoded largest first, so the size is known before any is
+/// resampled.
+pub fn decode_maps(maps: [Option<&Image>; 3]) -> DecodedMaps {
     let pixels = |c: usize| maps[c].map(|m| u64::from(m.size[0]) * u64::from(m.size[1]));
     // Most pixels first; among equals the later channel first (`max_by_key` keeps the last).
     let mut order = [0, 1, 2];
@@ -131,7 +130,22 @@ pub fn decode_maps(
         }
     }
     undecodable.sort_by_key(|(c, _)| *c);
-    (size, decoded, undecodable)
+    DecodedMaps {
+        size,
+        channels: decoded,
+        undecodable,
+    }
+}
+
+/// The maps of a material decoded and resampled for packing ([`decode_maps`]).
+#[derive(Debug)]
+pub struct DecodedMaps {
+    /// The packed size; `None` when no map decodes.
+    pub size: Option<(u32, u32)>,
+    /// Each channel's map at that size, when it decodes.
+    pub channels: [Option<GrayImage>; 3],
+    /// The channels whose map did not decode, and why.
+    pub undecodable: Vec<(usize, Unusable)>,
 }
 
 /// A map decoded (once, within [`crate::images::decode_limits`]) and resampled to `width` x
