@@ -58,7 +58,7 @@ pub fn image_of(bytes: Vec<u8>) -> Result<Image, Unusable> {
 
 /// An image checked as [`image_of`] checks it but not decoded: only for an image whose one
 /// use decodes it within the same bounds and treats a failure as [`image_of`] would (the
-/// `orm` maps, whose packing decodes each once: `crate::orm`), so no image is decoded twice.
+/// `orm` maps, whose packing decodes each once), so no image is decoded twice.
 pub fn image_header(bytes: Vec<u8>) -> Result<Image, Unusable> {
     let (mime, format) = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         ("image/png", image::ImageFormat::Png)
