@@ -1,11 +1,12 @@
 //! Fuzzes `orm` packing (`mpfb2g4mf::image_files::pack_orm`): the input is cut into up to three
-//! maps (at `0xFF 0x00 0xFF 0x00`), each checked by `image_of`; packing never panics, and a
+//! maps (at `0xFF 0x00 0xFF 0x00`), each sized by `image_header` as a conversion reads them
+//! (packing decodes each once: that is its check); packing never panics, and a
 //! packed map is a PNG no larger (in pixels) than its largest map, every map it could not
 //! decode reported.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mpfb2g4mf::image_files::{image_of, pack_orm};
+use mpfb2g4mf::image_files::{image_header, pack_orm};
 
 const CUT: &[u8] = &[0xFF, 0x00, 0xFF, 0x00];
 
@@ -22,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     parts.push(rest);
-    let maps: Vec<Option<_>> = parts.iter().map(|p| image_of(p.to_vec()).ok()).collect();
+    let maps: Vec<Option<_>> = parts.iter().map(|p| image_header(p.to_vec()).ok()).collect();
     let largest = maps
         .iter()
         .flatten()

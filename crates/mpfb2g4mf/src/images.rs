@@ -48,6 +48,18 @@ impl Unusable {
 /// beyond [`MAX_SIDE`] or [`MAX_PIXELS`]: nothing is decoded), then decoded within
 /// [`MAX_DECODE_BYTES`] to find a truncated or corrupt file.
 pub fn image_of(bytes: Vec<u8>) -> Result<Image, Unusable> {
+    let image = image_header(bytes)?;
+    match image.mime {
+        "image/png" => check_png_decodes(&image.bytes)?,
+        _ => check_jpeg_decodes(&image.bytes)?,
+    }
+    Ok(image)
+}
+
+/// An image checked as [`image_of`] checks it but not decoded: only for an image whose one
+/// use decodes it within the same bounds and treats a failure as [`image_of`] would (the
+/// `orm` maps, whose packing decodes each once), so no image is decoded twice.
+pub fn image_header(bytes: Vec<u8>) -> Result<Image, Unusable> {
     let (mime, format) = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         ("image/png", image::ImageFormat::Png)
     } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
@@ -67,10 +79,6 @@ pub fn image_of(bytes: Vec<u8>) -> Result<Image, Unusable> {
             "it declares {width}x{height} pixels in {} bytes, more than a JPEG can hold",
             bytes.len()
         )));
-    }
-    match format {
-        image::ImageFormat::Png => check_png_decodes(&bytes)?,
-        _ => check_jpeg_decodes(&bytes)?,
     }
     let icc_profile = match format {
         image::ImageFormat::Png => png_has_icc(&bytes),
@@ -97,8 +105,32 @@ fn check_size(width: u32, height: u32) -> Result<(), Unusable> {
     Ok(())
 }
 
+/// A PNG we encoded ourselves (the packed `orm` map), `width` x `height`, without a
+/// profile: taken without decoding it again.
+pub fn encoded_png(bytes: Vec<u8>, width: u32, height: u32) -> Image {
+    Image {
+        bytes: std::sync::Arc::new(bytes),
+        mime: "image/png",
+        size: [width, height],
+        icc_profile: false,
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many images this thread decoded (tests count them: each image decoded once).
+    pub static DECODES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one decode (in tests).
+pub fn count_decode() {
+    #[cfg(test)]
+    DECODES.with(|count| count.set(count.get() + 1));
+}
+
 /// Decodes a PNG row by row (one row in memory), so a truncated or corrupt file is found.
 fn check_png_decodes(bytes: &[u8]) -> Result<(), Unusable> {
+    count_decode();
     let bad = |e: png::DecodingError| Unusable::Bad(format!("cannot be decoded: {e}"));
     let limits = png::Limits {
         bytes: MAX_DECODE_BYTES as usize,
@@ -112,6 +144,7 @@ fn check_png_decodes(bytes: &[u8]) -> Result<(), Unusable> {
 
 /// Decodes a JPEG whole within [`MAX_DECODE_BYTES`].
 fn check_jpeg_decodes(bytes: &[u8]) -> Result<(), Unusable> {
+    count_decode();
     let mut reader =
         image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Jpeg);
     reader.limits(decode_limits());

@@ -730,30 +730,34 @@ pub type LoadedImage = (PathBuf, Result<character::Image, crate::images::Unusabl
 impl LoadedImages {
     /// The images `material` (at `path`) names, relative to its folder, each read whole.
     pub fn of(path: &Path, material: &makehuman_assets::MaterialFile, limit: u64) -> Self {
-        Self::named(path, material, |file| read_image(file, limit))
+        Self::named(path, material, |file, decode| {
+            read_image(file, limit, decode)
+        })
     }
 
     /// The images `material` (at `path`) names, none of them read (`--textures none`): the
     /// textures keep their placeholders, which the writer folds into the factors.
     pub fn unread(path: &Path, material: &makehuman_assets::MaterialFile) -> Self {
-        Self::named(path, material, |_| Err(crate::images::Unusable::NotRead))
+        Self::named(path, material, |_, _| Err(crate::images::Unusable::NotRead))
     }
 
-    /// The images `material` (at `path`) names, each given by `read`, the `orm` maps packed.
+    /// The images `material` (at `path`) names, each given by `read` (decoded to check it
+    /// when asked: the `orm` maps are not, their packing decodes each once), the `orm` maps
+    /// packed.
     fn named(
         path: &Path,
         material: &makehuman_assets::MaterialFile,
-        read: impl Fn(&Path) -> Result<character::Image, crate::images::Unusable>,
+        read: impl Fn(&Path, bool) -> Result<character::Image, crate::images::Unusable>,
     ) -> Self {
         use crate::images::Unusable;
         let folder = path.parent().unwrap_or(Path::new("."));
-        let image = |key: &str| {
+        let image = |key: &str, decode: bool| {
             let texture = material.textures.iter().find(|t| t.key == key)?;
             let file = folder.join(&texture.path);
-            let image = read(&file);
+            let image = read(&file, decode);
             Some((file, image))
         };
-        let maps = crate::orm::KEYS.map(image);
+        let maps = crate::orm::KEYS.map(|key| image(key, false));
         let orm = maps.iter().any(Option::is_some).then(|| {
             let stem = path.file_stem().unwrap_or_default().to_string_lossy();
             let mut missing = Vec::new();
@@ -769,23 +773,11 @@ impl LoadedImages {
                 .iter()
                 .flatten()
                 .all(|(_, i)| *i == Err(Unusable::NotRead));
-            let packed = if all_unread {
+            let image = if all_unread {
                 Err(Unusable::NotRead)
             } else {
-                crate::orm::pack(
-                    maps.each_ref()
-                        .map(|m| m.as_ref().and_then(|(_, i)| i.as_ref().ok())),
-                    crate::orm::defaults(material),
-                )
+                pack_maps(&maps, material, &mut unusable)
             };
-            let image = packed.map(|packed| {
-                for (channel, why) in packed.undecodable {
-                    if let Some((file, _)) = &maps[channel] {
-                        unusable.push((file.clone(), why.describe()));
-                    }
-                }
-                packed.image
-            });
             PackedOrm {
                 path: folder.join(format!("{stem}_orm.png")),
                 image,
@@ -794,23 +786,61 @@ impl LoadedImages {
             }
         });
         Self {
-            base_color: image("diffuseTexture"),
-            normal: image("normalmapTexture"),
+            base_color: image("diffuseTexture", true),
+            normal: image("normalmapTexture", true),
             orm,
         }
     }
 }
 
+/// The `orm` image packed from `maps` (as read: sized, not decoded), each decoded once here
+/// (that decode is its check: one that fails is added to `unusable` with why), or
+/// [`crate::images::Unusable::Missing`] when none is usable.
+fn pack_maps(
+    maps: &[Option<LoadedImage>; 3],
+    material: &makehuman_assets::MaterialFile,
+    unusable: &mut Vec<(PathBuf, String)>,
+) -> Result<character::Image, crate::images::Unusable> {
+    let images = maps
+        .each_ref()
+        .map(|m| m.as_ref().and_then(|(_, i)| i.as_ref().ok()));
+    if images.iter().all(Option::is_none) {
+        return Err(crate::images::Unusable::Missing);
+    }
+    let crate::orm::DecodedMaps {
+        size,
+        channels,
+        undecodable,
+    } = crate::orm::decode_maps(images);
+    let (width, height) = size.unwrap_or((1, 1));
+    let failed: Vec<(PathBuf, String)> = undecodable
+        .into_iter()
+        .filter_map(|(c, why)| Some((maps[c].as_ref()?.0.clone(), why.describe())))
+        .collect();
+    unusable.extend(failed);
+    // None decodes: `Missing` as when none is usable at all; `unusable` names each.
+    crate::orm::pack_decoded(channels, crate::orm::defaults(material), width, height)
+}
+
 /// The image at `path` as it is (at most `limit` bytes and [`Kind::IMAGE`]'s), or why it
-/// cannot be used: missing, unreadable, or not a PNG or JPEG.
-fn read_image(path: &Path, limit: u64) -> Result<character::Image, crate::images::Unusable> {
+/// cannot be used: missing, unreadable, or not a PNG or JPEG within the bounds, or (when
+/// `decode`) one that does not decode.
+fn read_image(
+    path: &Path,
+    limit: u64,
+    decode: bool,
+) -> Result<character::Image, crate::images::Unusable> {
     use crate::images::Unusable;
     if !path.is_file() {
         return Err(Unusable::Missing);
     }
     let bytes =
         read_input_of(path, limit, Kind::IMAGE).map_err(|e| Unusable::Bad(e.to_string()))?;
-    crate::images::image_of(bytes)
+    if decode {
+        crate::images::image_of(bytes)
+    } else {
+        crate::images::image_header(bytes)
+    }
 }
 
 /// An asset's own bones (MPFB's `.mpfbskel`, fitted to the asset's vertices) and their
@@ -1196,8 +1226,43 @@ mod tests {
     #[test]
     fn an_image_that_is_not_there_is_missing_not_an_error() {
         assert_eq!(
-            read_image(Path::new("/no/such/image.png"), 1 << 20),
+            read_image(Path::new("/no/such/image.png"), 1 << 20, true),
             Err(crate::images::Unusable::Missing)
         );
+    }
+
+    /// Each image is decoded once per conversion: the base colour to check it, each `orm`
+    /// map once to pack it (that decode is its check), the packed map not again.
+    #[test]
+    fn each_image_is_decoded_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let material = dir.path().join("m.mhmat");
+        std::fs::write(
+            &material,
+            "name m\ndiffuseTexture d.png\naomapTexture a.png\n\
+             roughnessmapTexture r.png\nmetallicmapTexture cut.png\n",
+        )
+        .unwrap();
+        for (file, side) in [("d.png", 4), ("a.png", 8), ("r.png", 16)] {
+            std::fs::write(
+                dir.path().join(file),
+                test_support::images::grey_png(side, side, 7),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            dir.path().join("cut.png"),
+            test_support::images::truncated_png(),
+        )
+        .unwrap();
+        crate::images::DECODES.with(|count| count.set(0));
+        let loaded = LoadedMaterial::load(&material, 1 << 20, true).unwrap();
+        assert_eq!(crate::images::DECODES.with(std::cell::Cell::get), 4);
+        let orm = loaded.images.orm.unwrap();
+        assert_eq!(orm.image.map(|i| i.size), Ok([16, 16]));
+        // The map that does not decode is still found and named.
+        assert_eq!(orm.unusable.len(), 1, "{:?}", orm.unusable);
+        assert!(orm.unusable[0].0.ends_with("cut.png"));
+        assert!(orm.unusable[0].1.contains("cannot be decoded"));
     }
 }

@@ -65,9 +65,12 @@ pub mod files {
 pub mod image_files {
     //! Images as materials name them: checked within a bound (size from the header, then
     //! decoded) before they are embedded, copied or packed, and the `orm` map packed from
-    //! occlusion, roughness and metallic maps no larger than the largest of them.
+    //! occlusion, roughness and metallic maps no larger than the largest of them (each map
+    //! sized from its header and decoded once, by the packing).
 
-    pub use crate::images::{MAX_DECODE_BYTES, MAX_PIXELS, MAX_SIDE, Unusable, image_of};
+    pub use crate::images::{
+        MAX_DECODE_BYTES, MAX_PIXELS, MAX_SIDE, Unusable, image_header, image_of,
+    };
     pub use crate::orm::{Packed, pack as pack_orm};
 }
 

@@ -10,7 +10,7 @@
 //! which the spec calls the industry layout; roughness from `roughness` or `1 - shininess`;
 //! metallic from `metallic`, else 0).
 
-use crate::images::{Unusable, image_of};
+use crate::images::Unusable;
 use character::Image;
 use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, RgbImage};
 use makehuman_assets::MaterialFile;
@@ -43,21 +43,44 @@ pub const MAX_PACKED_SIDE: u32 = 4096;
 /// One PNG with the decodable maps in their channels and `defaults` elsewhere, as large as
 /// the map with the most pixels by its header (never larger than one input: maps of 8192 x 1
 /// and 1 x 8192 make 8192 x 1, not 8192 x 8192), at most [`MAX_PACKED_SIDE`] a side. Each map
-/// is resampled as soon as it is decoded, so at most one map is held at its own size. An
-/// error when no map is given or none decodes (then the texture keeps only its
-/// placeholder), saying why.
+/// is decoded once (that decode is its check: the maps may come from
+/// [`crate::images::image_header`]) and resampled as soon as it is decoded, so at most one map
+/// is held at its own size. An error when no map is given or none decodes (then the texture
+/// keeps only its placeholder), saying why.
 pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unusable> {
-    let Some((width, height)) = packed_size(maps) else {
+    if maps.iter().all(Option::is_none) {
         return Err(Unusable::Missing);
-    };
-    let (channels, undecodable) = decode_maps(maps, width, height);
+    }
+    let DecodedMaps {
+        size,
+        channels,
+        undecodable,
+    } = decode_maps(maps);
+    let (width, height) = size.unwrap_or((1, 1));
+    match pack_decoded(channels, defaults, width, height) {
+        Ok(image) => Ok(Packed { image, undecodable }),
+        Err(Unusable::Missing) => {
+            let why = undecodable
+                .iter()
+                .map(|(c, why)| format!("{}: {}", KEYS[*c], why.describe()))
+                .collect::<Vec<_>>()
+                .join("; ");
+            Err(Unusable::Bad(format!("no map decodes ({why})")))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// One PNG of `width` x `height` from maps already decoded and resampled to that size
+/// ([`decode_map`]), `defaults` where a channel has none; [`Unusable::Missing`] when none has.
+pub fn pack_decoded(
+    channels: [Option<GrayImage>; 3],
+    defaults: [f64; 3],
+    width: u32,
+    height: u32,
+) -> Result<Image, Unusable> {
     if channels.iter().all(Option::is_none) {
-        let why = undecodable
-            .iter()
-            .map(|(c, why)| format!("{}: {}", KEYS[*c], why.describe()))
-            .collect::<Vec<_>>()
-            .join("; ");
-        return Err(Unusable::Bad(format!("no map decodes ({why})")));
+        return Err(Unusable::Missing);
     }
     let fill = defaults.map(|v| (v * 255.0).round() as u8);
     let packed = RgbImage::from_fn(width, height, |x, y| {
@@ -71,48 +94,69 @@ pub fn pack(maps: [Option<&Image>; 3], defaults: [f64; 3]) -> Result<Packed, Unu
     DynamicImage::ImageRgb8(packed)
         .write_to(&mut std::io::Cursor::new(&mut bytes), ImageFormat::Png)
         .map_err(|e| Unusable::Bad(format!("cannot encode the packed map: {e}")))?;
-    Ok(Packed {
-        image: image_of(bytes)?,
-        undecodable,
-    })
+    // Our own encoding of pixels we hold: not decoded again.
+    Ok(crate::images::encoded_png(bytes, width, height))
 }
 
-/// The size of the packed map: the map with the most pixels by its header, scaled down (its
-/// shape kept) to at most [`MAX_PACKED_SIDE`] a side; `None` without maps.
-fn packed_size(maps: [Option<&Image>; 3]) -> Option<(u32, u32)> {
-    let [width, height] = maps
-        .iter()
-        .flatten()
-        .map(|m| m.size)
-        .max_by_key(|&[w, h]| u64::from(w) * u64::from(h))?;
+/// A map's size scaled down (its shape kept) to at most [`MAX_PACKED_SIDE`] a side.
+fn packed_size_of([width, height]: [u32; 2]) -> (u32, u32) {
     let scale = (f64::from(MAX_PACKED_SIDE) / f64::from(width.max(height))).min(1.0);
     let side = |s: u32| ((f64::from(s) * scale).round() as u32).max(1);
-    Some((side(width), side(height)))
+    (side(width), side(height))
 }
 
-/// The maps decoded and resampled to `width` x `height`, by channel, and the channels whose
-/// map did not decode, with why.
-fn decode_maps(
-    maps: [Option<&Image>; 3],
-    width: u32,
-    height: u32,
-) -> (Vec<Option<GrayImage>>, Vec<(usize, Unusable)>) {
+/// The maps decoded (each once: that decode is its check) and resampled to the packed
+/// size, by channel; that size (of the map with the most pixels by its header that decodes,
+/// scaled down to at most [`MAX_PACKED_SIDE`] a side) and the channels whose map did not
+/// decode, with why. The maps are decoded largest first, so the size is known before any is
+/// resampled.
+pub fn decode_maps(maps: [Option<&Image>; 3]) -> DecodedMaps {
+    let pixels = |c: usize| maps[c].map(|m| u64::from(m.size[0]) * u64::from(m.size[1]));
+    // Most pixels first; among equals the later channel first (`max_by_key` keeps the last).
+    let mut order = [0, 1, 2];
+    order.sort_by_key(|&c| std::cmp::Reverse((pixels(c), c)));
+    let mut size = None;
+    let mut decoded = [None, None, None];
     let mut undecodable = Vec::new();
-    let decoded = maps
-        .iter()
-        .enumerate()
-        .map(|(c, m)| {
-            m.and_then(|m| match decode_grey(m) {
-                Ok(g) if g.dimensions() == (width, height) => Some(g),
-                Ok(g) => Some(resample(&g, width, height)),
-                Err(why) => {
-                    undecodable.push((c, why));
-                    None
-                }
-            })
-        })
-        .collect();
-    (decoded, undecodable)
+    for c in order {
+        let Some(map) = maps[c] else { continue };
+        let (width, height) = size.unwrap_or_else(|| packed_size_of(map.size));
+        match decode_map(map, width, height) {
+            Ok(grey) => {
+                size = Some((width, height));
+                decoded[c] = Some(grey);
+            }
+            Err(why) => undecodable.push((c, why)),
+        }
+    }
+    undecodable.sort_by_key(|(c, _)| *c);
+    DecodedMaps {
+        size,
+        channels: decoded,
+        undecodable,
+    }
+}
+
+/// The maps of a material decoded and resampled for packing ([`decode_maps`]).
+#[derive(Debug)]
+pub struct DecodedMaps {
+    /// The packed size; `None` when no map decodes.
+    pub size: Option<(u32, u32)>,
+    /// Each channel's map at that size, when it decodes.
+    pub channels: [Option<GrayImage>; 3],
+    /// The channels whose map did not decode, and why.
+    pub undecodable: Vec<(usize, Unusable)>,
+}
+
+/// A map decoded (once, within [`crate::images::decode_limits`]) and resampled to `width` x
+/// `height`: a failure to decode is the map's check failing, as [`crate::images::image_of`]'s.
+pub fn decode_map(map: &Image, width: u32, height: u32) -> Result<GrayImage, Unusable> {
+    let grey = decode_grey(map)?;
+    Ok(if grey.dimensions() == (width, height) {
+        grey
+    } else {
+        resample(&grey, width, height)
+    })
 }
 
 /// `map` resampled to `width` x `height` by a triangle filter widened when shrinking (as the
@@ -200,6 +244,7 @@ where
 
 /// A map's grey level per pixel, decoded within [`crate::images::decode_limits`].
 fn decode_grey(map: &Image) -> Result<GrayImage, Unusable> {
+    crate::images::count_decode();
     let format = if map.mime == "image/png" {
         ImageFormat::Png
     } else {
@@ -225,6 +270,7 @@ fn decode_grey(map: &Image) -> Result<GrayImage, Unusable> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::images::image_of;
 
     fn png(width: u32, height: u32, value: impl Fn(u32, u32) -> u8) -> Image {
         let mut bytes = Vec::new();
