@@ -1256,7 +1256,7 @@ mod tests {
         )
         .unwrap();
         crate::images::DECODES.with(|count| count.set(0));
-        let loaded = LoadedMaterial::load(&material, 1 << 20, true).unwrap();
+        let loaded = LoadedMaterial::load(&material, 1 << 20, true, None).unwrap();
         assert_eq!(crate::images::DECODES.with(std::cell::Cell::get), 4);
         let orm = loaded.images.orm.unwrap();
         assert_eq!(orm.image.map(|i| i.size), Ok([16, 16]));
