@@ -1,7 +1,7 @@
 //! MakeHuman's rule for turning an asset's per-vertex bone contributions into the weights it
 //! is skinned with (`shared/animation.py`, `VertexBoneWeights._build_vertex_weights_data`):
 //! repeats merged, each vertex divided by its total, weights at or under
-//! [`WEIGHT_THRESHOLD`](crate::WEIGHT_THRESHOLD) dropped after the division (without dividing
+//! [`WEIGHT_THRESHOLD`] dropped after the division (without dividing
 //! again), and vertices left with no weight given to the root bone.
 
 use crate::fit::WEIGHT_THRESHOLD;

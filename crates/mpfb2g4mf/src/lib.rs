@@ -71,7 +71,7 @@ pub mod image_files {
     pub use crate::images::{
         MAX_DECODE_BYTES, MAX_PIXELS, MAX_SIDE, Unusable, image_header, image_of,
     };
-    pub use crate::orm::{Packed, pack as pack_orm};
+    pub use crate::orm::{MAX_PACKED_SIDE, Packed, pack as pack_orm};
 }
 
 pub mod process {
