@@ -185,7 +185,12 @@ pub enum FetchError {
         message: String,
     },
     /// An archive entry refused before anything was unpacked.
-    #[error("{archive}: entry `{entry}` refused: {problem}; nothing was unpacked")]
+    // The entry's name is the archive's bytes: control characters escaped, one line always.
+    #[error(
+        "{}: entry `{}` refused: {problem}; nothing was unpacked",
+        location::text::escape_controls(archive),
+        location::text::escape_controls(entry)
+    )]
     Entry {
         /// The archive (its file or URL).
         archive: String,
@@ -1801,6 +1806,18 @@ mod tests {
             .map(|mut d| d.next().is_some())
             .unwrap_or(true);
         (err, written)
+    }
+
+    #[test]
+    fn an_entry_name_with_control_characters_is_said_on_one_line() {
+        let error = FetchError::Entry {
+            archive: "a.zip".into(),
+            entry: "ba.mhclo\nname a\u{1b}[2J".into(),
+            problem: "its path leaves the folder".into(),
+        };
+        let line = error.to_string();
+        assert!(!line.contains('\n') && !line.contains('\u{1b}'), "{line}");
+        assert!(line.starts_with("a.zip: entry `ba.mhclo"), "{line}");
     }
 
     #[test]
