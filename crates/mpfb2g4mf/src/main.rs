@@ -89,6 +89,10 @@ struct FetchArgs {
     /// Fetch again even when the destination is complete.
     #[arg(long)]
     force: bool,
+    /// With --makehuman-assets: leave the images the archive holds as Git LFS pointers out
+    /// instead of fetching them from the LFS host (materials fall back to their colours).
+    #[arg(long, requires = "makehuman_assets")]
+    without_images: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -1197,6 +1201,7 @@ fn run_data_fetch(args: FetchArgs) -> Result<()> {
         into: args.into.as_deref(),
         from: args.from.as_deref(),
         force: args.force,
+        without_images: args.without_images,
     };
     let quiet = args.quiet;
     let mut say = |m: &str| {

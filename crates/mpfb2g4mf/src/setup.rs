@@ -165,6 +165,29 @@ pub fn assets_text(status: &AssetsStatus) -> String {
         status.folder.display(),
         status.source
     );
+    let _ = writeln!(
+        out,
+        "  {:<15} {:<8} {:<13} used by",
+        "feature", "state", "present"
+    );
+    for f in &status.features {
+        let _ = writeln!(
+            out,
+            "  {:<15} {:<8} {:<13} {}",
+            f.title,
+            f.state(),
+            format!("{} of {}", f.present, f.required),
+            f.used_by
+        );
+        if f.present != f.required && f.feature != "textures" {
+            let _ = writeln!(
+                out,
+                "  {:<15} missing  {}",
+                "",
+                mpfb_data::summarize_missing(&f.missing)
+            );
+        }
+    }
     let kinds: Vec<String> = status
         .kinds
         .iter()
@@ -208,10 +231,22 @@ impl FetchReport {
         } else {
             format!("installed {} files into {folder}", fetched.files)
         }];
+        if fetched.images_fetched > 0 {
+            lines.push(format!(
+                "{} images the archive held as Git LFS pointers were fetched and checked against their pointers",
+                fetched.images_fetched
+            ));
+        }
         if fetched.lfs_pointers > 0 {
             lines.push(format!(
                 "{} images were Git LFS pointers in the archive and are left out (materials fall back to their colours)",
                 fetched.lfs_pointers
+            ));
+        }
+        if fetched.makehuman_files > 0 {
+            lines.push(format!(
+                "{} files the source lacked (default eyes, pose units, default skeleton, T-pose) were fetched from MakeHuman's repository and checked",
+                fetched.makehuman_files
             ));
         }
         if fetched.kept_files > 0 {

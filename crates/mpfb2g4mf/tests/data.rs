@@ -659,6 +659,7 @@ fn makehuman_assets_are_fetched_from_a_folder_or_an_archive_without_lfs_pointers
     let url = serve_once(bytes);
     let into = work.path().join("assets");
     let output = fresh(&home)
+        .env("MPFB2G4MF_MAKEHUMAN_FILES", work.path().join("offline"))
         .args([
             "data",
             "fetch",
@@ -734,4 +735,317 @@ fn makehuman_assets_are_fetched_from_a_folder_or_an_archive_without_lfs_pointers
             .unwrap()
             .contains("none ($MPFB_DATA)")
     );
+}
+
+/// Serves `files` (path -> bytes) over HTTP on a free local port until the test ends, `404`
+/// for anything else; returns the base URL and a log of the paths asked for.
+fn serve_files(
+    files: std::collections::HashMap<String, Vec<u8>>,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = asked.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = Vec::new();
+            let mut byte = [0u8; 1];
+            while !request.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                request.push(byte[0]);
+            }
+            let line = String::from_utf8_lossy(&request).into_owned();
+            let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+            log.lock().unwrap().push(path.clone());
+            let (status, body) = match files.get(&path) {
+                Some(body) => ("200 OK", body.clone()),
+                None => ("404 Not Found", b"not found".to_vec()),
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+        }
+    });
+    (format!("http://{address}"), asked)
+}
+
+/// A zip of `entries` (name, bytes), deflated.
+fn zip_bytes(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
+    let options = zip::write::SimpleFileOptions::default();
+    for (name, data) in entries {
+        zip.start_file(name.as_str(), options).unwrap();
+        zip.write_all(data).unwrap();
+    }
+    zip.finish().unwrap();
+    bytes
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The files the pinned lock takes from MakeHuman's repository.
+fn makehuman_repository_files() -> Vec<String> {
+    let lock = mpfb_data::fetch::AssetsLock::pinned().unwrap();
+    lock.files
+        .iter()
+        .filter(|f| f.origin == mpfb_data::fetch::LockOrigin::MakeHuman)
+        .map(|f| f.path.clone())
+        .collect()
+}
+
+#[test]
+fn the_asset_route_fetches_lfs_images_and_makehumans_files_each_checked() {
+    let wanted = makehuman_repository_files();
+    let wanted_refs: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    let Some(assets) = test_support::makehuman_assets_or_skip(
+        "the_asset_route_fetches_lfs_images_and_makehumans_files_each_checked",
+        &wanted_refs,
+    ) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    let image = b"\x89PNG\r\n\x1a\n not really, but bytes with a digest".to_vec();
+    let pointer = |bytes: &[u8]| {
+        format!(
+            "version https://git-lfs.github.com/spec/v1\noid sha256:{}\nsize {}\n",
+            sha256_hex(bytes),
+            bytes.len()
+        )
+        .into_bytes()
+    };
+    // The archive as GitHub makes it: `<repo>-<commit>/base/...`, images as LFS pointers,
+    // no default eyes, no pose units.
+    let top = "makehuman-assets-8cf9645b975a98eea056b140df11a1d278da0d10/base";
+    let archive = zip_bytes(&[
+        (
+            format!("{top}/eyebrows/brows/brows.mhclo"),
+            b"name brows\n".to_vec(),
+        ),
+        (
+            format!("{top}/eyebrows/brows/brows.mhmat"),
+            b"name brows\ndiffuseTexture brows.png\n".to_vec(),
+        ),
+        (format!("{top}/eyebrows/brows/brows.png"), pointer(&image)),
+    ]);
+    let mut files = std::collections::HashMap::new();
+    files.insert("/archive.zip".to_owned(), archive);
+    files.insert(
+        "/media/base/eyebrows/brows/brows.png".to_owned(),
+        image.clone(),
+    );
+    for path in &wanted {
+        files.insert(
+            format!("/raw/{path}"),
+            std::fs::read(assets.join(path)).unwrap(),
+        );
+    }
+    let (base, asked) = serve_files(files.clone());
+    let fetch = |into: &Path, base: &str, extra: &[&str]| {
+        fresh(&home)
+            .env("MPFB2G4MF_ASSETS_ARCHIVE", format!("{base}/archive.zip"))
+            .env("MPFB2G4MF_ASSETS_LFS", format!("{base}/media"))
+            .env("MPFB2G4MF_MAKEHUMAN_FILES", format!("{base}/raw"))
+            .args(["data", "fetch", "--makehuman-assets", "--into"])
+            .arg(into)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let into = work.path().join("assets");
+    let output = fetch(&into, &base, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains("1 images the archive held as Git LFS pointers were fetched")
+            && said.contains(&format!(
+                "{} files the source lacked (default eyes, pose units, default skeleton, T-pose) were fetched",
+                wanted.len()
+            )),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(into.join("eyebrows/brows/brows.png")).unwrap(),
+        image
+    );
+    for path in &wanted {
+        assert_eq!(
+            std::fs::read(into.join(path)).unwrap(),
+            std::fs::read(assets.join(path)).unwrap(),
+            "{path}"
+        );
+    }
+    assert!(asked.lock().unwrap().len() == wanted.len() + 2);
+    // The folder serves the default eyes and the expressions' files; `data status` says so.
+    let status = fresh(&home)
+        .env("MAKEHUMAN_ASSETS", &into)
+        .args(["data", "status", "--json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let feature = |key: &str| {
+        json["assets"]["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["feature"] == key)
+            .map(|f| (f["present"].as_u64(), f["required"].as_u64()))
+    };
+    assert_eq!(feature("default-eyes"), Some((Some(4), Some(4))));
+    // brows.png and the brown eyes' brown_eye.png.
+    assert_eq!(feature("textures"), Some((Some(2), Some(2))));
+    assert_eq!(
+        feature("expressions"),
+        Some((Some(4), Some(5))),
+        "the pose units, skeleton and weights are there; no .mhpose"
+    );
+    // An image that is not what its pointer says is refused, naming its address, and
+    // nothing is installed.
+    let mut tampered = files.clone();
+    tampered.insert(
+        "/media/base/eyebrows/brows/brows.png".to_owned(),
+        b"something else".to_vec(),
+    );
+    let (bad_base, _) = serve_files(tampered);
+    let refused_into = work.path().join("refused");
+    let output = fetch(&refused_into, &bad_base, &[]);
+    assert!(!output.status.success());
+    let line = error_line(&output);
+    assert!(
+        line.contains("/media/base/eyebrows/brows/brows.png") && line.contains(&sha256_hex(&image)),
+        "{line}"
+    );
+    assert!(!refused_into.exists(), "nothing installed");
+    // A file of MakeHuman's repository that differs from the lock is refused the same way.
+    let mut wrong_skeleton = files.clone();
+    wrong_skeleton.insert("/raw/rigs/default.mhskel".to_owned(), b"{}".to_vec());
+    let (skeleton_base, _) = serve_files(wrong_skeleton);
+    let output = fetch(&refused_into, &skeleton_base, &[]);
+    let line = error_line(&output);
+    assert!(line.contains("/raw/rigs/default.mhskel"), "{line}");
+    assert!(!refused_into.exists(), "nothing installed");
+    // `--without-images` leaves the image out and says so.
+    let bare = work.path().join("bare");
+    let output = fetch(&bare, &base, &["--without-images"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("1 images were Git LFS pointers in the archive and are left out"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!bare.join("eyebrows/brows/brows.png").exists());
+}
+
+#[test]
+fn an_asset_pack_made_from_the_shared_assets_dresses_the_readmes_character() {
+    let Some(data) = test_support::mpfb_data_or_skip("an_asset_pack_dresses") else {
+        return;
+    };
+    let Some(assets) = test_support::makehuman_assets_or_skip(
+        "an_asset_pack_made_from_the_shared_assets_dresses_the_readmes_character",
+        &test_support::WORN_BY_EXAMPLES,
+    ) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    // A pack's layout: the asset kinds at the archive's root.
+    let entries: Vec<(String, Vec<u8>)> = files_under(&assets)
+        .into_iter()
+        .map(|relative| {
+            let bytes = std::fs::read(assets.join(&relative)).unwrap();
+            (relative, bytes)
+        })
+        .collect();
+    let pack = zip_bytes(&entries);
+    let url = serve_once(pack);
+    let output = fresh(&home)
+        .env("MPFB2G4MF_ASSETS_ARCHIVE", &url)
+        .args(["data", "fetch", "--makehuman-assets"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains("of the pinned release's") && !said.contains("differ from"),
+        "a partial pack of the pinned release is said partial, not different: {said}"
+    );
+    let root = test_support::workspace_root();
+    let convert = |assets_flag: Option<&Path>, out: &Path| {
+        let mut command = fresh(&home);
+        command
+            .current_dir(&root)
+            .env("MPFB_DATA", &data)
+            .args([
+                "convert",
+                "--human",
+                "fixtures/bodies/dressed.mhm",
+                "--json",
+                "-o",
+            ])
+            .arg(out);
+        if let Some(folder) = assets_flag {
+            command.arg("--assets").arg(folder);
+        }
+        command.output().unwrap()
+    };
+    // The same file name: a character is named after its file.
+    let from_cache = work.path().join("cache/dana.g4b");
+    std::fs::create_dir_all(work.path().join("cache")).unwrap();
+    std::fs::create_dir_all(work.path().join("shared")).unwrap();
+    let output = convert(None, &from_cache);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let worn = summary["worn"].to_string();
+    assert!(
+        worn.contains("bob01") && worn.contains("HighPolyEyes"),
+        "{worn}"
+    );
+    let from_shared = work.path().join("shared/dana.g4b");
+    let output = convert(Some(&assets), &from_shared);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        std::fs::read(&from_cache).unwrap() == std::fs::read(&from_shared).unwrap(),
+        "the fetched folder dresses the character as the folder it was made from"
+    );
+}
+
+#[test]
+fn the_pinned_lock_agrees_with_the_shared_assets_file_for_file() {
+    let Some(assets) = test_support::makehuman_assets_or_skip(
+        "the_pinned_lock_agrees_with_the_shared_assets_file_for_file",
+        &["rigs/default.mhskel", "clothes/shoes02/shoes02.mhclo"],
+    ) else {
+        return;
+    };
+    let lock = mpfb_data::fetch::AssetsLock::pinned().unwrap();
+    let mut checked = 0;
+    for file in &lock.files {
+        let path = assets.join(&file.path);
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        // A copy may hold an LFS pointer where the image should be; that is not the image.
+        if mpfb_data::fetch::LfsPointer::parse(&bytes).is_some() {
+            continue;
+        }
+        assert_eq!(
+            (bytes.len() as u64, sha256_hex(&bytes)),
+            (file.size, file.sha256.clone()),
+            "{}",
+            file.path
+        );
+        checked += 1;
+    }
+    assert!(checked > 250, "{checked} files checked");
 }
