@@ -4,7 +4,7 @@
 
 use g4mf_writer::{Compression, ContainerOptions, write_g4b};
 use glam::DVec3;
-use mpfb_rig::{ObjFrame, fit, parse_rig};
+use mpfb_rig::{ObjFrame, fit};
 use mpfb2g4mf::convert::Derivations;
 use mpfb2g4mf::to_mpfb::{mpfb_json_text, to_mpfb};
 use mpfb2g4mf::{ConvertOptions, LoadedMesh, LoadedRig, LoadedWeights, convert};
@@ -85,7 +85,7 @@ pub fn round_trip(
     .map_err(|x| e(&x))?;
     let file = g4mf_reader::read_path(&a, &Default::default()).map_err(|x| e(&x))?;
     let back = to_mpfb(&file, None).map_err(|x| e(&x))?;
-    let back_rig = parse_rig(&back.rig.to_string()).map_err(|x| e(&x))?;
+    let back_rig = back.rig.clone();
     let mut field_mismatches = Vec::new();
     let (mut max_roll_error, mut max_position_error) = (0.0f64, 0.0f64);
     let by_name: BTreeMap<&str, &mpfb_rig::Bone> = back_rig
@@ -190,7 +190,7 @@ pub fn round_trip(
     let back_dir = work.join(format!("{name}-back"));
     std::fs::create_dir_all(&back_dir).map_err(|x| e(&x))?;
     let rig_back = back_dir.join(format!("rig.{name}.json"));
-    std::fs::write(&rig_back, mpfb_json_text(&back.rig)).map_err(|x| e(&x))?;
+    std::fs::write(&rig_back, mpfb_json_text(&mpfb_rig::RigJson(&back.rig))).map_err(|x| e(&x))?;
     let weights_back = back.weights.as_ref().map(|w| {
         let p = back_dir.join(format!("weights.{name}.json"));
         std::fs::write(&p, mpfb_json_text(w)).map(|()| p)
@@ -233,7 +233,7 @@ pub fn round_trip(
     let stripped_file =
         g4mf_reader::read_bytes(&bytes, None, &Default::default()).map_err(|x| e(&x))?;
     let derived = to_mpfb(&stripped_file, Some((mesh, ObjFrame::MAKEHUMAN))).map_err(|x| e(&x))?;
-    let derived_rig = parse_rig(&derived.rig.to_string()).map_err(|x| e(&x))?;
+    let derived_rig = derived.rig.clone();
     let original = fit_on(&rig.rig, mesh)?;
     let refit = fit_on(&derived_rig, mesh)?;
     // Derived bones come in node order (depth first); map them back by sanitized name.

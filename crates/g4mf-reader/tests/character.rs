@@ -76,9 +76,9 @@ fn rich_spec() -> CharacterSpec {
     spec.bones[0].basis = turn(DVec3::Z, 0.3);
     spec.bones[1].basis = turn(DVec3::new(1.0, 0.2, 0.0), -0.7);
     spec.bones[2].basis = turn(DVec3::new(0.3, 1.0, 0.5), 1.1);
-    spec.bones[1].extras = Some(Arc::new(json!({"mpfb": {"name": "spine.01"}})));
+    spec.bones[1].extras = Some(json!({"mpfb": {"name": "spine.01"}}).into());
     spec.skeleton_position = DVec3::new(0.0, 0.93, 0.0);
-    spec.skeleton_extras = Some(Arc::new(json!({"note": "skeleton"})));
+    spec.skeleton_extras = Some(json!({"note": "skeleton"}).into());
     let positions = vec![
         DVec3::new(0.0, 0.0, 0.0),
         DVec3::new(1.0, 0.0, 0.0),
@@ -237,7 +237,7 @@ fn rich_spec() -> CharacterSpec {
                 })
                 .collect(),
         ),
-        node_extras: Some(Arc::new(json!({"asset": "hat"}))),
+        node_extras: Some(json!({"asset": "hat"}).into()),
         mesh_extras: Some(json!({"mesh": "hat"})),
     }];
     spec

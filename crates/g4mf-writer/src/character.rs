@@ -606,7 +606,7 @@ impl Building {
         &mut self,
         mesh: Mesh,
         node_name: String,
-        extras: Option<Arc<Value>>,
+        extras: Option<g4mf_model::Extras>,
     ) -> Result<usize, WriteError> {
         let index = self.doc.meshes.len();
         let mesh_index = index_of(index, "meshes")?;

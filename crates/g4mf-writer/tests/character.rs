@@ -653,7 +653,7 @@ fn attachments_are_meshes_under_the_skeleton_with_the_bodys_joints_and_group_nam
         1
     );
     assert_eq!(
-        doc.nodes[node].extras.as_ref().unwrap()["mpfb"]["asset"]["name"],
+        doc.nodes[node].extras.as_ref().unwrap().value()["mpfb"]["asset"]["name"],
         "hat"
     );
     assert_eq!(doc.meshes[1].name.as_deref(), Some("HatMesh"));

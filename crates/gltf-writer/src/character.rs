@@ -214,7 +214,7 @@ struct MeshJob<'s> {
     mesh: &'s MeshSpec,
     influences: Option<&'s Influences>,
     names: MeshNames<'s>,
-    node_extras: Option<&'s Value>,
+    node_extras: Option<&'s character_spec::Extras>,
     mesh_extras: Option<&'s Value>,
 }
 
@@ -249,7 +249,7 @@ fn mesh_jobs(spec: &CharacterSpec) -> Result<Vec<MeshJob<'_>>, GltfError> {
             mesh: format!("{}Mesh", attachment.name),
             shape_prefix: Some(attachment.name.as_str()),
         },
-        node_extras: attachment.node_extras.as_deref(),
+        node_extras: attachment.node_extras.as_ref(),
         mesh_extras: attachment.mesh_extras.as_ref(),
     }));
     Ok(jobs)
@@ -350,7 +350,7 @@ impl Building {
         self.root.nodes.push(Node {
             name: Some(skeleton_name),
             children: (!roots.is_empty()).then_some(roots),
-            extras: raw(spec.skeleton_extras.as_deref())?,
+            extras: crate::materials::raw_extras(spec.skeleton_extras.as_ref()),
             ..empty_node()
         });
         let mut inverse_binds = Vec::with_capacity(order.len() * 16);
@@ -476,7 +476,7 @@ impl Building {
             name: Some(node_name),
             mesh: Some(mesh_index),
             skin,
-            extras: raw(job.node_extras)?,
+            extras: crate::materials::raw_extras(job.node_extras),
             ..empty_node()
         });
         Ok((node, written))
@@ -776,7 +776,10 @@ fn empty_node() -> Node {
 /// A bone node's extras: the spec's, with the bone's length (glTF has no bone length; G4MF's
 /// `bone.length`) added as `bone.length` when the extras have no `bone` of their own.
 fn bone_extras(bone: &BoneSpec) -> Value {
-    let mut extras = bone.extras.as_deref().cloned().unwrap_or_else(|| json!({}));
+    let mut extras = bone
+        .extras
+        .as_ref()
+        .map_or_else(|| json!({}), character_spec::Extras::value);
     if let Some(object) = extras.as_object_mut() {
         object
             .entry("bone")

@@ -262,6 +262,11 @@ fn bare() -> Material {
 }
 
 /// `extras` as glTF's raw JSON.
+/// `extras` kept as JSON text, as glTF's raw extras.
+pub(crate) fn raw_extras(extras: Option<&character_spec::Extras>) -> Option<Box<RawValue>> {
+    extras.and_then(|e| RawValue::from_string(e.json().to_owned()).ok())
+}
+
 pub(crate) fn raw(value: Option<&serde_json::Value>) -> Result<Option<Box<RawValue>>, GltfError> {
     value
         .map(serde_json::value::to_raw_value)

@@ -35,4 +35,4 @@ pub use model::{
 pub use parse::{parse_rig, read_rig_file};
 pub use pose::{Pose, PoseError, parse_pose, read_pose_file};
 pub use space::{ObjFrame, ScaleWarning, UpAxis};
-pub use write::{bone_to_json, header_to_json, rig_to_json};
+pub use write::{RigJson, bone_to_json, header_to_json, rig_to_json};

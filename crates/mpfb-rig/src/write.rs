@@ -141,3 +141,43 @@ pub fn rig_to_json(rig: &Rig) -> Value {
     map.insert("bones".into(), Value::Object(bones));
     Value::Object(sorted(map))
 }
+
+/// The whole rig as [`rig_to_json`] makes it, serialized bone by bone: each bone's JSON is
+/// made, written and dropped in turn, so writing a 100,000-bone rig never holds every bone's
+/// JSON at once (that took 240 MB).
+pub struct RigJson<'a>(pub &'a Rig);
+
+/// The bones of a rig, serialized one by one.
+struct BonesJson<'a>(&'a [Bone]);
+
+impl serde::Serialize for BonesJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for bone in self.0 {
+            map.serialize_entry(&bone.name, &bone_to_json(bone))?;
+        }
+        map.end()
+    }
+}
+
+impl serde::Serialize for RigJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let header = header_to_json(self.0);
+        // `bones` takes its sorted place among the header's keys.
+        let mut keys: Vec<&str> = header.keys().map(String::as_str).collect();
+        keys.push("bones");
+        keys.sort_unstable();
+        keys.dedup();
+        let mut map = serializer.serialize_map(Some(keys.len()))?;
+        for key in keys {
+            if key == "bones" {
+                map.serialize_entry(key, &BonesJson(&self.0.bones))?;
+            } else if let Some(value) = header.get(key) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
+}

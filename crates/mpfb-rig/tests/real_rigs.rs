@@ -390,6 +390,13 @@ fn every_shipped_rig_writes_back_as_version_110_and_reads_the_same() {
     for path in rig_files(&data) {
         let rig = read_rig_file(&path).unwrap();
         let text = serde_json::to_string_pretty(&mpfb_rig::rig_to_json(&rig)).unwrap();
+        // Bone by bone, the same text.
+        assert_eq!(
+            serde_json::to_string_pretty(&mpfb_rig::RigJson(&rig)).unwrap(),
+            text,
+            "{}",
+            path.display()
+        );
         let again = mpfb_rig::parse_rig(&text).unwrap();
         assert_eq!(again.source_layout, RigLayout::V110);
         assert_eq!(again.header, rig.header, "{}", path.display());

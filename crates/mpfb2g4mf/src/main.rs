@@ -1246,6 +1246,9 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
         return Ok(());
     }
     let name = |p: &Path| p.display().to_string();
+    // What the summary quotes from inputs (asset names, file names in warnings) may hold
+    // control characters: each line stays one line and leaves the terminal alone.
+    let escape = |text: &str| location::text::escape_controls(text).into_owned();
     eprintln!(
         "mpfb2g4mf: wrote {} ({}) in {:.0} ms",
         name(&summary.output),
@@ -1290,7 +1293,7 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
         let worn: Vec<String> = summary
             .worn
             .iter()
-            .map(|w| format!("{} ({})", w.name, w.kind))
+            .map(|w| format!("{} ({})", escape(&w.name), w.kind))
             .collect();
         eprintln!(
             "  assets    {}; {} body vertices hidden",
@@ -1305,16 +1308,16 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
         );
     }
     for fallback in &summary.fallbacks {
-        eprintln!("  fallback  {fallback}");
+        eprintln!("  fallback  {}", escape(&fallback.to_string()));
     }
     for note in &summary.notes {
-        eprintln!("  note      {note}");
+        eprintln!("  note      {}", escape(note));
     }
     if summary.warnings.is_empty() {
         eprintln!("  warnings  none");
     }
     for warning in summary.warnings.iter().take(SHOWN_WARNINGS) {
-        eprintln!("  warning   {warning}");
+        eprintln!("  warning   {}", escape(&warning.to_string()));
     }
     if summary.warnings.len() > SHOWN_WARNINGS {
         eprintln!(

@@ -64,8 +64,8 @@ pub enum ToMpfbError {
 /// The MPFB files made from a G4MF file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MpfbFiles {
-    /// The rig (version 110, keys sorted).
-    pub rig: Value,
+    /// The rig, written in version 110 layout with keys sorted ([`mpfb_rig::RigJson`]).
+    pub rig: mpfb_rig::Rig,
     /// The weights, when the file has a skin.
     pub weights: Option<Value>,
     /// True when the rig was derived (no `extras.mpfb`), false when restored.
@@ -140,7 +140,8 @@ fn skeleton_view(doc: &Document) -> Result<SkeletonView, ToMpfbError> {
         let subrig = doc.nodes[i]
             .extras
             .as_ref()
-            .and_then(|e| e.get("mpfb")?.get("subrig"))
+            .map(g4mf_model::Extras::value)
+            .and_then(|e| e.get("mpfb")?.get("subrig").cloned())
             .is_some();
         if doc.nodes[i].bone.is_some() && !subrig {
             bones.push(i);
@@ -251,7 +252,7 @@ impl MpfbFiles {
         create(out_dir)?;
         let mut written = vec![write(
             out_dir.join(format!("rig.{name}.json")),
-            &mpfb_json_text(&self.rig),
+            &mpfb_json_text(&mpfb_rig::RigJson(&self.rig)),
         )?];
         if let Some(weights) = &self.weights {
             let path = out_dir.join(format!("weights.{name}.json"));
@@ -279,20 +280,20 @@ pub fn to_mpfb(
     let restorable = view.bones.iter().all(|&b| {
         extras::bone_extras(&doc.nodes[b]).is_some_and(|m| m.fields.contains_key("head"))
     });
-    let (rig, derived, default_ends) = if restorable {
+    let (text, derived, default_ends) = if restorable {
         (restore_rig(doc, &view)?, false, Vec::new())
     } else {
         let (rig, defaults) = derive_rig(doc, &view, base)?;
-        (rig, true, defaults)
+        (
+            serde_json::to_string(&rig).unwrap_or_default(),
+            true,
+            defaults,
+        )
     };
     // Whatever its origin, the rig must read back as an MPFB rig. Each form is dropped as
     // soon as the next is made: a 100,000-bone rig is 250 MB as a value.
-    let text = serde_json::to_string(&rig).unwrap_or_default();
-    drop(rig);
-    let parsed = mpfb_rig::parse_rig(&text)?;
+    let rig = mpfb_rig::parse_rig(&text)?;
     drop(text);
-    let rig = mpfb_rig::rig_to_json(&parsed);
-    drop(parsed);
     // A body topology (`.proxy`) numbers its own vertices: its weights and shapes are not
     // those of MakeHuman's base mesh, which is what MPFB's weights and target files hold.
     let topology = doc.meshes.iter().find_map(|m| {
@@ -309,7 +310,8 @@ pub fn to_mpfb(
     let assets_left_out = topology
         .into_iter()
         .chain(doc.nodes.iter().filter_map(|n| {
-            let asset = n.extras.as_ref()?.get("mpfb")?.get("asset")?;
+            let extras = n.extras.as_ref()?.value();
+            let asset = extras.get("mpfb")?.get("asset")?;
             Some(format!(
                 "{} ({})",
                 asset.get("name")?.as_str()?,
@@ -452,7 +454,7 @@ fn target_files(
     Ok(out)
 }
 
-fn restore_rig(doc: &Document, view: &SkeletonView) -> Result<Value, ToMpfbError> {
+fn restore_rig(doc: &Document, view: &SkeletonView) -> Result<String, ToMpfbError> {
     let skeleton = extras::skeleton_extras(&doc.nodes[view.skeleton]).map_err(|problem| {
         ToMpfbError::BadExtras {
             location: Location::pointer(format!("/nodes/{}/extras", view.skeleton)),
@@ -463,13 +465,12 @@ fn restore_rig(doc: &Document, view: &SkeletonView) -> Result<Value, ToMpfbError
         Some(s) => (s.mpfb, s.mpfb2g4mf),
         None => (Map::new(), None),
     };
-    let mut bones: Vec<(String, Map<String, Value>)> = view
+    // Names and nodes only: each bone's fields are read again as they are written, so the
+    // rig is never held as parsed JSON (a 100,000-bone rig's took 350 MB).
+    let mut bones: Vec<(String, usize)> = view
         .bones
         .iter()
-        .filter_map(|&b| {
-            let bone = extras::bone_extras(&doc.nodes[b])?;
-            Some((bone.name, bone.fields))
-        })
+        .filter_map(|&b| Some((extras::bone_extras(&doc.nodes[b])?.name, b)))
         .collect();
     // The rig file's own bone order, when recorded.
     if let Some(order) = provenance.map(|p| p.bone_order) {
@@ -480,18 +481,42 @@ fn restore_rig(doc: &Document, view: &SkeletonView) -> Result<Value, ToMpfbError
             .collect();
         bones.sort_by_key(|(name, _)| rank.get(name.as_str()).copied().unwrap_or(usize::MAX));
     }
-    header.insert(
-        "bones".into(),
-        Value::Object(
-            bones
-                .into_iter()
-                .map(|(n, m)| (n, Value::Object(m)))
-                .collect(),
-        ),
-    );
     header.entry("version").or_insert(json!(110));
     header.entry("is_subrig").or_insert(json!(false));
-    Ok(Value::Object(header))
+    // The bones come from the bone nodes, never from the skeleton's extras.
+    header.remove("bones");
+    let restored = RestoredRig {
+        header: &header,
+        bones: RestoredBones { doc, bones: &bones },
+    };
+    Ok(serde_json::to_string(&restored).unwrap_or_default())
+}
+
+/// A rig restored from bone extras, serialized as it is read: the header's keys, then
+/// `bones`.
+#[derive(serde::Serialize)]
+struct RestoredRig<'a> {
+    #[serde(flatten)]
+    header: &'a Map<String, Value>,
+    bones: RestoredBones<'a>,
+}
+
+/// The bones of a restored rig: each bone's extras read, written and dropped in turn.
+struct RestoredBones<'a> {
+    doc: &'a Document,
+    bones: &'a [(String, usize)],
+}
+
+impl serde::Serialize for RestoredBones<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.bones.len()))?;
+        for (name, node) in self.bones {
+            let fields = extras::bone_extras(&self.doc.nodes[*node]).map(|b| b.fields);
+            map.serialize_entry(name, &fields.unwrap_or_default())?;
+        }
+        map.end()
+    }
 }
 
 /// The mesh-space (the skinned mesh node's space) transform of skeleton space: bones are
@@ -791,7 +816,7 @@ fn source_vertices(ranges: &[[u64; 2]], kept: usize, mesh: usize) -> Result<Vec<
 }
 
 /// JSON as MPFB writes it: 4-space indentation (keys already sorted).
-pub fn mpfb_json_text(value: &Value) -> Vec<u8> {
+pub fn mpfb_json_text<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
     let mut out = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);

@@ -9,7 +9,6 @@ use crate::shape_names::{FACE_UNITS, VISEMES};
 use character_spec::{CharacterSpec, MeshSpec};
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use vrm_writer::{
@@ -631,7 +630,7 @@ fn eyes_centre(
     for a in spec
         .attachments
         .iter()
-        .filter(|a| asset_kind(a.node_extras.as_deref()) == Some("eyes"))
+        .filter(|a| asset_kind(a.node_extras.as_ref()).as_deref() == Some("eyes"))
     {
         sum += a.mesh.positions.iter().sum::<DVec3>();
         count += a.mesh.positions.len();
@@ -645,8 +644,12 @@ fn eyes_centre(
 }
 
 /// The MakeHuman asset kind an attachment's node extras name (`hair`, `eyebrows`, ...).
-fn asset_kind(extras: Option<&Value>) -> Option<&str> {
-    extras?.pointer("/mpfb/asset/kind")?.as_str()
+fn asset_kind(extras: Option<&character_spec::Extras>) -> Option<String> {
+    extras?
+        .value()
+        .pointer("/mpfb/asset/kind")?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// First-person annotations: the body `auto` (three-vrm and UniVRM hide the part the head
@@ -658,7 +661,7 @@ fn first_person(spec: &CharacterSpec) -> Vec<(MeshRef, FirstPersonKind)> {
         out.push((MeshRef::Body, FirstPersonKind::Auto));
     }
     for (i, a) in spec.attachments.iter().enumerate() {
-        let kind = match asset_kind(a.node_extras.as_deref()) {
+        let kind = match asset_kind(a.node_extras.as_ref()).as_deref() {
             Some("hair" | "eyebrows" | "eyelashes" | "eyes" | "teeth" | "tongue") => {
                 FirstPersonKind::ThirdPersonOnly
             }
@@ -673,14 +676,16 @@ fn first_person(spec: &CharacterSpec) -> Vec<(MeshRef, FirstPersonKind)> {
 /// `meta`: the character's name, the authors and rights asked for, MakeHuman's CC0 licence
 /// for what the character is made of, the thumbnail.
 fn meta(spec: &CharacterSpec, options: &VrmOptions, thumbnail: Option<Arc<Vec<u8>>>) -> Meta {
-    let assets: Vec<&str> = spec
+    let assets: Vec<String> = spec
         .attachments
         .iter()
         .filter_map(|a| {
             a.node_extras
-                .as_deref()?
+                .as_ref()?
+                .value()
                 .pointer("/mpfb/asset/name")?
                 .as_str()
+                .map(str::to_owned)
         })
         .collect();
     let worn = if assets.is_empty() {
@@ -795,20 +800,19 @@ fn subrig_bones(spec: &CharacterSpec) -> BTreeMap<usize, String> {
     for a in &spec.attachments {
         let Some(names) = a
             .node_extras
-            .as_deref()
-            .and_then(|e| e.pointer("/mpfb/asset/subrig_bones"))
-            .and_then(Value::as_array)
+            .as_ref()
+            .and_then(|e| e.value().pointer("/mpfb/asset/subrig_bones").cloned())
+            .and_then(|v| v.as_array().cloned())
         else {
             continue;
         };
         for (i, bone) in spec.bones.iter().enumerate() {
             let mpfb = bone
                 .extras
-                .as_deref()
-                .and_then(|e| e.pointer("/mpfb/name"))
-                .and_then(Value::as_str)
-                .unwrap_or(&bone.name);
-            if names.iter().any(|n| n.as_str() == Some(mpfb)) {
+                .as_ref()
+                .and_then(|e| e.value().pointer("/mpfb/name")?.as_str().map(str::to_owned))
+                .unwrap_or_else(|| bone.name.clone());
+            if names.iter().any(|n| n.as_str() == Some(mpfb.as_str())) {
                 owner.insert(i, a.name.clone());
             }
         }

@@ -39,10 +39,12 @@ fn group_bones(doc: &Document) -> Vec<String> {
         .joints
         .iter()
         .map(|j| match j {
-            JointRef::Node(n) => doc.nodes[n.get()].extras.as_ref().unwrap()["mpfb"]["name"]
-                .as_str()
-                .unwrap()
-                .to_owned(),
+            JointRef::Node(n) => {
+                doc.nodes[n.get()].extras.as_ref().unwrap().value()["mpfb"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            }
             other => panic!("{other:?}"),
         })
         .collect()
@@ -421,8 +423,11 @@ fn a_t_pose_bake_moves_the_clothes_with_the_arms_by_linear_blend_skinning() {
             .enumerate()
             .filter(|(_, n)| n.bone.is_some())
             .map(|(i, n)| {
-                let name = n.extras.as_ref().unwrap()["mpfb"]["name"].as_str().unwrap();
-                (name.to_owned(), i)
+                let name = n.extras.as_ref().unwrap().value()["mpfb"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                (name, i)
             })
             .collect()
     };
@@ -549,7 +554,14 @@ fn a_dressed_mhm_converts_every_asset_line() {
         .document
         .nodes
         .iter()
-        .filter_map(|n| n.extras.as_ref()?.get("mpfb")?.get("asset").cloned())
+        .filter_map(|n| {
+            n.extras
+                .as_ref()?
+                .value()
+                .get("mpfb")?
+                .get("asset")
+                .cloned()
+        })
         .map(|a| {
             format!(
                 "{} {}",
@@ -581,7 +593,7 @@ fn a_dressed_mhm_converts_every_asset_line() {
         .find(|n| n.name.as_deref() == Some("HighPolyEyes"))
         .unwrap();
     assert_eq!(
-        eyes.extras.as_ref().unwrap()["mpfb"]["asset"]["material"],
+        eyes.extras.as_ref().unwrap().value()["mpfb"]["asset"]["material"],
         "blue.mhmat"
     );
     worn_weights_follow_makehumans_rule(&data, &assets, &file);
@@ -726,7 +738,14 @@ hair = ["short02", "bob01", "none"]
                 file.document
                     .nodes
                     .iter()
-                    .filter_map(|n| n.extras.as_ref()?.get("mpfb")?.get("asset").cloned())
+                    .filter_map(|n| {
+                        n.extras
+                            .as_ref()?
+                            .value()
+                            .get("mpfb")?
+                            .get("asset")
+                            .cloned()
+                    })
                     .map(|a| a["name"].as_str().unwrap().to_owned())
                     .collect()
             })

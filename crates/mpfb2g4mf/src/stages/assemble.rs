@@ -29,7 +29,7 @@ pub struct MpfbExtras {
     pub skeleton: SkeletonExtras,
     /// Each bone's, by bone index, as the JSON written ([`crate::extras::bone_extras_value`]),
     /// shared by the bodies on one rig.
-    pub bones: Arc<Vec<Arc<Value>>>,
+    pub bones: Arc<Vec<g4mf_model::Extras>>,
     /// The mesh's (the write stage adds the source numbering and uncarried pairs).
     pub mesh: MpfbMesh,
     /// Each attachment's, in [`Character::attachments`] order.
@@ -72,7 +72,7 @@ pub struct Derived {
     /// Weights resolved against a rig: the skin, the MPFB mesh extras and the warnings.
     skins: Cache<SkinKey, Arc<ResolvedSkin>>,
     /// Each bone's MPFB extras, by rig.
-    bone_extras: Cache<Of<LoadedRig>, Arc<Vec<Arc<Value>>>>,
+    bone_extras: Cache<Of<LoadedRig>, Arc<Vec<g4mf_model::Extras>>>,
 }
 
 /// What a weights file's resolution against a rig reads: the rig's bones, the file, the
@@ -239,7 +239,7 @@ fn bones_of(rig: &Rig, fitted: &FittedRig) -> Vec<Bone> {
 }
 
 /// Every MPFB field of each bone of the rig, as its extras' JSON.
-fn bone_extras_of(rig: &Rig) -> Vec<Arc<Value>> {
+fn bone_extras_of(rig: &Rig) -> Vec<g4mf_model::Extras> {
     rig.bones
         .iter()
         .map(|bone| bone_extras_value(mpfb_rig::bone_to_json(bone), bone.name.clone()))

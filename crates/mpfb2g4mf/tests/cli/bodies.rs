@@ -71,7 +71,7 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
         .iter()
         .find(|n| n.skeleton.is_some())
         .unwrap();
-    let provenance = skeleton.extras.as_ref().unwrap()["mpfb2g4mf"]["body"].clone();
+    let provenance = skeleton.extras.as_ref().unwrap().value()["mpfb2g4mf"]["body"].clone();
     assert_eq!(provenance["phenotype"]["height"], 1.0);
     assert_eq!(provenance["macro_model"], "mpfb");
     // A .mhm we wrote: its rig (game_engine), its detail targets, all of it converted (its
@@ -146,7 +146,7 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
         .iter()
         .find(|n| n.skeleton.is_some())
         .unwrap();
-    let targets = skeleton.extras.as_ref().unwrap()["mpfb2g4mf"]["body"]["targets"].clone();
+    let targets = skeleton.extras.as_ref().unwrap().value()["mpfb2g4mf"]["body"]["targets"].clone();
     assert_eq!(
         targets,
         serde_json::json!([["head-age-decr", 0.4], ["l-upperarm-scale-depth-incr", 0.6]])

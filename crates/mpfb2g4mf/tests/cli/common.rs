@@ -146,7 +146,8 @@ pub fn bone_frames(file: &G4mfFile) -> BTreeMap<String, (DVec3, DVec3, f64)> {
         .into_iter()
         .zip(&file.document.nodes)
         .filter_map(|((p, b), n)| {
-            let name = n.extras.as_ref()?.get("mpfb")?.get("name")?.as_str()?;
+            let extras = n.extras.as_ref()?.value();
+            let name = extras.get("mpfb")?.get("name")?.as_str()?;
             Some((name.to_owned(), (p, b.y_axis, n.bone.as_ref()?.length?)))
         })
         .collect()

@@ -47,6 +47,7 @@ fn check_content(file: &G4mfFile, rig_path: &Path, weights: Option<&Path>, mesh_
             Some((
                 n.extras
                     .as_ref()?
+                    .value()
                     .get("mpfb")?
                     .get("name")?
                     .as_str()?
@@ -92,7 +93,7 @@ fn check_content(file: &G4mfFile, rig_path: &Path, weights: Option<&Path>, mesh_
             .iter()
             .find(|n| n.name.as_ref() == Some(&names[g[i] as usize]))
             .unwrap();
-        let mpfb = node.extras.as_ref().unwrap()["mpfb"]["name"]
+        let mpfb = node.extras.as_ref().unwrap().value()["mpfb"]["name"]
             .as_str()
             .unwrap()
             .to_owned();
@@ -278,6 +279,7 @@ fn a_morphed_body_moves_the_skeleton() {
                 Some((
                     n.extras
                         .as_ref()?
+                        .value()
                         .get("mpfb")?
                         .get("name")?
                         .as_str()?

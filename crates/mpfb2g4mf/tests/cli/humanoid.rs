@@ -96,7 +96,7 @@ fn humanoid_names_pass_the_profile_and_keep_the_round_trip() {
                     .iter()
                     .find(|n| n.name.as_deref() == Some("Hips"))
                     .unwrap();
-                let mpfb = &hips.extras.as_ref().unwrap()["mpfb"]["name"];
+                let mpfb = &hips.extras.as_ref().unwrap().value()["mpfb"]["name"];
                 assert!(
                     mpfb.as_str()
                         .is_some_and(|n| n != "Hips" || rig == "cmu_mb")

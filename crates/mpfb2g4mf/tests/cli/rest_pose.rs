@@ -69,10 +69,12 @@ fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
         .joints
         .iter()
         .map(|j| match j {
-            JointRef::Node(n) => doc.nodes[n.get()].extras.as_ref().unwrap()["mpfb"]["name"]
-                .as_str()
-                .unwrap()
-                .to_owned(),
+            JointRef::Node(n) => {
+                doc.nodes[n.get()].extras.as_ref().unwrap().value()["mpfb"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            }
             JointRef::Uncontrolled => String::new(),
         })
         .collect();

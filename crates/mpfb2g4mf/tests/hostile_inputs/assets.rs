@@ -4,7 +4,7 @@
 //! `--eye-material` with no eyes to colour refused, and error lines naming the flag, offering
 //! near names and escaping control characters.
 
-use super::{convert, fake_assets, refused, stderr};
+use super::{cli, convert, fake_assets, refused, stderr};
 use std::path::Path;
 use std::process::Output;
 
@@ -464,4 +464,44 @@ fn a_population_draw_is_named_where_no_flag_was_given() {
         "{text}"
     );
     assert!(!dir.path().join("b0.g4b").exists());
+}
+
+#[test]
+fn an_asset_name_with_an_escape_sequence_reaches_the_summary_escaped() {
+    let Some(data) = test_support::mpfb_data_or_skip("assets_summary_escapes") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.g4b");
+    let (assets, file) = fake_assets(
+        dir.path(),
+        "escapes",
+        &format!("name b\u{1b}[31mad\nobj_file bad.obj\n{BODY}"),
+    );
+    // Not `--quiet`: the summary is what is looked at.
+    let result = cli()
+        .args([
+            "convert",
+            "--rig-name",
+            "default",
+            "--eyes",
+            "none",
+            "--mpfb-data",
+        ])
+        .arg(&data)
+        .arg("--assets")
+        .arg(&assets)
+        .arg("--clothes")
+        .arg(&file)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(result.status.success(), "{}", stderr(&result));
+    let said = stderr(&result);
+    assert!(
+        said.contains("assets    b\\u{1b}[31mad (clothes)"),
+        "{said}"
+    );
+    assert!(!said.contains('\u{1b}'), "{said}");
 }

@@ -78,6 +78,12 @@ pub struct Written {
     pub validation: Vec<g4mf_validator::Finding>,
 }
 
+/// `value` as extras (JSON text, made without a parsed copy).
+fn to_extras<T: serde::Serialize>(value: &T) -> Option<character_spec::Extras> {
+    // Our extras are plain data (string keys, finite numbers): serializing cannot fail.
+    character_spec::Extras::from_serialize(value).ok()
+}
+
 fn to_value<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
     // Our extras are plain data (string keys, finite numbers): serializing cannot fail.
     serde_json::to_value(value).ok()
@@ -470,12 +476,11 @@ fn attachment_specs(
                     blend_shapes: shape_specs(attachment.blend_shapes, derived),
                 },
                 influences,
-                node_extras: to_value(&AssetNodeExtras {
+                node_extras: to_extras(&AssetNodeExtras {
                     mpfb: AssetNodeMpfb {
                         asset: provenance.clone(),
                     },
-                })
-                .map(Arc::new),
+                }),
                 mesh_extras: None,
             }
         })
@@ -595,7 +600,7 @@ fn spec_of(
     CharacterSpec {
         name: character.name.clone(),
         skeleton_position: character.skeleton.position,
-        skeleton_extras: to_value(&extras.skeleton).map(Arc::new),
+        skeleton_extras: to_extras(&extras.skeleton),
         bones,
         mesh: Some(mesh),
         influences,
