@@ -218,8 +218,7 @@ fn convert_parts(
     } = assembled;
     let mut said = Said::default();
     said.warn_all(WarningKind::Fit, fit.warnings.iter().cloned());
-    say_not_converted(parts, &mut said);
-    say_helper_iris(parts, options, &mut said);
+    say_not_converted(parts, options, &mut said);
     let character = attach_shapes(character, parts, options, derived)?;
     crate::timings::lap("blend shapes");
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
@@ -486,8 +485,10 @@ fn made_by(parts: Parts<'_>, error: ConvertError) -> ConvertError {
 }
 
 /// What a description asked for that is not converted: its lines we do not read, and assets
-/// without an assets folder to find them in.
-fn say_not_converted(parts: Parts<'_>, said: &mut Said) {
+/// without an assets folder to find them in; and the colour `--eye-material` gave the helper
+/// eyes ([`say_helper_iris`]).
+fn say_not_converted(parts: Parts<'_>, options: &ConvertOptions, said: &mut Said) {
+    say_helper_iris(parts, options, said);
     if let Some(described) = parts.described {
         if !described.description.not_converted.is_empty() {
             said.warn(

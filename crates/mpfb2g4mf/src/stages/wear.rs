@@ -333,6 +333,23 @@ impl FaceHelpers {
             *t = new;
         }
         polygons.materials.iter_mut().for_each(|m| *m = None);
+        // Only the part sets the helpers use, in order of first use.
+        let mut part_sets = Vec::new();
+        let mut new_part: std::collections::HashMap<u32, u32> = Default::default();
+        for part in &mut polygons.parts {
+            let next = part_sets.len() as u32;
+            let new = *new_part.entry(*part).or_insert(next);
+            if new == next {
+                part_sets.push(
+                    old.part_sets
+                        .get(*part as usize)
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+            }
+            *part = new;
+        }
+        polygons.part_sets = part_sets;
         FaceHelpers {
             positions: selection.vertex_values(&mesh.positions),
             texcoords,
