@@ -247,6 +247,7 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     cases.extend(assets_cases(data, work)?);
     cases.extend(archive_cases(data, work)?);
     cases.extend(image_reader_cases(data, work)?);
+    cases.extend(eyes_and_proxies_cases(data, work)?);
     Ok(cases)
 }
 
@@ -500,4 +501,43 @@ fn archive_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
             }
         })
         .collect())
+}
+
+/// An asset named exactly past the index's cap (issue 41): 20,000 empty clothes files beside
+/// the asset's folder fill the cap before the walk reaches it; the asset is found by its path.
+fn eyes_and_proxies_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let io = |e: std::io::Error| e.to_string();
+    let assets = work.join("past-cap-assets");
+    let bad = assets.join("clothes/bad");
+    std::fs::create_dir_all(&bad).map_err(io)?;
+    std::fs::write(bad.join("bad.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").map_err(io)?;
+    std::fs::write(
+        bad.join("bad.mhclo"),
+        "name bad\nobj_file bad.obj\nverts 0\n1\n2\n3\n",
+    )
+    .map_err(io)?;
+    for i in 0..20_000 {
+        std::fs::write(assets.join(format!("clothes/filler{i:05}.mhclo")), "").map_err(io)?;
+    }
+    let args = [
+        "convert",
+        "--quiet",
+        "--mpfb-data",
+        &data.display().to_string(),
+        "-o",
+        "out/past-cap.g4b",
+        "--rig-name",
+        "default",
+        "--assets",
+        &assets.display().to_string(),
+        "--clothes",
+        "bad",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    Ok(vec![Case {
+        name: "an asset named exactly past a 20,000-file clothes index",
+        args,
+    }])
 }

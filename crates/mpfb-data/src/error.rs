@@ -57,8 +57,10 @@ pub enum DataError {
     },
     /// A rig name that is not in the data folder.
     #[error(
-        "no rig named `{name}` in {} (rigs there: {})",
+        "no rig named `{}` in {} ({}rigs there: {})",
+        location::text::excerpt(name, 80),
         folder.display(),
+        did_you_mean(name, known),
         if known.is_empty() { "none".to_owned() } else { known.join(", ") }
     )]
     NoRig {
@@ -89,6 +91,16 @@ pub enum DataError {
         /// The cache folder.
         folder: PathBuf,
     },
+}
+
+/// `did you mean `default`?; ` for the rig names near `name`, or nothing.
+fn did_you_mean(name: &str, known: &[String]) -> String {
+    let near = location::near::near_names(name, known.iter().map(String::as_str));
+    if near.is_empty() {
+        String::new()
+    } else {
+        format!("did you mean {}?; ", near.join(", "))
+    }
 }
 
 fn list(paths: &[PathBuf]) -> String {

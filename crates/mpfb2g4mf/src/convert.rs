@@ -101,6 +101,7 @@ fn convert_loaded_with(
         assets: &loaded.assets,
         worn: &loaded.worn,
         skin: loaded.skin.as_deref(),
+        helper_eyes: loaded.helper_eyes.as_deref(),
     };
     convert_parts(parts, options, data, derived, commit)
 }
@@ -126,6 +127,7 @@ pub fn convert(
         assets: &assets,
         worn: &[],
         skin: None,
+        helper_eyes: None,
     };
     convert_parts(parts, options, None, derived, Commit::Now).map(|(summary, _)| summary)
 }
@@ -141,6 +143,8 @@ struct Parts<'a> {
     assets: &'a LoadedAssets,
     worn: &'a [Arc<LoadedWearable>],
     skin: Option<&'a LoadedMaterial>,
+    /// The material colouring the helper eyes' painted iris (`--eye-material`).
+    helper_eyes: Option<&'a LoadedMaterial>,
 }
 
 /// What the stages said, in the order they noticed it.
@@ -214,7 +218,7 @@ fn convert_parts(
     } = assembled;
     let mut said = Said::default();
     said.warn_all(WarningKind::Fit, fit.warnings.iter().cloned());
-    say_not_converted(parts, &mut said);
+    say_not_converted(parts, options, &mut said);
     let character = attach_shapes(character, parts, options, derived)?;
     crate::timings::lap("blend shapes");
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
@@ -481,8 +485,10 @@ fn made_by(parts: Parts<'_>, error: ConvertError) -> ConvertError {
 }
 
 /// What a description asked for that is not converted: its lines we do not read, and assets
-/// without an assets folder to find them in.
-fn say_not_converted(parts: Parts<'_>, said: &mut Said) {
+/// without an assets folder to find them in; and the colour `--eye-material` gave the helper
+/// eyes ([`say_helper_iris`]).
+fn say_not_converted(parts: Parts<'_>, options: &ConvertOptions, said: &mut Said) {
+    say_helper_iris(parts, options, said);
     if let Some(described) = parts.described {
         if !described.description.not_converted.is_empty() {
             said.warn(
@@ -664,14 +670,63 @@ fn dress(
     );
     // Helper eyes get their painted iris unless no images are wanted (then their flat sclera
     // colour stays, as factors are all `--textures none` keeps).
+    let family = helper_iris_family(parts).0;
     let helper_iris = (options.textures != TextureMode::None)
-        .then(|| parts.mesh.helper_iris())
+        .then(|| parts.mesh.helper_iris(family))
         .flatten();
     let wardrobe = stages::dress::Wardrobe {
         skin: parts.skin,
         helper_iris,
     };
     stages::dress::dress(character, race, wardrobe, &derived.dress)
+}
+
+/// The colour family of the helper eyes' painted iris, and whether a known family was found:
+/// the one `--eye-material`'s file name or `name` line gives (its image is drawn in MakeHuman's
+/// eye-texture layout, not the helper eyes'), else MakeHuman's default brown.
+fn helper_iris_family(parts: Parts<'_>) -> (&'static str, bool) {
+    let Some(material) = parts.helper_eyes else {
+        return (crate::iris::HELPER_FAMILY, true);
+    };
+    let stem = material
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let names = std::iter::once(stem.as_str()).chain(material.file.name.as_deref());
+    match crate::iris::family_named(names) {
+        Some(family) => (family, true),
+        None => (crate::iris::HELPER_FAMILY, false),
+    }
+}
+
+/// Says which colour `--eye-material` gave the helper eyes' painted iris: it is guessed from
+/// the material's name, so the summary always names it (and says when no iris is painted).
+fn say_helper_iris(parts: Parts<'_>, options: &ConvertOptions, said: &mut Said) {
+    let Some(material) = parts.helper_eyes else {
+        return;
+    };
+    let file = file_name(&material.path);
+    let (family, known) = helper_iris_family(parts);
+    let [r, g, b] = crate::iris::iris_srgb(family);
+    let message = if options.helpers == Helpers::None {
+        format!("helper eyes: `--helpers none` keeps no eyes: {file}'s colour is not drawn")
+    } else if !options.materials || options.textures == TextureMode::None {
+        format!(
+            "helper eyes: no iris is painted (no materials or `--textures none`): {file}'s colour is not drawn"
+        )
+    } else if known {
+        format!(
+            "helper eyes: iris painted `{family}` (sRGB {r} {g} {b}), the colour the name of {file} gives (its image is not drawn on helper eyes)"
+        )
+    } else {
+        let families: Vec<&str> = crate::iris::IRIS_SRGB.iter().map(|(n, _)| *n).collect();
+        format!(
+            "helper eyes: {file} names no iris colour we know ({}): iris painted `{family}` (sRGB {r} {g} {b})",
+            families.join(", ")
+        )
+    };
+    said.warn(WarningKind::Textures, message);
 }
 
 /// What the summary needs of the finished character before the write stage takes it.

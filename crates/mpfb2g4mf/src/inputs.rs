@@ -80,9 +80,10 @@ pub struct LoadedMesh {
     pub joint_groups: VertexGroups,
     /// Where the joint groups came from.
     pub joint_source: String,
-    /// The helper eyes' painted iris (see [`crate::iris::paint_helper_eyes`]), made on first
-    /// use and shared by every job on this mesh.
-    helper_iris: std::sync::OnceLock<Option<character::Image>>,
+    /// The helper eyes' painted iris by colour family (see
+    /// [`crate::iris::paint_helper_eyes`]), each made on first use and shared by every job on
+    /// this mesh.
+    helper_iris: [std::sync::OnceLock<Option<character::Image>>; crate::iris::IRIS_SRGB.len()],
     /// What every character on this mesh starts from, made on first use and shared.
     topology: std::sync::OnceLock<MeshTopology>,
 }
@@ -132,22 +133,27 @@ impl LoadedMesh {
             obj,
             joint_groups,
             joint_source,
-            helper_iris: std::sync::OnceLock::new(),
+            helper_iris: Default::default(),
             topology: std::sync::OnceLock::new(),
         })
     }
 }
 
 impl LoadedMesh {
-    /// The helper eyes' iris texture, painted from this mesh's eyes (`None` when it has no
-    /// helper eyes).
-    pub fn helper_iris(&self) -> Option<&character::Image> {
-        self.helper_iris
-            .get_or_init(|| {
-                crate::iris::paint_helper_eyes(&self.obj, crate::iris::HELPER_FAMILY)
-                    .and_then(|png| crate::images::image_of(png).ok())
-            })
-            .as_ref()
+    /// The helper eyes' iris texture in `family`'s colour (one of [`crate::iris::IRIS_SRGB`]),
+    /// painted from this mesh's eyes (`None` when it has no helper eyes, or for another
+    /// family).
+    pub fn helper_iris(&self, family: &str) -> Option<&character::Image> {
+        let (slot, (family, _)) = self
+            .helper_iris
+            .iter()
+            .zip(&crate::iris::IRIS_SRGB)
+            .find(|(_, (name, _))| *name == family)?;
+        slot.get_or_init(|| {
+            crate::iris::paint_helper_eyes(&self.obj, family)
+                .and_then(|png| crate::images::image_of(png).ok())
+        })
+        .as_ref()
     }
 
     /// What every character on this mesh starts from (made once, then shared).
@@ -951,6 +957,9 @@ pub struct LoadedJob {
     pub worn: Vec<Arc<LoadedWearable>>,
     /// The skin's material, when it is not MakeHuman's litsphere default.
     pub skin: Option<Arc<LoadedMaterial>>,
+    /// The material colouring the helper eyes' painted iris (`--eye-material` when no eye
+    /// asset is worn); its images are not read.
+    pub helper_eyes: Option<Arc<LoadedMaterial>>,
 }
 
 /// A shared input: parsed on first use, dropped after its last job.
@@ -1143,6 +1152,16 @@ impl Loader {
                     })
             })
             .transpose()?;
+        // A small file, read by each job that names it: only its name and keys are used.
+        let helper_eyes = files
+            .outfit
+            .helper_eye_material
+            .as_ref()
+            .map(|path| {
+                LoadedMaterial::load(path, limit, false, files.outfit.folder.as_deref())
+                    .map(Arc::new)
+            })
+            .transpose()?;
         crate::timings::lap("load body and assets");
         Ok(LoadedJob {
             rig,
@@ -1152,6 +1171,7 @@ impl Loader {
             assets,
             worn,
             skin,
+            helper_eyes,
         })
     }
 

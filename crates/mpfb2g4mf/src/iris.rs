@@ -3,7 +3,8 @@
 //! pupil, an iris ring in the material's colour family and a sclera, so no eye is blank.
 //! The colour table is in `spec-notes/textures.md`. Helper eyes (the base mesh's own, worn
 //! when no assets folder gives proxy eyes) get an iris painted from their geometry into
-//! their texture coordinates ([`paint_helper_eyes`]).
+//! their texture coordinates ([`paint_helper_eyes`]), in the colour `--eye-material`'s name
+//! gives ([`family_named`]), brown by default.
 
 /// Iris colours (sRGB) by the eye material's family, from the shipped materials' names.
 pub const IRIS_SRGB: [(&str, [f64; 3]); 9] = [
@@ -210,6 +211,27 @@ fn paint_triangle(
     }
 }
 
+/// The colour family of [`IRIS_SRGB`] that the first of `names` naming one gives (a
+/// material's file name, then its `name` line): its whole name lower-cased, without an `eye`
+/// or `eye_` before or after, exactly, else beginning with a family's name (longest first).
+/// `None` when none names a family we know.
+pub fn family_named<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<&'static str> {
+    let mut families: Vec<&'static str> = IRIS_SRGB.iter().map(|(name, _)| *name).collect();
+    families.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    names.into_iter().find_map(|name| {
+        let lower = name.trim().to_ascii_lowercase();
+        let bare = lower
+            .trim_start_matches("eye")
+            .trim_end_matches("eye")
+            .trim_matches(['_', '-', ' ']);
+        families
+            .iter()
+            .find(|f| **f == bare)
+            .or_else(|| families.iter().find(|f| bare.starts_with(**f)))
+            .copied()
+    })
+}
+
 /// Side of the generated image in pixels.
 pub const IRIS_SIDE: u32 = 256;
 
@@ -287,6 +309,11 @@ mod tests {
         assert_eq!(iris_srgb("Brown"), IRIS_SRGB[0].1);
         assert_eq!(iris_srgb("lightblue"), IRIS_SRGB[3].1);
         assert_eq!(iris_srgb("unknown"), IRIS_SRGB[0].1);
+        assert_eq!(family_named(["lightblue"]), Some("lightblue"));
+        assert_eq!(family_named(["Eyeblue"]), Some("blue"));
+        assert_eq!(family_named(["brown_eye"]), Some("brown"));
+        assert_eq!(family_named(["mine", "EyeBrownLight"]), Some("brownlight"));
+        assert_eq!(family_named(["violet", "Eyeviolet"]), None);
     }
 }
 

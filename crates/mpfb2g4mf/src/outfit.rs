@@ -238,6 +238,42 @@ impl AssetIndex {
     pub fn truncated(&self) -> &[AssetKind] {
         &self.truncated
     }
+
+    /// An asset of a kind whose folder passed [`MAX_INDEXED_PER_KIND`] (see
+    /// [`AssetIndex::truncated`]), named exactly by its file: `KIND/NAME/NAME.EXT` or
+    /// `KIND/NAME.EXT` (MakeHuman's layout), looked up by path so the cap never hides it.
+    /// `None` for any other kind, for a name with a separator or `..`, or when neither file
+    /// is a regular file.
+    pub fn find_past_cap(&self, kind: AssetKind, name: &str) -> Option<IndexedAsset> {
+        if !self.truncated.contains(&kind) {
+            return None;
+        }
+        let stem = name
+            .strip_suffix(&format!(".{}", kind.extension()))
+            .unwrap_or(name);
+        let plain = Path::new(stem)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+            && !stem.is_empty()
+            && !stem.contains(['/', '\\']);
+        if !plain {
+            return None;
+        }
+        let folder = self.root.join(kind.folder());
+        let file = format!("{stem}.{}", kind.extension());
+        [folder.join(stem).join(&file), folder.join(&file)]
+            .into_iter()
+            .find(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+            .map(|path| {
+                let (name, uuid) = header_of(&path);
+                IndexedAsset {
+                    kind,
+                    name: name.unwrap_or_else(|| stem.to_owned()),
+                    uuid,
+                    path,
+                }
+            })
+    }
 }
 
 /// Several assets matching one name or uuid: their files.
@@ -351,6 +387,9 @@ pub struct Outfit {
     /// The skin's material (`--skin`, a description's skin); `None` is MakeHuman's litsphere
     /// default, coloured by the race mix.
     pub skin: Option<PathBuf>,
+    /// The material colouring the base mesh's helper eyes' painted iris: `--eye-material`
+    /// when no eye asset is worn.
+    pub helper_eye_material: Option<PathBuf>,
 }
 
 impl Outfit {
@@ -360,6 +399,7 @@ impl Outfit {
             .iter()
             .flat_map(|w| std::iter::once(w.path.as_path()).chain(w.material.as_deref()))
             .chain(self.skin.as_deref())
+            .chain(self.helper_eye_material.as_deref())
     }
 }
 
@@ -535,15 +575,19 @@ pub fn decide(
                             None => continue,
                         }
                     }
-                    Ok(None) => {
-                        return Err(ConvertError::UnknownAsset {
-                            kind: kind.name().to_owned(),
-                            name: location::text::excerpt(&ask.name, 80),
-                            asked: asked(),
-                            folder: index.root().to_path_buf(),
-                            note: unknown_note(index, kind, &ask.name),
-                        });
-                    }
+                    // Past the index's cap, an asset named by its file is still found.
+                    Ok(None) => match index.find_past_cap(kind, &ask.name) {
+                        Some(found) => found.path,
+                        None => {
+                            return Err(ConvertError::UnknownAsset {
+                                kind: kind.name().to_owned(),
+                                name: location::text::excerpt(&ask.name, 80),
+                                asked: asked(),
+                                folder: index.root().to_path_buf(),
+                                note: unknown_note(index, kind, &ask.name),
+                            });
+                        }
+                    },
                 },
                 (_, None) if ask.location.is_some() => {
                     outfit.not_found.push(format!(
@@ -577,41 +621,32 @@ pub fn decide(
             });
         }
     }
-    check_eye_material(settings, &outfit, index)?;
+    outfit.helper_eye_material = helper_eye_material(settings, &outfit, index)?;
     Ok(outfit)
 }
 
-/// `--eye-material` needs eyes to colour: with `--eyes none`, or with no assets folder for a
-/// material NAME, it is a usage error as `--clothes NAME` is; on the helper eyes (no eye
-/// asset worn) it is refused rather than dropped.
-fn check_eye_material(
+/// The material `--eye-material` gives the base mesh's helper eyes (worn when no eye asset
+/// is): their painted iris takes its colour. With `--eyes none`, or with no assets folder
+/// for a material NAME, the flag is a usage error as `--clothes NAME` is.
+fn helper_eye_material(
     settings: &Settings,
     outfit: &Outfit,
     index: Option<&AssetIndex>,
-) -> Result<(), ConvertError> {
+) -> Result<Option<PathBuf>, ConvertError> {
     let Some(text) = &settings.eye_material else {
-        return Ok(());
+        return Ok(None);
     };
     if outfit.worn.iter().any(|w| w.kind == AssetKind::Eyes) {
-        return Ok(());
+        return Ok(None);
     }
     let flag = flag_of_key("eye_material", settings);
     let name = location::text::excerpt(text, 80);
-    let problem = if settings.eyes.as_deref().is_some_and(is_none) {
-        "`--eyes none` wears no eyes to colour".to_owned()
-    } else if index.is_none() && !text.contains(['/', '\\', '.']) {
-        return Err(ConvertError::NoAssets {
-            kind: "eye material".to_owned(),
-            name,
-        });
-    } else {
-        "no eye asset is worn (the base mesh's helper eyes keep their painted brown iris): \
-         give --eyes NAME"
-            .to_owned()
-    };
-    Err(ConvertError::NoEyesToColour(format!(
-        "{flag} `{name}`: {problem}"
-    )))
+    if settings.eyes.as_deref().is_some_and(is_none) {
+        return Err(ConvertError::NoEyesToColour(format!(
+            "{flag} `{name}`: `--eyes none` wears no eyes to colour"
+        )));
+    }
+    eye_material_path(text, index, &flag).map(Some)
 }
 
 /// True for MakeHuman's default skin (`skins/default.mhmat`, the litsphere skin coloured by
@@ -682,6 +717,55 @@ fn skin_for(
     }
 }
 
+/// The file `--eye-material` (asked by `flag`) names: a `.mhmat` FILE as given, or NAME's
+/// `eyes/materials/NAME.mhmat` in the assets folder (an error without one, or when it is
+/// not there, offering near names).
+fn eye_material_path(
+    text: &str,
+    index: Option<&AssetIndex>,
+    flag: &str,
+) -> Result<PathBuf, ConvertError> {
+    let file = Path::new(text);
+    if file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("mhmat"))
+        || text.contains(['/', '\\'])
+    {
+        return Ok(file.to_path_buf());
+    }
+    let Some(index) = index else {
+        return Err(ConvertError::NoAssets {
+            kind: "eye material".to_owned(),
+            name: location::text::excerpt(text, 80),
+        });
+    };
+    eye_material_file(index, text).ok_or_else(|| {
+        let folder = index.root().join("eyes/materials");
+        let known: Vec<String> = std::fs::read_dir(&folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .take(MAX_INDEXED_PER_KIND)
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.strip_suffix(".mhmat").map(str::to_owned)
+            })
+            .collect();
+        let near = location::near::near_names(text, known.iter().map(String::as_str));
+        ConvertError::UnknownAsset {
+            kind: "eye material".to_owned(),
+            name: location::text::excerpt(text, 80),
+            asked: flag.to_owned(),
+            folder,
+            note: if near.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean {}?)", near.join(", "))
+            },
+        }
+    })
+}
+
 /// `eyes/materials/NAME.mhmat` of the assets folder, when it is there.
 fn eye_material_file(index: &AssetIndex, name: &str) -> Option<PathBuf> {
     if name.contains(['/', '\\', '.']) {
@@ -746,9 +830,9 @@ fn unknown_note(index: &AssetIndex, kind: AssetKind, name: &str) -> String {
     }
     if index.truncated().contains(&kind) {
         note.push_str(&format!(
-            "; only the first {MAX_INDEXED_PER_KIND} `.{}` files of {} were indexed: name the asset by its file",
-            kind.extension(),
-            index.root().join(kind.folder()).display()
+            "; only the first {MAX_INDEXED_PER_KIND} `.{ext}` files of {} were indexed: name the asset by its file, or by NAME of NAME/NAME.{ext} or NAME.{ext} there",
+            index.root().join(kind.folder()).display(),
+            ext = kind.extension(),
         ));
     }
     note
@@ -766,30 +850,8 @@ fn material_for(
 ) -> Result<Option<PathBuf>, ConvertError> {
     if kind == AssetKind::Eyes {
         if let Some(text) = &settings.eye_material {
-            let file = Path::new(text);
-            if file
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("mhmat"))
-                || text.contains(['/', '\\'])
-            {
-                return Ok(Some(file.to_path_buf()));
-            }
-            let Some(index) = index else {
-                return Err(ConvertError::NoAssets {
-                    kind: "eye material".to_owned(),
-                    name: location::text::excerpt(text, 80),
-                });
-            };
-            let Some(candidate) = eye_material_file(index, text) else {
-                return Err(ConvertError::UnknownAsset {
-                    kind: "eye material".to_owned(),
-                    name: location::text::excerpt(text, 80),
-                    asked: "--eye-material".to_owned(),
-                    folder: index.root().join("eyes/materials"),
-                    note: String::new(),
-                });
-            };
-            return Ok(Some(candidate));
+            let flag = flag_of_key("eye_material", settings);
+            return eye_material_path(text, index, &flag).map(Some);
         }
     }
     let indexed = index.and_then(|i| i.assets().iter().find(|a| a.path == path));

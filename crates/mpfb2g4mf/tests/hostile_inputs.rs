@@ -12,6 +12,8 @@ mod archives;
 mod assets;
 #[path = "hostile_inputs/closed_pipe.rs"]
 mod closed_pipe;
+#[path = "hostile_inputs/eyes_and_proxies.rs"]
+mod eyes_and_proxies;
 #[path = "hostile_inputs/image_readers.rs"]
 mod image_readers;
 #[path = "hostile_inputs/images.rs"]

@@ -25,10 +25,10 @@ use crate::extras::{AssetProvenance, bone_extras_value};
 use crate::inputs::LoadedWearable;
 use crate::outfit::AssetKind;
 use crate::stages::assemble::{MpfbExtras, file_name};
-use crate::stages::transforms::Hidden;
+use crate::stages::transforms::{BODY_PART, FACE_PARTS, Hidden};
 use character::{
     Attachment, AuthoredWeights, BlendShape, Bone, Character, Influence, Material, Mesh, Numbering,
-    Polygons, Skin,
+    Polygons, Selection, Skin,
 };
 use glam::DVec3;
 use makehuman_assets::{ProxyFile, Reference};
@@ -131,7 +131,9 @@ pub fn wear(
         depths.push(asset.proxy.z_depth.unwrap_or(0));
     }
     if let Some((asset, positions)) = topology {
+        let face = FaceHelpers::of(&character, &hidden.parts);
         character = replace_body(character, extras, (asset, positions), sources, warnings)?;
+        character = face.added_to(character);
         // The body's vertices are gone: nothing to mask.
         hidden.vertices.clear();
     }
@@ -265,7 +267,7 @@ fn replace_body(
             texcoords: obj.corners.iter().map(|c| c.texcoord).collect(),
             materials: vec![None; faces],
             parts: vec![0; faces],
-            part_sets: vec![vec![crate::stages::transforms::BODY_PART.to_owned()]],
+            part_sets: vec![vec![BODY_PART.to_owned()]],
         }),
         numbering: Arc::new(Numbering::identity(count)),
         normals: Vec::new(),
@@ -283,6 +285,144 @@ fn replace_body(
         hidden_body_vertices: 0,
     });
     Ok(character)
+}
+
+/// The face helpers (eyes, teeth, tongue: [`FACE_PARTS`]) that no worn asset replaces, taken
+/// from the body before a body topology replaces it: MakeHuman draws a proxy body's eyes,
+/// teeth and tongue as meshes of their own, so a proxy never leaves a character without
+/// them. They keep their parts, so helper extraction (`--helpers`) and dressing treat them
+/// as on the base mesh.
+struct FaceHelpers {
+    positions: Vec<DVec3>,
+    texcoords: Vec<[f64; 2]>,
+    polygons: Polygons,
+    skin: Option<Skin>,
+    /// Each blend shape's offsets on the helpers' vertices (their own numbering).
+    offsets: Vec<Vec<(u32, DVec3)>>,
+}
+
+impl FaceHelpers {
+    /// The polygons of `character`'s face helpers not in `replaced`, with their vertices,
+    /// texture coordinates (only those used), skin and blend-shape offsets, renumbered.
+    fn of(character: &Character, replaced: &[&str]) -> Self {
+        let mesh = &character.mesh;
+        let old = &mesh.polygons;
+        let kept_sets: Vec<bool> = old
+            .part_sets
+            .iter()
+            .map(|set| {
+                !set.iter().any(|n| n == BODY_PART)
+                    && set.iter().any(|n| {
+                        FACE_PARTS.contains(&n.as_str()) && !replaced.contains(&n.as_str())
+                    })
+            })
+            .collect();
+        let selection = Selection::polygons_where(mesh, |p| {
+            kept_sets.get(old.parts[p] as usize) == Some(&true)
+        });
+        let mut polygons = selection.polygons(old);
+        // Only the texture coordinates the helpers use, renumbered in order of first use.
+        let mut texcoords = Vec::new();
+        let mut new_texcoord: std::collections::HashMap<u32, u32> = Default::default();
+        for t in polygons.texcoords.iter_mut().flatten() {
+            let next = texcoords.len() as u32;
+            let new = *new_texcoord.entry(*t).or_insert(next);
+            if new == next {
+                texcoords.push(mesh.texcoords.get(*t as usize).copied().unwrap_or_default());
+            }
+            *t = new;
+        }
+        polygons.materials.iter_mut().for_each(|m| *m = None);
+        // Only the part sets the helpers use, in order of first use.
+        let mut part_sets = Vec::new();
+        let mut new_part: std::collections::HashMap<u32, u32> = Default::default();
+        for part in &mut polygons.parts {
+            let next = part_sets.len() as u32;
+            let new = *new_part.entry(*part).or_insert(next);
+            if new == next {
+                part_sets.push(
+                    old.part_sets
+                        .get(*part as usize)
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+            }
+            *part = new;
+        }
+        polygons.part_sets = part_sets;
+        FaceHelpers {
+            positions: selection.vertex_values(&mesh.positions),
+            texcoords,
+            polygons,
+            skin: character.skin.as_deref().map(|s| selection.skin(s)),
+            offsets: character
+                .blend_shapes
+                .iter()
+                .map(|shape| selection.sparse(&shape.offsets))
+                .collect(),
+        }
+    }
+
+    /// `character` (a body topology, one `body` part) with the helpers appended after its
+    /// vertices, texture coordinates, polygons and parts, in its skin and blend shapes.
+    fn added_to(self, mut character: Character) -> Character {
+        if self.polygons.is_empty() {
+            return character;
+        }
+        let mesh = &character.mesh;
+        let vertices = mesh.positions.len() as u32;
+        let texcoords = mesh.texcoords.len() as u32;
+        let parts = mesh.polygons.part_sets.len() as u32;
+        let mut polygons = Polygons::clone(&mesh.polygons);
+        let corners = polygons.vertices.len() as u32;
+        polygons
+            .offsets
+            .extend(self.polygons.offsets.iter().skip(1).map(|o| o + corners));
+        polygons
+            .vertices
+            .extend(self.polygons.vertices.iter().map(|v| v + vertices));
+        polygons.texcoords.extend(
+            self.polygons
+                .texcoords
+                .iter()
+                .map(|t| t.map(|t| t + texcoords)),
+        );
+        polygons
+            .materials
+            .extend(self.polygons.materials.iter().copied());
+        polygons
+            .parts
+            .extend(self.polygons.parts.iter().map(|p| p + parts));
+        polygons.part_sets.extend(self.polygons.part_sets);
+        let mut all_texcoords = Vec::clone(&mesh.texcoords);
+        all_texcoords.extend(self.texcoords);
+        let mut positions = mesh.positions.clone();
+        positions.extend(self.positions);
+        let count = positions.len();
+        character.mesh = Mesh {
+            positions,
+            texcoords: Arc::new(all_texcoords),
+            polygons: Arc::new(polygons),
+            numbering: Arc::new(Numbering::identity(count)),
+            normals: Vec::new(),
+        };
+        if let (Some(skin), Some(helpers)) = (&mut character.skin, self.skin) {
+            let mut joined = Skin::clone(skin);
+            joined
+                .influences
+                .extend(helpers.influences.into_iter().map(|i| Influence {
+                    vertex: i.vertex + vertices,
+                    ..i
+                }));
+            *skin = Arc::new(joined);
+        }
+        for (shape, offsets) in character.blend_shapes.iter_mut().zip(self.offsets) {
+            let mut joined = Vec::clone(&shape.offsets);
+            joined.extend(offsets.into_iter().map(|(v, o)| (v + vertices, o)));
+            shape.offsets = Arc::new(joined);
+        }
+        character
+    }
 }
 
 /// The helper parts an asset of `kind` replaces.

@@ -266,12 +266,12 @@ fn eye_material_with_no_eyes_to_colour_is_refused() {
         &out,
         &["--eye-material `blue`: `--eyes none` wears no eyes to colour"],
     );
-    // The fake folder has no eye asset: the helper eyes stay, and the material is not dropped
-    // without a word.
+    // The fake folder has no eye asset: the helper eyes stay and take the material's colour
+    // (`eyes_and_proxies.rs`), so a material the folder lacks is an error, not dropped.
     refused(
         &dressed(&data, &out, &assets, &["--eye-material", "blue"]),
         &out,
-        &["--eye-material `blue`: no eye asset is worn"],
+        &["--eye-material: no eye material `blue`"],
     );
 }
 
