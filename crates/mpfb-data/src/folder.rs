@@ -438,7 +438,10 @@ impl MpfbData {
 
     /// Locates rig `name` (standard rigs first, then Rigify).
     pub fn rig(&self, name: &str) -> Result<RigFiles, DataError> {
-        for kind in ["standard", "rigify"] {
+        // A rig name is a file name's middle: one with a path in it would leave the folder
+        // (`../../x` makes `rigs/standard/rig.../../x.json`).
+        let plain = !name.is_empty() && !name.contains(['/', '\\', '\0']);
+        for kind in ["standard", "rigify"].into_iter().filter(|_| plain) {
             let folder = self.root.join("rigs").join(kind);
             let rig = folder.join(format!("rig.{name}.json"));
             if rig.is_file() {
@@ -542,6 +545,29 @@ mod tests {
         touch(root, "rigs/standard/rig.default.json");
         touch(root, "rigs/standard/weights.default.json");
         touch(root, "rigs/rigify/rig.human.json");
+    }
+
+    #[test]
+    fn a_rig_name_with_a_path_in_it_finds_nothing_outside_the_folder() {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let data = tmp.path().join("data");
+        minimal(&data);
+        // `rigs/standard/rig.` + `.../../../outside` + `.json` walks through a folder named
+        // `rig...` and lands on `rigs/outside.json`, which is no rig of this folder.
+        touch(&data, "rigs/outside.json");
+        touch(&data, "rigs/standard/rig.../keep");
+        let folder = MpfbData {
+            root: data.clone(),
+            source: Source::Flag,
+            user_data: None,
+        };
+        assert!(folder.rig("default").is_ok());
+        for name in ["../../../outside", "..\\x", "", "a\0b"] {
+            assert!(
+                matches!(folder.rig(name), Err(DataError::NoRig { .. })),
+                "{name:?}"
+            );
+        }
     }
 
     #[test]
