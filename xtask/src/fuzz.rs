@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const TARGETS: [&str; 22] = [
+const TARGETS: [&str; 23] = [
     "rig_json",
     "weights_json",
     "obj",
@@ -30,6 +30,7 @@ const TARGETS: [&str; 22] = [
     "orm_pack",
     "archive",
     "uri",
+    "bvh",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
