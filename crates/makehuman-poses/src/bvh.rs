@@ -443,6 +443,15 @@ fn read_motion(words: &mut Words<'_>, channels: usize) -> Result<(f64, Vec<f64>)
             PoseErrorKind::Malformed("a frame starts on a line of its own".into()),
         ));
     }
+    Ok((frame_time, read_frames(words, frames, channels)?))
+}
+
+/// The `frames` lines of `channels` values each after the motion header.
+fn read_frames(
+    words: &mut Words<'_>,
+    frames: usize,
+    channels: usize,
+) -> Result<Vec<f64>, PoseError> {
     // Values grow as lines are read: a file declaring many frames and holding few allocates
     // for what it holds.
     let mut values = Vec::new();
@@ -493,7 +502,7 @@ fn read_motion(words: &mut Words<'_>, channels: usize) -> Result<(f64, Vec<f64>)
             )),
         ));
     }
-    Ok((frame_time, values))
+    Ok(values)
 }
 
 /// Reads a BVH file's text.

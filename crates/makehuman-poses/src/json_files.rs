@@ -279,6 +279,32 @@ pub fn parse_mhskel(text: &str) -> Result<MhSkel, PoseError> {
         weights_file: string_at(&map, "weights_file", "")?,
         ..MhSkel::default()
     };
+    skel.joints = read_joints(joints)?;
+    if let Some(planes) = map.get("planes") {
+        let Some(planes) = planes.as_object() else {
+            return Err(wrong("/planes", "an object of planes"));
+        };
+        for (name, joints3) in planes {
+            let at = format!("/planes/{}", location::pointer_token(name));
+            let names = names_at(Some(joints3), &at)?;
+            let Ok(three) = <[String; 3]>::try_from(names) else {
+                return Err(wrong(&at, "three joint names"));
+            };
+            skel.planes.insert(name.clone(), three);
+        }
+    }
+    for (name, value) in bones {
+        skel.bones.push(skel_bone(name, value)?);
+    }
+    check_references(&skel)?;
+    Ok(skel)
+}
+
+/// `joints`: each joint's base-mesh vertex indices, at least one.
+fn read_joints(
+    joints: &Map<String, Value>,
+) -> Result<std::collections::BTreeMap<String, Vec<u32>>, PoseError> {
+    let mut out = std::collections::BTreeMap::new();
     for (name, vertices) in joints {
         let at = format!("/joints/{}", location::pointer_token(name));
         let Some(list) = vertices.as_array() else {
@@ -300,26 +326,9 @@ pub fn parse_mhskel(text: &str) -> Result<MhSkel, PoseError> {
                 PoseErrorKind::Missing("a vertex".into()),
             ));
         }
-        skel.joints.insert(name.clone(), indices);
+        out.insert(name.clone(), indices);
     }
-    if let Some(planes) = map.get("planes") {
-        let Some(planes) = planes.as_object() else {
-            return Err(wrong("/planes", "an object of planes"));
-        };
-        for (name, joints3) in planes {
-            let at = format!("/planes/{}", location::pointer_token(name));
-            let names = names_at(Some(joints3), &at)?;
-            let Ok(three) = <[String; 3]>::try_from(names) else {
-                return Err(wrong(&at, "three joint names"));
-            };
-            skel.planes.insert(name.clone(), three);
-        }
-    }
-    for (name, value) in bones {
-        skel.bones.push(skel_bone(name, value)?);
-    }
-    check_references(&skel)?;
-    Ok(skel)
+    Ok(out)
 }
 
 /// Every parent a bone of the file, every joint and plane a bone names present.
