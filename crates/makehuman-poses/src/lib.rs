@@ -5,6 +5,8 @@
 //!   [`parse_meta`] the `.meta` file beside one.
 //! - [`parse_mhpose`] reads a `.mhpose` expression (weights of face pose units),
 //!   [`parse_unit_names`] the pose units' frame names, [`parse_mhskel`] a `.mhskel` skeleton.
+//! - [`motion`] holds MakeHuman's arithmetic: Z-up files converted, pose units blended into an
+//!   expression, a skeleton posed about its rest heads, a vertex skinned.
 //!
 //! Its own crate because motion is a capability of its own: the converter's posing and
 //! expression stages, tests and fuzz targets use these readers without rigs, weights or G4MF.
@@ -14,6 +16,7 @@
 pub mod bvh;
 pub mod error;
 pub mod json_files;
+pub mod motion;
 
 pub use bvh::{Bvh, BvhJoint, BvhMeta, Channel, parse_bvh, parse_meta};
 pub use error::{PoseError, PoseErrorKind};
