@@ -362,6 +362,48 @@ fn check_references(skel: &MhSkel) -> Result<(), PoseError> {
     Ok(())
 }
 
+/// One bone's weights: its name and `(vertex, weight)` pairs.
+pub type BoneWeights = (String, Vec<(u32, f64)>);
+
+/// Reads a `.mhw` weights file's text (`weights`: bone name -> `[vertex, weight]` pairs;
+/// MakeHuman's default weights and assets' own). Bones in file order; weights finite.
+pub fn parse_mhw(text: &str) -> Result<Vec<BoneWeights>, PoseError> {
+    let map = parse_object(text, "a weights file")?;
+    let Some(Value::Object(bones)) = map.get("weights") else {
+        return Err(wrong("/weights", "an object of bone weights"));
+    };
+    if bones.len() > MAX_ENTRIES {
+        return Err(PoseError::new(
+            Location::pointer("/weights"),
+            PoseErrorKind::TooLarge(format!("more than {MAX_ENTRIES} bones")),
+        ));
+    }
+    let mut out = Vec::with_capacity(bones.len());
+    for (bone, pairs) in bones {
+        let at = format!("/weights/{}", location::pointer_token(bone));
+        let Some(pairs) = pairs.as_array() else {
+            return Err(wrong(&at, "a list of [vertex, weight] pairs"));
+        };
+        bounded(pairs, &at)?;
+        let mut list = Vec::with_capacity(pairs.len());
+        for (i, pair) in pairs.iter().enumerate() {
+            let parsed = pair.as_array().and_then(|p| match p.as_slice() {
+                [v, w] => Some((
+                    u32::try_from(v.as_u64()?).ok()?,
+                    w.as_f64().filter(|w| w.is_finite())?,
+                )),
+                _ => None,
+            });
+            list.push(
+                parsed
+                    .ok_or_else(|| wrong(&format!("{at}/{i}"), "a [vertex, finite weight] pair"))?,
+            );
+        }
+        out.push((bone.clone(), list));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +433,19 @@ mod tests {
         );
         assert!(message(parse_mhpose("[1]")).contains("is a JSON object"));
         assert!(message(parse_mhpose("{")).contains(":1:"));
+    }
+
+    #[test]
+    fn weights_files_are_read_pair_by_pair() {
+        let w = parse_mhw(r#"{"name": "w", "weights": {"jaw": [[1, 0.5], [2, 1]]}}"#)
+            .unwrap_or_default();
+        assert_eq!(w, [("jaw".to_owned(), vec![(1, 0.5), (2, 1.0)])]);
+        assert!(
+            message(parse_mhw(r#"{"weights": {"jaw": [[1, 0.5, 3]]}}"#)).contains("/weights/jaw/0")
+        );
+        assert!(
+            message(parse_mhw(r#"{"weights": {"jaw": [[-1, 0.5]]}}"#)).contains("/weights/jaw/0")
+        );
     }
 
     #[test]

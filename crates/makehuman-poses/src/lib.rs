@@ -6,7 +6,9 @@
 //! - [`parse_mhpose`] reads a `.mhpose` expression (weights of face pose units),
 //!   [`parse_unit_names`] the pose units' frame names, [`parse_mhskel`] a `.mhskel` skeleton.
 //! - [`motion`] holds MakeHuman's arithmetic: Z-up files converted, pose units blended into an
-//!   expression, a skeleton posed about its rest heads, a vertex skinned.
+//!   expression, a skeleton posed about its rest heads, a vertex skinned; [`FaceRig`] an
+//!   expression as MakeHuman computes it, a displacement of every vertex ([`parse_mhw`] reads
+//!   the weights it skins with).
 //!
 //! Its own crate because motion is a capability of its own: the converter's posing and
 //! expression stages, tests and fuzz targets use these readers without rigs, weights or G4MF.
@@ -15,9 +17,13 @@
 
 pub mod bvh;
 pub mod error;
+pub mod expression;
 pub mod json_files;
 pub mod motion;
 
 pub use bvh::{Bvh, BvhJoint, BvhMeta, Channel, parse_bvh, parse_meta};
 pub use error::{PoseError, PoseErrorKind};
-pub use json_files::{MhPose, MhSkel, SkelBone, parse_mhpose, parse_mhskel, parse_unit_names};
+pub use expression::{Displacement, FaceRig};
+pub use json_files::{
+    MhPose, MhSkel, SkelBone, parse_mhpose, parse_mhskel, parse_mhw, parse_unit_names,
+};
