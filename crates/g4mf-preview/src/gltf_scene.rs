@@ -764,26 +764,37 @@ impl Builder<'_> {
             material.double_sided,
         );
         let uses_alpha = mode != json::material::AlphaMode::Opaque;
-        let texture = material
-            .pbr_metallic_roughness
-            .base_color_texture
-            .as_ref()
+        let base = material.pbr_metallic_roughness.base_color_texture.as_ref();
+        let placeholder = base.and_then(|info| placeholder(&self.root.textures[info.index.value()]));
+        let texture = base
             .filter(|_| !self.options.no_textures)
             .and_then(|info| {
                 let image = self.root.textures[info.index.value()].source.value();
-                self.texture(image, uses_alpha)
+                self.texture(image, uses_alpha, placeholder.is_some())
                     .map(|id| (id, info.tex_coord))
             });
+        let mut color = [clamp(r), clamp(g), clamp(b)];
+        // texture.md's rule, as G4MF scenes draw it: a texture whose image is not drawn is
+        // filled with its placeholder (our writer keeps it in the texture's extras).
+        if let (None, Some(placeholder)) = (texture, placeholder) {
+            color = std::array::from_fn(|k| color[k] * placeholder[k]);
+        }
         Look {
-            color: [clamp(r), clamp(g), clamp(b)],
+            color,
             style,
             texture,
         }
     }
 
     /// Image `image` decoded for sampling (once per scene, and through the shared cache when
-    /// there is one), or `None` with a note saying why it is drawn with its colour alone.
-    fn texture(&mut self, image: usize, uses_alpha: bool) -> Option<u32> {
+    /// there is one), or `None` with a note saying why it is drawn with its colour alone
+    /// (times its texture's placeholder when it `has_placeholder`).
+    fn texture(&mut self, image: usize, uses_alpha: bool, has_placeholder: bool) -> Option<u32> {
+        let instead = if has_placeholder {
+            "drawn in its texture's placeholder colour"
+        } else {
+            "drawn with the material's colour"
+        };
         if let Some(&(_, found)) = self.decoded.iter().find(|(k, _)| *k == (image, uses_alpha)) {
             return found;
         }
@@ -792,7 +803,7 @@ impl Builder<'_> {
                 // The error says where (the image's URI or view).
                 self.scene
                     .notes
-                    .push(format!("{e}; drawn with the material's colour"));
+                    .push(format!("{e}; {instead}"));
                 None
             }
             Ok(bytes) => {
@@ -803,7 +814,7 @@ impl Builder<'_> {
                 if decoded.is_none() {
                     self.note(
                         &format!("/images/{image}"),
-                        format!("not a PNG or JPEG image of at most {MAX_TEXELS} texels; drawn with the material's colour"),
+                        format!("not a PNG or JPEG image of at most {MAX_TEXELS} texels; {instead}"),
                     );
                 }
                 decoded
@@ -814,7 +825,7 @@ impl Builder<'_> {
             if self.texels + texels > MAX_SCENE_TEXELS {
                 self.note(
                     &format!("/images/{image}"),
-                    format!("the scene's textures would hold more than {MAX_SCENE_TEXELS} texels; drawn with the material's colour"),
+                    format!("the scene's textures would hold more than {MAX_SCENE_TEXELS} texels; {instead}"),
                 );
                 return None;
             }
@@ -946,4 +957,11 @@ fn placed(vertices: &Vertices, world: DMat4) -> Placed {
 /// may scale unevenly), unit.
 fn normal_through(turn: DMat3, normal: DVec3) -> Vec3 {
     (turn * normal).normalize_or_zero().as_vec3()
+}
+
+/// A texture's placeholder as linear RGB, from its `extras.placeholder` as our writer keeps
+/// it; `None` when it has none.
+fn placeholder(texture: &json::Texture) -> Option<[f32; 3]> {
+    let extras: Value = serde_json::from_str(texture.extras.as_ref()?.get()).ok()?;
+    crate::scene::placeholder_rgb(extras.get("placeholder")?)
 }

@@ -22,7 +22,7 @@ pub use gltf_file::{Elements, GltfError, GltfErrorKind, GltfFile};
 pub use gltf_scene::MAX_SCENE_TEXELS;
 pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render, render_many};
 pub use scene::{
-    AlphaMode, BoneSegment, DrawStyle, SampledTexture, Scene, SceneOptions, StyleRun, TextureCache,
+    AlphaMode, BoneSegment, DrawStyle, ImageFolder, SampledTexture, Scene, SceneOptions, StyleRun, TextureCache,
     Triangle,
 };
 pub use sheet::{Tile, contact_sheet};
@@ -63,7 +63,8 @@ impl PreviewError {
 /// The scene of the file at `path`, G4MF or glTF ([`FileKind::of`]: the rule by which the G4MF
 /// readers refuse glTF), read under `read` (the file itself at most its JSON and buffer limits
 /// together), showing `options`, decoding textures through `textures` when given. Read errors
-/// and glTF errors name the file.
+/// and glTF errors name the file. A G4MF file's images named by relative URIs are read from
+/// its folder under `read`, as its buffers are.
 pub fn read_scene(
     path: &Path,
     read: &ReadOptions,
@@ -92,7 +93,8 @@ pub fn read_scene(
             let file = g4mf_reader::read_bytes(&bytes, path.parent(), read)
                 .map_err(|e| e.with_file(path))?;
             drop(bytes);
-            Scene::from_file_cached(&file, options, textures)
+            let folder = path.parent().map(|path| ImageFolder { path, read });
+            Scene::from_file_in(&file, folder, options, textures)
         }
     }
 }
