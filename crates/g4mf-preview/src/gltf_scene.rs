@@ -765,14 +765,13 @@ impl Builder<'_> {
         );
         let uses_alpha = mode != json::material::AlphaMode::Opaque;
         let base = material.pbr_metallic_roughness.base_color_texture.as_ref();
-        let placeholder = base.and_then(|info| placeholder(&self.root.textures[info.index.value()]));
-        let texture = base
-            .filter(|_| !self.options.no_textures)
-            .and_then(|info| {
-                let image = self.root.textures[info.index.value()].source.value();
-                self.texture(image, uses_alpha, placeholder.is_some())
-                    .map(|id| (id, info.tex_coord))
-            });
+        let placeholder =
+            base.and_then(|info| placeholder(&self.root.textures[info.index.value()]));
+        let texture = base.filter(|_| !self.options.no_textures).and_then(|info| {
+            let image = self.root.textures[info.index.value()].source.value();
+            self.texture(image, uses_alpha, placeholder.is_some())
+                .map(|id| (id, info.tex_coord))
+        });
         let mut color = [clamp(r), clamp(g), clamp(b)];
         // texture.md's rule, as G4MF scenes draw it: a texture whose image is not drawn is
         // filled with its placeholder (our writer keeps it in the texture's extras).
@@ -801,9 +800,7 @@ impl Builder<'_> {
         let decoded = match self.file.image_bytes(image) {
             Err(e) => {
                 // The error says where (the image's URI or view).
-                self.scene
-                    .notes
-                    .push(format!("{e}; {instead}"));
+                self.scene.notes.push(format!("{e}; {instead}"));
                 None
             }
             Ok(bytes) => {
@@ -814,7 +811,9 @@ impl Builder<'_> {
                 if decoded.is_none() {
                     self.note(
                         &format!("/images/{image}"),
-                        format!("not a PNG or JPEG image of at most {MAX_TEXELS} texels; {instead}"),
+                        format!(
+                            "not a PNG or JPEG image of at most {MAX_TEXELS} texels; {instead}"
+                        ),
                     );
                 }
                 decoded

@@ -22,8 +22,8 @@ pub use gltf_file::{Elements, GltfError, GltfErrorKind, GltfFile};
 pub use gltf_scene::MAX_SCENE_TEXELS;
 pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render, render_many};
 pub use scene::{
-    AlphaMode, BoneSegment, DrawStyle, ImageFolder, SampledTexture, Scene, SceneOptions, StyleRun, TextureCache,
-    Triangle,
+    AlphaMode, BoneSegment, DrawStyle, ImageFolder, SampledTexture, Scene, SceneOptions, StyleRun,
+    TextureCache, Triangle,
 };
 pub use sheet::{Tile, contact_sheet};
 

@@ -451,9 +451,8 @@ fn base_color_texture(
             Some(shared) => shared.get(&bytes, uses_alpha),
             None => decode_image(&bytes, uses_alpha, None).map(Arc::new),
         };
-        decoded.ok_or_else(|| {
-            format!("it is not a PNG or JPEG image of at most {MAX_TEXELS} texels")
-        })
+        decoded
+            .ok_or_else(|| format!("it is not a PNG or JPEG image of at most {MAX_TEXELS} texels"))
     });
     let found = decoded.map(|t| {
         textures.push(t);
@@ -488,7 +487,12 @@ fn texture_image<'f>(
         .and_then(Value::as_array)
         .and_then(|f| f.first())
         .and_then(Value::as_u64)
-        .and_then(|f| doc.other.get("files")?.as_array()?.get(usize::try_from(f).ok()?))
+        .and_then(|f| {
+            doc.other
+                .get("files")?
+                .as_array()?
+                .get(usize::try_from(f).ok()?)
+        })
         .ok_or("it names no file")?;
     if let Some(view) = entry.get("bufferView").and_then(Value::as_u64) {
         let bytes = view_bytes(file, view).ok_or("its buffer view does not lie in its buffer")?;
@@ -498,9 +502,11 @@ fn texture_image<'f>(
         .get("uri")
         .and_then(Value::as_str)
         .ok_or("its file has neither `bufferView` nor `uri`")?;
-    let folder = folder.ok_or_else(|| format!("`{uri}` is relative but the file's folder is unknown"))?;
-    let path = g4mf_reader::resolve_relative_uri(uri, folder.path, folder.read.allow_outside_folder)
-        .map_err(|refusal| refusal.to_string())?;
+    let folder =
+        folder.ok_or_else(|| format!("`{uri}` is relative but the file's folder is unknown"))?;
+    let path =
+        g4mf_reader::resolve_relative_uri(uri, folder.path, folder.read.allow_outside_folder)
+            .map_err(|refusal| refusal.to_string())?;
     location::read_bounded(&path, folder.read.max_buffer_bytes)
         .map(|bytes| (Cow::Owned(bytes), uses_alpha))
         .map_err(|e| format!("cannot read `{uri}` (relative to the file's folder): {e}"))
@@ -508,7 +514,10 @@ fn texture_image<'f>(
 
 /// The bytes of buffer view `view`, when it lies in its buffer.
 fn view_bytes(file: &G4mfFile, view: u64) -> Option<&[u8]> {
-    let view = file.document.buffer_views.get(usize::try_from(view).ok()?)?;
+    let view = file
+        .document
+        .buffer_views
+        .get(usize::try_from(view).ok()?)?;
     let buffer = file.buffers.get(view.buffer().get())?;
     let start = usize::try_from(view.byte_offset()).ok()?;
     let end = start.checked_add(usize::try_from(view.byte_length).ok()?)?;

@@ -235,7 +235,8 @@ fn push_texture(
         extras: Default::default(),
     });
     let index = index_of(root.textures.len(), "textures")?;
-    let extras = (!placeholder.is_empty()).then(|| serde_json::json!({ "placeholder": placeholder }));
+    let extras =
+        (!placeholder.is_empty()).then(|| serde_json::json!({ "placeholder": placeholder }));
     root.textures.push(texture::Texture {
         name: Some(name),
         sampler: None,

@@ -28,7 +28,10 @@ const PICTURE_TEXTURE_SIDE: u32 = 512;
 /// and its base-colour texture, drawn when its image decodes ([`Scene::textures`] index),
 /// else its placeholder multiplied in (texture.md: "the color to use when no image files are
 /// available"), as the G4MF file's own preview draws it.
-fn material_look(scene: &mut Scene, material: Option<&character::Material>) -> ([f32; 3], Option<u32>) {
+fn material_look(
+    scene: &mut Scene,
+    material: Option<&character::Material>,
+) -> ([f32; 3], Option<u32>) {
     let Some(material) = material else {
         return ([1.0; 3], None);
     };
