@@ -30,9 +30,7 @@ fn cli() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use test_support::cli::{stderr, stdout};
 
 /// `convert --mpfb-data DATA --helpers none -o OUT ARGS`.
 fn convert(data: &Path, out: &Path, args: &[&str]) -> Output {
