@@ -899,6 +899,32 @@ fn many_unknown_lines_are_counted_not_listed() {
     assert!(text.len() < 4000, "{} bytes of summary", text.len());
 }
 
+/// The head of a fake `.mhclo` ([`fake_assets`]): its name and mesh.
+const HEAD: &str = "name bad\nobj_file bad.obj\n";
+/// The tail of a fake `.mhclo`: its vertices, each on one body vertex.
+const BODY: &str = "verts 0\n1\n2\n3\n";
+
+/// A fake assets folder (see [`fake_assets`]) whose clothes wear `material` (as their
+/// `.mhclo` names it), written in the clothes' folder as `text` when given, beside `files`
+/// (names and bytes). Returns the folder.
+fn dressed_assets(
+    dir: &Path,
+    case: &str,
+    material: &str,
+    text: Option<&str>,
+    files: &[(&str, &[u8])],
+) -> PathBuf {
+    let (assets, file) = fake_assets(dir, case, &format!("{HEAD}material {material}\n{BODY}"));
+    let folder = file.parent().unwrap();
+    if let Some(text) = text {
+        std::fs::write(folder.join(material), text).unwrap();
+    }
+    for (name, bytes) in files {
+        std::fs::write(folder.join(name), bytes).unwrap();
+    }
+    assets
+}
+
 /// A fake assets folder in `dir`: `clothes/bad/` holding `bad.mhclo` (with `mhclo` as its
 /// text) and a three-vertex `bad.obj`. Returns the folder and the `.mhclo`.
 fn fake_assets(dir: &Path, case: &str, mhclo: &str) -> (PathBuf, PathBuf) {
