@@ -765,23 +765,37 @@ impl Builder<'_> {
         );
         let uses_alpha = mode != json::material::AlphaMode::Opaque;
         let base = material.pbr_metallic_roughness.base_color_texture.as_ref();
-        let placeholder =
-            base.and_then(|info| placeholder(&self.root.textures[info.index.value()]));
-        let texture = base.filter(|_| !self.options.no_textures).and_then(|info| {
-            let image = self.root.textures[info.index.value()].source.value();
-            self.texture(image, uses_alpha, placeholder.is_some())
-                .map(|id| (id, info.tex_coord))
-        });
-        let mut color = [clamp(r), clamp(g), clamp(b)];
-        // texture.md's rule, as G4MF scenes draw it: a texture whose image is not drawn is
-        // filled with its placeholder (our writer keeps it in the texture's extras).
-        if let (None, Some(placeholder)) = (texture, placeholder) {
-            color = std::array::from_fn(|k| color[k] * placeholder[k]);
-        }
+        let (texture, tint) = self.base_color_texture(base, uses_alpha);
         Look {
-            color,
+            color: [clamp(r) * tint[0], clamp(g) * tint[1], clamp(b) * tint[2]],
             style,
             texture,
+        }
+    }
+
+    /// A material's base-colour texture (`info`): its scene texture and coordinate set when its
+    /// image is drawn, and what multiplies the factor: white, or, when the image is not drawn,
+    /// the texture's placeholder (texture.md's rule, as G4MF scenes draw it; our writer keeps
+    /// it in the texture's extras).
+    fn base_color_texture(
+        &mut self,
+        info: Option<&json::texture::Info>,
+        uses_alpha: bool,
+    ) -> (Option<(u32, u32)>, [f32; 3]) {
+        let Some(info) = info else {
+            return (None, [1.0; 3]);
+        };
+        let texture = &self.root.textures[info.index.value()];
+        let placeholder = placeholder(texture);
+        let image = texture.source.value();
+        let drawn = if self.options.no_textures {
+            None
+        } else {
+            self.texture(image, uses_alpha, placeholder.is_some())
+        };
+        match drawn {
+            Some(id) => (Some((id, info.tex_coord)), [1.0; 3]),
+            None => (None, placeholder.unwrap_or([1.0; 3])),
         }
     }
 
