@@ -150,6 +150,32 @@ fn previews_draw_images_beside_the_file_and_placeholders_when_they_are_gone() {
         mostly(&picture, whole, Hue::Skin, &format!("{what}, image cut"));
         assert!(said.contains("placeholder colour"), "{what}: {said}");
     }
+    // A PNG declaring 100000 x 100000 pixels in 69 bytes, and a FIFO nobody writes: refused
+    // (from the header; before it is opened), the placeholder drawn.
+    let hostile = dir.path().join("hostile");
+    std::fs::create_dir(&hostile).unwrap();
+    let bomb = textured_square(&hostile, "bomb.png");
+    std::fs::write(
+        hostile.join("bomb.png"),
+        test_support::images::png_declaring(100_000, 100_000),
+    )
+    .unwrap();
+    let (picture, said) = preview(&bomb);
+    mostly(&picture, whole, Hue::Skin, "G4MF, a PNG bomb beside it");
+    assert!(said.contains("placeholder colour"), "{said}");
+    #[cfg(unix)]
+    {
+        let fifo_folder = dir.path().join("fifo");
+        std::fs::create_dir(&fifo_folder).unwrap();
+        let fifo = textured_square(&fifo_folder, "fifo.png");
+        let made = std::process::Command::new("mkfifo")
+            .arg(fifo_folder.join("fifo.png"))
+            .status();
+        assert!(made.unwrap().success());
+        let (picture, said) = preview(&fifo);
+        mostly(&picture, whole, Hue::Skin, "G4MF, a FIFO beside it");
+        assert!(said.contains("not a regular file"), "{said}");
+    }
     // A URI leaving the folder is not followed, though the image is there.
     let inner = dir.path().join("inner");
     std::fs::create_dir(&inner).unwrap();
