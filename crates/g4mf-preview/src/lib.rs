@@ -3,7 +3,8 @@
 //!
 //! [`Scene::from_file`] turns any 3D G4MF file into triangles (placed by the node tree, shaded
 //! by the file's normals or flat where it has none, coloured by material base colours and
-//! embedded base-colour textures, drawn in the order and with the blending their materials'
+//! base-colour textures (embedded, or beside the file: [`ImageFolder`]; a texture whose image
+//! is not drawn in its placeholder colour), drawn in the order and with the blending their materials'
 //! MakeHuman render hints ask for: [`DrawStyle`]) and bone segments; [`render`] draws orthographic views of a scene; [`contact_sheet`] tiles
 //! labelled pictures; [`png_bytes`] encodes. [`Scene::from_gltf`] draws `.glb`/`.gltf` files
 //! the same way (read by [`GltfFile`] under the same rules as G4MF), and [`read_scene`]

@@ -503,7 +503,7 @@ fn texture_image<'f>(
         .and_then(Value::as_str)
         .ok_or("its file has neither `bufferView` nor `uri`")?;
     let folder =
-        folder.ok_or_else(|| format!("`{uri}` is relative but the file's folder is unknown"))?;
+        folder.ok_or_else(|| format!("`{uri}` is not read: the file's folder is unknown"))?;
     let path =
         g4mf_reader::resolve_relative_uri(uri, folder.path, folder.read.allow_outside_folder)
             .map_err(|refusal| refusal.to_string())?;
