@@ -248,6 +248,7 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     cases.extend(archive_cases(data, work)?);
     cases.extend(image_reader_cases(data, work)?);
     cases.extend(eyes_and_proxies_cases(data, work)?);
+    cases.extend(preview_cases(data, work)?);
     Ok(cases)
 }
 
@@ -540,4 +541,67 @@ fn eyes_and_proxies_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String>
         name: "an asset named exactly past a 20,000-file clothes index",
         args,
     }])
+}
+
+/// Issue 41's pictures: `preview` of a one-square `.g4tf` whose base-colour texture names an
+/// image beside it by a relative URI, that image a 69-byte PNG declaring 100000 x 100000
+/// pixels (refused from its header, drawn in the placeholder) or a FIFO nobody writes
+/// (refused before it is opened).
+fn preview_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let folder = work.join("previews");
+    let text = test_support::tiny::TinyCharacter::new("Square")
+        .positions(vec![
+            glam::DVec3::new(-0.5, 0.0, 0.0),
+            glam::DVec3::new(0.5, 0.0, 0.0),
+            glam::DVec3::new(0.5, 1.0, 0.0),
+            glam::DVec3::new(-0.5, 1.0, 0.0),
+        ])
+        .texcoords(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]])
+        .faces(&[&[0, 1, 2, 3]])
+        .material("Skin", Some([1.0; 4]))
+        .g4tf_text();
+    let mut cases = Vec::new();
+    for (name, image) in [
+        (
+            "`preview`: an image beside the `.g4tf`, a 69-byte PNG declaring 100000x100000",
+            "bomb.png",
+        ),
+        (
+            "`preview`: an image beside the `.g4tf` that is a FIFO",
+            "fifo.png",
+        ),
+    ] {
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&text).map_err(|e| e.to_string())?;
+        doc["files"] = serde_json::json!([{ "uri": image, "mimeType": "image/png" }]);
+        doc["textures"] =
+            serde_json::json!([{ "files": [0], "size": [4, 4], "placeholder": [0.6, 0.25, 0.15] }]);
+        doc["materials"][0]["baseColor"]["texture"] = serde_json::json!(0);
+        let stem = image.trim_end_matches(".png");
+        let file = write(
+            &folder.join(format!("{stem}.g4tf")),
+            doc.to_string().as_bytes(),
+        )?;
+        cases.push(Case {
+            name,
+            args: vec![
+                "preview".to_owned(),
+                file.display().to_string(),
+                "-o".to_owned(),
+                format!("out/{stem}.png"),
+            ],
+        });
+    }
+    write(
+        &folder.join("bomb.png"),
+        &test_support::images::png_declaring(100_000, 100_000),
+    )?;
+    let made = Command::new("mkfifo")
+        .arg(folder.join("fifo.png"))
+        .status()
+        .map_err(|e| format!("mkfifo: {e}"))?;
+    if !made.success() {
+        return Err("mkfifo failed".to_owned());
+    }
+    Ok(cases)
 }

@@ -764,35 +764,57 @@ impl Builder<'_> {
             material.double_sided,
         );
         let uses_alpha = mode != json::material::AlphaMode::Opaque;
-        let texture = material
-            .pbr_metallic_roughness
-            .base_color_texture
-            .as_ref()
-            .filter(|_| !self.options.no_textures)
-            .and_then(|info| {
-                let image = self.root.textures[info.index.value()].source.value();
-                self.texture(image, uses_alpha)
-                    .map(|id| (id, info.tex_coord))
-            });
+        let base = material.pbr_metallic_roughness.base_color_texture.as_ref();
+        let (texture, tint) = self.base_color_texture(base, uses_alpha);
         Look {
-            color: [clamp(r), clamp(g), clamp(b)],
+            color: [clamp(r) * tint[0], clamp(g) * tint[1], clamp(b) * tint[2]],
             style,
             texture,
         }
     }
 
+    /// A material's base-colour texture (`info`): its scene texture and coordinate set when its
+    /// image is drawn, and what multiplies the factor: white, or, when the image is not drawn,
+    /// the texture's placeholder (texture.md's rule, as G4MF scenes draw it; our writer keeps
+    /// it in the texture's extras).
+    fn base_color_texture(
+        &mut self,
+        info: Option<&json::texture::Info>,
+        uses_alpha: bool,
+    ) -> (Option<(u32, u32)>, [f32; 3]) {
+        let Some(info) = info else {
+            return (None, [1.0; 3]);
+        };
+        let texture = &self.root.textures[info.index.value()];
+        let placeholder = placeholder(texture);
+        let image = texture.source.value();
+        let drawn = if self.options.no_textures {
+            None
+        } else {
+            self.texture(image, uses_alpha, placeholder.is_some())
+        };
+        match drawn {
+            Some(id) => (Some((id, info.tex_coord)), [1.0; 3]),
+            None => (None, placeholder.unwrap_or([1.0; 3])),
+        }
+    }
+
     /// Image `image` decoded for sampling (once per scene, and through the shared cache when
-    /// there is one), or `None` with a note saying why it is drawn with its colour alone.
-    fn texture(&mut self, image: usize, uses_alpha: bool) -> Option<u32> {
+    /// there is one), or `None` with a note saying why it is drawn with its colour alone
+    /// (times its texture's placeholder when it `has_placeholder`).
+    fn texture(&mut self, image: usize, uses_alpha: bool, has_placeholder: bool) -> Option<u32> {
+        let instead = if has_placeholder {
+            "drawn in its texture's placeholder colour"
+        } else {
+            "drawn with the material's colour"
+        };
         if let Some(&(_, found)) = self.decoded.iter().find(|(k, _)| *k == (image, uses_alpha)) {
             return found;
         }
         let decoded = match self.file.image_bytes(image) {
             Err(e) => {
                 // The error says where (the image's URI or view).
-                self.scene
-                    .notes
-                    .push(format!("{e}; drawn with the material's colour"));
+                self.scene.notes.push(format!("{e}; {instead}"));
                 None
             }
             Ok(bytes) => {
@@ -803,7 +825,9 @@ impl Builder<'_> {
                 if decoded.is_none() {
                     self.note(
                         &format!("/images/{image}"),
-                        format!("not a PNG or JPEG image of at most {MAX_TEXELS} texels; drawn with the material's colour"),
+                        format!(
+                            "not a PNG or JPEG image of at most {MAX_TEXELS} texels; {instead}"
+                        ),
                     );
                 }
                 decoded
@@ -814,7 +838,7 @@ impl Builder<'_> {
             if self.texels + texels > MAX_SCENE_TEXELS {
                 self.note(
                     &format!("/images/{image}"),
-                    format!("the scene's textures would hold more than {MAX_SCENE_TEXELS} texels; drawn with the material's colour"),
+                    format!("the scene's textures would hold more than {MAX_SCENE_TEXELS} texels; {instead}"),
                 );
                 return None;
             }
@@ -946,4 +970,11 @@ fn placed(vertices: &Vertices, world: DMat4) -> Placed {
 /// may scale unevenly), unit.
 fn normal_through(turn: DMat3, normal: DVec3) -> Vec3 {
     (turn * normal).normalize_or_zero().as_vec3()
+}
+
+/// A texture's placeholder as linear RGB, from its `extras.placeholder` as our writer keeps
+/// it; `None` when it has none.
+fn placeholder(texture: &json::Texture) -> Option<[f32; 3]> {
+    let extras: Value = serde_json::from_str(texture.extras.as_ref()?.get()).ok()?;
+    crate::scene::placeholder_rgb(extras.get("placeholder")?)
 }

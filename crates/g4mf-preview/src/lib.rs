@@ -3,7 +3,8 @@
 //!
 //! [`Scene::from_file`] turns any 3D G4MF file into triangles (placed by the node tree, shaded
 //! by the file's normals or flat where it has none, coloured by material base colours and
-//! embedded base-colour textures, drawn in the order and with the blending their materials'
+//! base-colour textures (embedded, or beside the file: [`ImageFolder`]; a texture whose image
+//! is not drawn in its placeholder colour), drawn in the order and with the blending their materials'
 //! MakeHuman render hints ask for: [`DrawStyle`]) and bone segments; [`render`] draws orthographic views of a scene; [`contact_sheet`] tiles
 //! labelled pictures; [`png_bytes`] encodes. [`Scene::from_gltf`] draws `.glb`/`.gltf` files
 //! the same way (read by [`GltfFile`] under the same rules as G4MF), and [`read_scene`]
@@ -22,8 +23,8 @@ pub use gltf_file::{Elements, GltfError, GltfErrorKind, GltfFile};
 pub use gltf_scene::MAX_SCENE_TEXELS;
 pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render, render_many};
 pub use scene::{
-    AlphaMode, BoneSegment, DrawStyle, SampledTexture, Scene, SceneOptions, StyleRun, TextureCache,
-    Triangle,
+    AlphaMode, BoneSegment, DrawStyle, ImageFolder, SampledTexture, Scene, SceneOptions, StyleRun,
+    TextureCache, Triangle,
 };
 pub use sheet::{Tile, contact_sheet};
 
@@ -63,7 +64,8 @@ impl PreviewError {
 /// The scene of the file at `path`, G4MF or glTF ([`FileKind::of`]: the rule by which the G4MF
 /// readers refuse glTF), read under `read` (the file itself at most its JSON and buffer limits
 /// together), showing `options`, decoding textures through `textures` when given. Read errors
-/// and glTF errors name the file.
+/// and glTF errors name the file. A G4MF file's images named by relative URIs are read from
+/// its folder under `read`, as its buffers are.
 pub fn read_scene(
     path: &Path,
     read: &ReadOptions,
@@ -92,7 +94,8 @@ pub fn read_scene(
             let file = g4mf_reader::read_bytes(&bytes, path.parent(), read)
                 .map_err(|e| e.with_file(path))?;
             drop(bytes);
-            Scene::from_file_cached(&file, options, textures)
+            let folder = path.parent().map(|path| ImageFolder { path, read });
+            Scene::from_file_in(&file, folder, options, textures)
         }
     }
 }

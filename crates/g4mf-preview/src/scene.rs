@@ -4,10 +4,12 @@
 
 use crate::PreviewError;
 use g4mf_model::{AccessorIndex, Binding, Document};
-use g4mf_reader::{G4mfFile, Transform};
+use g4mf_reader::{G4mfFile, ReadOptions, Transform};
 use glam::{DMat3, DVec3, Vec3};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// One triangle: world-space corners, optional corner normals (unit), linear RGB colour, and
@@ -38,6 +40,15 @@ pub struct SampledTexture {
     /// coverage as the material's [`DrawStyle`] says, else cut out (texels below half are not
     /// drawn). Without it the texture is opaque whatever its texels' alpha.
     pub uses_alpha: bool,
+}
+
+impl SampledTexture {
+    /// A PNG or JPEG image decoded for sampling, `None` when it does not decode or holds more
+    /// than [`MAX_TEXELS`] texels; reduced (averaging texels) to at most `max_side` texels a
+    /// side when one is given. Its alpha is used when `uses_alpha`.
+    pub fn decode(bytes: &[u8], uses_alpha: bool, max_side: Option<u32>) -> Option<Self> {
+        decode_image(bytes, uses_alpha, max_side)
+    }
 }
 
 /// How a material uses alpha.
@@ -184,22 +195,39 @@ fn material_color(doc: &Document, material: Option<usize>) -> [f32; 3] {
     }
 }
 
-/// Material `material`'s base-colour texture: its index, its placeholder as linear RGB (one
-/// value is grey), and whether it names image files.
-fn base_color_placeholder(
-    doc: &Document,
-    material: Option<usize>,
-) -> Option<(usize, [f32; 3], bool)> {
+/// The index of material `material`'s base-colour texture (`baseColor.texture`), if it has one.
+fn base_color_texture_index(doc: &Document, material: Option<usize>) -> Option<usize> {
     let index = doc
         .materials
         .get(material?)?
         .other
         .get("baseColor")?
         .get("texture")?
-        .as_u64()? as usize;
+        .as_u64()?;
+    usize::try_from(index).ok()
+}
+
+/// Material `material`'s base-colour texture: its index, its placeholder as linear RGB (one
+/// value is grey), and whether it names image files.
+fn base_color_placeholder(
+    doc: &Document,
+    material: Option<usize>,
+) -> Option<(usize, [f32; 3], bool)> {
+    let index = base_color_texture_index(doc, material)?;
     let texture = doc.other.get("textures")?.as_array()?.get(index)?;
-    let values: Vec<f32> = texture
-        .get("placeholder")?
+    let placeholder = placeholder_rgb(texture.get("placeholder")?)?;
+    let has_files = texture
+        .get("files")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty());
+    Some((index, placeholder, has_files))
+}
+
+/// A texture placeholder (texture.md: "the color to use when no image files are available")
+/// as linear RGB: one value is grey, alpha is dropped; `None` unless it is 1 to 4 finite
+/// numbers.
+pub(crate) fn placeholder_rgb(placeholder: &Value) -> Option<[f32; 3]> {
+    let values: Vec<f32> = placeholder
         .as_array()?
         .iter()
         .map(|v| {
@@ -208,16 +236,11 @@ fn base_color_placeholder(
                 .map(|x| x.clamp(0.0, 16.0) as f32)
         })
         .collect::<Option<_>>()?;
-    let placeholder = match values.as_slice() {
-        [grey] => [*grey; 3],
-        [r, g, b, ..] => [*r, *g, *b],
-        _ => return None,
-    };
-    let has_files = texture
-        .get("files")
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty());
-    Some((index, placeholder, has_files))
+    match values.as_slice() {
+        [grey] => Some([*grey; 3]),
+        [r, g, b, ..] => Some([*r, *g, *b]),
+        _ => None,
+    }
 }
 
 /// How a material's triangles are drawn: its base colour factor's alpha and its
@@ -334,10 +357,23 @@ pub struct SceneOptions {
     pub no_textures: bool,
 }
 
-/// A scene build's textures: the file's, by texture index, and the cache shared across files.
+/// A scene build's textures: the file's, by texture index (or why its image is not drawn),
+/// the cache shared across files, and where relative image URIs are read from.
 struct Textures<'a> {
-    by_index: Vec<(usize, Option<u32>)>,
+    by_index: Vec<(usize, Result<Option<u32>, String>)>,
     shared: Option<&'a TextureCache>,
+    folder: Option<ImageFolder<'a>>,
+}
+
+/// Where a G4MF file's relative image URIs are read from: its folder, under the read options
+/// its buffers are read with (confined to the folder unless they allow otherwise, each file
+/// within the buffer limit).
+#[derive(Debug, Clone, Copy)]
+pub struct ImageFolder<'a> {
+    /// The file's folder.
+    pub path: &'a Path,
+    /// The options the file was read with.
+    pub read: &'a ReadOptions,
 }
 
 /// Decoded textures shared by the scenes of many files (a contact sheet's), keyed by the
@@ -395,56 +431,97 @@ impl TextureCache {
     }
 }
 
-/// The base-colour texture of material `material` decoded for sampling (embedded images only;
-/// a referenced or unreadable image leaves the factor alone), cached per texture index and,
-/// with `shared`, across files.
+/// The base-colour texture of material `material` decoded for sampling (an embedded image, or
+/// one a relative URI names beside the file), cached per texture index and, with the shared
+/// cache, across files; `Err` says why its image is not drawn (`None` inside: it has none).
 fn base_color_texture(
     file: &G4mfFile,
     material: Option<usize>,
-    cache: &mut Vec<(usize, Option<u32>)>,
+    cache: &mut Textures<'_>,
     textures: &mut Vec<Arc<SampledTexture>>,
-    shared: Option<&TextureCache>,
-) -> Option<u32> {
-    let doc = &file.document;
-    let index = doc
-        .materials
-        .get(material?)?
-        .other
-        .get("baseColor")?
-        .get("texture")?
-        .as_u64()? as usize;
-    if let Some(&(_, found)) = cache.iter().find(|(t, _)| *t == index) {
-        return found;
+) -> Result<Option<u32>, String> {
+    let Some(index) = base_color_texture_index(&file.document, material) else {
+        return Ok(None);
+    };
+    if let Some((_, found)) = cache.by_index.iter().find(|(t, _)| *t == index) {
+        return found.clone();
     }
-    let decoded = embedded_image(file, index).and_then(|(bytes, uses_alpha)| match shared {
-        Some(shared) => shared.get(bytes, uses_alpha),
-        None => decode_image(bytes, uses_alpha, None).map(Arc::new),
+    let decoded = texture_image(file, index, cache.folder).and_then(|(bytes, uses_alpha)| {
+        let decoded = match cache.shared {
+            Some(shared) => shared.get(&bytes, uses_alpha),
+            None => decode_image(&bytes, uses_alpha, None).map(Arc::new),
+        };
+        decoded
+            .ok_or_else(|| format!("it is not a PNG or JPEG image of at most {MAX_TEXELS} texels"))
     });
     let found = decoded.map(|t| {
         textures.push(t);
-        (textures.len() - 1) as u32
+        Some((textures.len() - 1) as u32)
     });
-    cache.push((index, found));
+    cache.by_index.push((index, found.clone()));
     found
 }
 
-/// Texture `index`'s first embedded image (its bytes), and whether its alpha is used.
-fn embedded_image(file: &G4mfFile, index: usize) -> Option<(&[u8], bool)> {
+/// Texture `index`'s first image file: its bytes (embedded in a buffer view, or read through
+/// a relative URI from `folder` as the readers read one: percent-decoded, inside the folder
+/// unless allowed, a regular file within the buffer limit), and whether its alpha is used.
+/// `Err` says why there are none.
+fn texture_image<'f>(
+    file: &'f G4mfFile,
+    index: usize,
+    folder: Option<ImageFolder<'_>>,
+) -> Result<(Cow<'f, [u8]>, bool), String> {
     let doc = &file.document;
-    let texture = doc.other.get("textures")?.as_array()?.get(index)?;
+    let texture = doc
+        .other
+        .get("textures")
+        .and_then(Value::as_array)
+        .and_then(|t| t.get(index))
+        .ok_or("the texture does not exist")?;
     let uses_alpha = texture
         .get("placeholder")
         .and_then(Value::as_array)
         .is_some_and(|p| p.len() == 4);
-    let file_index = texture.get("files")?.as_array()?.first()?.as_u64()? as usize;
-    let entry = doc.other.get("files")?.as_array()?.get(file_index)?;
-    let view = doc
+    let entry = texture
+        .get("files")
+        .and_then(Value::as_array)
+        .and_then(|f| f.first())
+        .and_then(Value::as_u64)
+        .and_then(|f| {
+            doc.other
+                .get("files")?
+                .as_array()?
+                .get(usize::try_from(f).ok()?)
+        })
+        .ok_or("it names no file")?;
+    if let Some(view) = entry.get("bufferView").and_then(Value::as_u64) {
+        let bytes = view_bytes(file, view).ok_or("its buffer view does not lie in its buffer")?;
+        return Ok((Cow::Borrowed(bytes), uses_alpha));
+    }
+    let uri = entry
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or("its file has neither `bufferView` nor `uri`")?;
+    let folder =
+        folder.ok_or_else(|| format!("`{uri}` is not read: the file's folder is unknown"))?;
+    let path =
+        g4mf_reader::resolve_relative_uri(uri, folder.path, folder.read.allow_outside_folder)
+            .map_err(|refusal| refusal.to_string())?;
+    location::read_bounded(&path, folder.read.max_buffer_bytes)
+        .map(|bytes| (Cow::Owned(bytes), uses_alpha))
+        .map_err(|e| format!("cannot read `{uri}` (relative to the file's folder): {e}"))
+}
+
+/// The bytes of buffer view `view`, when it lies in its buffer.
+fn view_bytes(file: &G4mfFile, view: u64) -> Option<&[u8]> {
+    let view = file
+        .document
         .buffer_views
-        .get(entry.get("bufferView")?.as_u64()? as usize)?;
+        .get(usize::try_from(view).ok()?)?;
     let buffer = file.buffers.get(view.buffer().get())?;
     let start = usize::try_from(view.byte_offset()).ok()?;
     let end = start.checked_add(usize::try_from(view.byte_length).ok()?)?;
-    Some((buffer.get(start..end)?, uses_alpha))
+    buffer.get(start..end)
 }
 
 /// An image decoded for sampling when it is within [`MAX_TEXELS`], reduced to at most
@@ -659,7 +736,24 @@ impl Scene {
         options: &SceneOptions,
         textures: Option<&TextureCache>,
     ) -> Result<Scene, PreviewError> {
+        Self::from_file_in(file, None, options, textures)
+    }
+
+    /// [`Scene::from_file_cached`], drawing images that relative URIs name from `folder` (the
+    /// file's own, as [`crate::read_scene`] passes it); without one such images are drawn in
+    /// their placeholder colour, with a note.
+    pub fn from_file_in(
+        file: &G4mfFile,
+        folder: Option<ImageFolder<'_>>,
+        options: &SceneOptions,
+        textures: Option<&TextureCache>,
+    ) -> Result<Scene, PreviewError> {
         let mut found = vec![false; options.blend.len()];
+        let textures = Textures {
+            by_index: Vec::new(),
+            shared: textures,
+            folder,
+        };
         let scene = Self::build(file, options, &mut found, textures)?;
         if let Some(k) = found.iter().position(|f| !f) {
             let mut names: Vec<&str> = file
@@ -688,7 +782,7 @@ impl Scene {
         file: &G4mfFile,
         options: &SceneOptions,
         found: &mut [bool],
-        shared: Option<&TextureCache>,
+        mut textures: Textures<'_>,
     ) -> Result<Scene, PreviewError> {
         let doc = &file.document;
         if doc.asset.dimension != 3 {
@@ -698,10 +792,6 @@ impl Scene {
         if doc.nodes.is_empty() {
             return Ok(scene);
         }
-        let mut textures = Textures {
-            by_index: Vec::new(),
-            shared,
-        };
         // Depth-first from the root; `seen` guards against cycles in invalid files.
         let mut seen = vec![false; doc.nodes.len()];
         let mut stack = vec![(0usize, Transform::IDENTITY)];
@@ -837,22 +927,20 @@ impl Scene {
             let color = material_color(doc, material);
             self.set_style(material_style(doc, material));
             let texture = if options.no_textures {
-                None
+                Ok(None)
             } else {
-                base_color_texture(
-                    file,
-                    material,
-                    &mut textures.by_index,
-                    &mut self.textures,
-                    textures.shared,
-                )
+                base_color_texture(file, material, textures, &mut self.textures)
+            };
+            let (texture, why_not) = match texture {
+                Ok(texture) => (texture, None),
+                Err(why) => (None, Some(why)),
             };
             // texture.md: a texture with no image available is filled with its placeholder.
             let color = match (texture, base_color_placeholder(doc, material)) {
                 (None, Some((index, placeholder, has_files))) => {
-                    if has_files && !options.no_textures {
+                    if let Some(why) = why_not.filter(|_| has_files) {
                         let note = format!(
-                            "/textures/{index}: its image is not drawn (not embedded, or it does not decode); drawn in its placeholder colour"
+                            "/textures/{index}: its image is not drawn ({why}); drawn in its placeholder colour"
                         );
                         if !self.notes.contains(&note) {
                             self.notes.push(note);

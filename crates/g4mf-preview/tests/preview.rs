@@ -676,3 +676,90 @@ fn an_image_not_drawn_is_drawn_in_its_texture_placeholder_colour() {
         );
     }
 }
+
+/// A one-square `.g4tf` (written to `path`) whose base-colour texture names `uri`, with a
+/// skin-coloured placeholder.
+fn square_naming(path: &std::path::Path, uri: &str) {
+    let mut plain = square(0.0, "Skin", [1.0; 4], None);
+    plain.material.base_color_texture = Some(0);
+    let mut spec = TinyCharacter::new("Squares").spec();
+    spec.mesh = Some(MeshSpec {
+        positions: vec![
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(1.0, 1.0, 0.0),
+            DVec3::new(0.0, 1.0, 0.0),
+        ],
+        texcoords: vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].into(),
+        surfaces: vec![SurfaceSpec {
+            name: None,
+            material: Some("Skin".into()),
+            faces: vec![FaceSpec {
+                vertices: [0, 1, 2, 3].as_slice().into(),
+                texcoords: Some([0, 1, 2, 3].as_slice().into()),
+            }],
+        }]
+        .into(),
+        normals: None,
+        blend_shapes: Vec::new(),
+        materials: vec![plain.material],
+    });
+    let image = ImageSpec::Uri {
+        uri: uri.into(),
+        mime: "image/png".into(),
+    };
+    spec.textures = vec![placeholder_texture(Some(image), [0.6, 0.25, 0.15])];
+    std::fs::write(path, tiny::g4tf_text(&spec)).unwrap();
+}
+
+/// `read_scene` reads an image a relative URI names as buffers are read: from the file's
+/// folder, not above it unless `allow_outside_folder`, within `max_buffer_bytes`; an image it
+/// does not read is drawn in the placeholder with a note saying why.
+#[test]
+fn images_beside_a_file_are_read_under_the_buffer_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let inner = dir.path().join("inner");
+    std::fs::create_dir(&inner).unwrap();
+    let blue = g4mf_preview::png_bytes(&RgbaImage::from_pixel(4, 4, image::Rgba([0, 0, 255, 255])));
+    std::fs::write(dir.path().join("up.png"), &blue).unwrap();
+    std::fs::write(inner.join("a b.png"), &blue).unwrap();
+    let beside = inner.join("beside.g4tf");
+    square_naming(&beside, "a%20b.png");
+    let above = inner.join("above.g4tf");
+    square_naming(&above, "../up.png");
+    let options = SceneOptions::default();
+    let scene = |path: &std::path::Path, read: &ReadOptions| {
+        g4mf_preview::read_scene(path, read, &options, None).unwrap()
+    };
+    let read = ReadOptions::default();
+    let drawn = scene(&beside, &read);
+    assert_eq!(drawn.textures.len(), 1, "{:?}", drawn.notes);
+    assert!(drawn.notes.is_empty(), "{:?}", drawn.notes);
+    let refused = scene(&above, &read);
+    assert!(refused.textures.is_empty());
+    assert!(
+        refused
+            .notes
+            .iter()
+            .any(|n| n.contains("leaves the file's folder") && n.contains("placeholder colour")),
+        "{:?}",
+        refused.notes
+    );
+    let allowed = ReadOptions {
+        allow_outside_folder: true,
+        ..ReadOptions::default()
+    };
+    assert_eq!(scene(&above, &allowed).textures.len(), 1);
+    // Within the buffer limit only (the file itself is read under the JSON limit).
+    let small = ReadOptions {
+        max_buffer_bytes: blue.len() as u64 - 1,
+        ..ReadOptions::default()
+    };
+    let over = scene(&beside, &small);
+    assert!(over.textures.is_empty());
+    assert!(
+        over.notes.iter().any(|n| n.contains("a%20b.png")),
+        "{:?}",
+        over.notes
+    );
+}

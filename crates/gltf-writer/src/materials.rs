@@ -3,7 +3,8 @@
 //! texture (glTF reads roughness from G, metallic from B and occlusion from R: the same
 //! layout), the normal map, `alphaMode` and `doubleSided` from the drawing hints. A texture
 //! whose image is missing is left out and its placeholder multiplied into the factor, so a
-//! reader draws what a G4MF reader draws from the placeholder.
+//! reader draws what a G4MF reader draws from the placeholder; a texture written keeps its
+//! placeholder in `extras.placeholder` for a reader that cannot have its image.
 
 use crate::buffer::{BufferBuilder, index_of};
 use crate::error::GltfError;
@@ -201,7 +202,7 @@ impl<'s> Materials<'s> {
             }
             Some(image) => {
                 let name = self.texture_names[t].clone();
-                Some(push_texture(root, buffer, image, name)?)
+                Some(push_texture(root, buffer, image, name, &spec.placeholder)?)
             }
         };
         self.written_textures[t] = Some(written);
@@ -209,12 +210,16 @@ impl<'s> Materials<'s> {
     }
 }
 
-/// An image (in a buffer view, or by URI) and a texture of it named `name`.
+/// An image (in a buffer view, or by URI) and a texture of it named `name`, keeping its
+/// `placeholder` (linear colour) in the texture's `extras.placeholder`: glTF has no property
+/// for it, and a reader that cannot have the image (a URI whose file is gone, an image that
+/// does not decode) draws it as a G4MF reader would, not white.
 fn push_texture(
     root: &mut Root,
     buffer: &mut BufferBuilder,
     image: &ImageSpec,
     name: String,
+    placeholder: &[f64],
 ) -> Result<Index<texture::Texture>, GltfError> {
     let source = index_of(root.images.len(), "images")?;
     let (buffer_view, uri, mime) = match image {
@@ -230,12 +235,14 @@ fn push_texture(
         extras: Default::default(),
     });
     let index = index_of(root.textures.len(), "textures")?;
+    let extras =
+        (!placeholder.is_empty()).then(|| serde_json::json!({ "placeholder": placeholder }));
     root.textures.push(texture::Texture {
         name: Some(name),
         sampler: None,
         source,
         extensions: None,
-        extras: Default::default(),
+        extras: raw(extras.as_ref())?,
     });
     Ok(index)
 }

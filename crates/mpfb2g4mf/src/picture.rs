@@ -2,14 +2,14 @@
 //! before the file exists), and the thumbnail a converted file embeds.
 
 use character::Character;
-use g4mf_preview::{RenderOptions, Scene, Triangle, View};
+use g4mf_preview::{RenderOptions, SampledTexture, Scene, Triangle, View};
 
 /// Thumbnail side in pixels (square, front view): small enough to add ~30 KB, large enough to
 /// tell bodies apart on a contact sheet.
 pub const THUMBNAIL_SIDE: u32 = 256;
 
-/// The character's triangles (polygons fanned from their first corner) with its normals and
-/// material base colours; no bones.
+/// The character's triangles (polygons fanned from their first corner) with its normals,
+/// material base colours and base-colour textures; no bones.
 pub fn scene_of(character: &Character) -> Scene {
     let mut scene = Scene::default();
     add_mesh(&mut scene, &character.mesh, &character.materials);
@@ -20,28 +20,84 @@ pub fn scene_of(character: &Character) -> Scene {
     scene
 }
 
-/// Adds a mesh's polygons, fanned into triangles, in its materials' base colours.
+/// Largest side of a texture a character's picture samples: a thumbnail shows a whole figure
+/// in a few hundred pixels, so larger images are reduced as they are decoded (averaging).
+const PICTURE_TEXTURE_SIDE: u32 = 512;
+
+/// How material `material` colours its triangles: its base colour (white when it has none)
+/// and its base-colour texture, drawn when its image decodes ([`Scene::textures`] index),
+/// else its placeholder multiplied in (texture.md: "the color to use when no image files are
+/// available"), as the G4MF file's own preview draws it.
+fn material_look(
+    scene: &mut Scene,
+    material: Option<&character::Material>,
+) -> ([f32; 3], Option<u32>) {
+    let Some(material) = material else {
+        return ([1.0; 3], None);
+    };
+    let color = material
+        .base_color
+        .map_or([1.0; 3], |c| [c[0] as f32, c[1] as f32, c[2] as f32]);
+    let Some(texture) = &material.textures.base_color else {
+        return (color, None);
+    };
+    let uses_alpha = texture.placeholder.len() == 4;
+    let decoded = texture.image.as_ref().and_then(|image| {
+        SampledTexture::decode(&image.bytes, uses_alpha, Some(PICTURE_TEXTURE_SIDE))
+    });
+    if let Some(decoded) = decoded {
+        scene.textures.push(std::sync::Arc::new(decoded));
+        return (color, Some((scene.textures.len() - 1) as u32));
+    }
+    let placeholder = match texture.placeholder[..] {
+        [grey] => [grey; 3],
+        [r, g, b, ..] => [r, g, b],
+        _ => [1.0; 3],
+    };
+    (
+        std::array::from_fn(|k| color[k] * placeholder[k].clamp(0.0, 16.0) as f32),
+        None,
+    )
+}
+
+/// Adds a mesh's polygons, fanned into triangles, in its materials' colours and textures.
 fn add_mesh(scene: &mut Scene, mesh: &character::Mesh, materials: &[character::Material]) {
     let polygons = &mesh.polygons;
     let position = |v: u32| mesh.positions[v as usize].as_vec3();
     let normal = |v: u32| mesh.normals.get(v as usize).map(|n| n.as_vec3());
+    // Each material's look, worked out (and its image decoded) once.
+    let mut looks: Vec<Option<([f32; 3], Option<u32>)>> = vec![None; materials.len()];
     for p in 0..polygons.len() {
-        let color = polygons.materials[p]
-            .and_then(|m| materials.get(m as usize))
-            .and_then(|m| m.base_color)
-            .map_or([1.0; 3], |c| [c[0] as f32, c[1] as f32, c[2] as f32]);
-        let corners = &polygons.vertices[polygons.corners(p)];
+        let material = polygons.materials[p].map(|m| m as usize);
+        let (color, texture) = match material.filter(|&m| m < materials.len()) {
+            Some(m) => *looks[m].get_or_insert_with(|| material_look(scene, materials.get(m))),
+            None => ([1.0; 3], None),
+        };
+        let range = polygons.corners(p);
+        let corners = &polygons.vertices[range.clone()];
+        let uvs: Option<Vec<glam::Vec2>> = texture.and_then(|_| {
+            polygons.texcoords[range]
+                .iter()
+                .map(|t| {
+                    let [u, v] = *mesh.texcoords.get((*t)? as usize)?;
+                    Some(glam::Vec2::new(u as f32, v as f32))
+                })
+                .collect()
+        });
         for k in 1..corners.len().saturating_sub(1) {
             let tri = [corners[0], corners[k], corners[k + 1]];
             let normals = match tri.map(normal) {
                 [Some(a), Some(b), Some(c)] => Some([a, b, c]),
                 _ => None,
             };
+            let texture = texture
+                .zip(uvs.as_ref())
+                .map(|(id, uv)| (id, [uv[0], uv[k], uv[k + 1]]));
             scene.triangles.push(Triangle {
                 corners: tri.map(position),
                 normals,
                 color,
-                texture: None,
+                texture,
             });
         }
     }

@@ -7,7 +7,8 @@
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
+use test_support::cli::{error_line, serve_once, stderr, stdout};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
@@ -18,30 +19,6 @@ fn fresh(home: &Path) -> Command {
     let mut command = bin();
     test_support::isolate(&mut command, home);
     command
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// The one error line of a failed command (after any progress lines).
-fn error_line(output: &Output) -> String {
-    let text = stderr(output);
-    let errors: Vec<&str> = text
-        .lines()
-        .filter(|l| l.starts_with("mpfb2g4mf: error:"))
-        .collect();
-    assert_eq!(errors.len(), 1, "one error line: {text}");
-    assert_eq!(
-        text.lines().last(),
-        Some(errors[0]),
-        "the error is the last line: {text}"
-    );
-    errors[0].to_owned()
 }
 
 /// Every file under `dir`, relative, with `/` separators, sorted.
@@ -605,27 +582,6 @@ fn a_rig_file_in_a_data_folder_brings_its_poses_and_every_command_names_its_data
     );
 }
 
-/// Serves `body` once over HTTP on a free local port; returns the URL.
-fn serve_once(body: Vec<u8>) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().unwrap();
-        let mut request = Vec::new();
-        let mut byte = [0u8; 1];
-        while !request.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-            request.push(byte[0]);
-        }
-        let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            body.len()
-        );
-        let _ = stream.write_all(head.as_bytes());
-        let _ = stream.write_all(&body);
-    });
-    format!("http://{address}/makehuman-assets-master.zip")
-}
-
 #[test]
 fn makehuman_assets_are_fetched_from_a_folder_or_an_archive_without_lfs_pointers() {
     let work = tempfile::tempdir().unwrap();
@@ -656,7 +612,7 @@ fn makehuman_assets_are_fetched_from_a_folder_or_an_archive_without_lfs_pointers
         }
         zip.finish().unwrap();
     }
-    let url = serve_once(bytes);
+    let url = serve_once(bytes, "makehuman-assets-master.zip");
     let into = work.path().join("assets");
     let output = fresh(&home)
         .env("MPFB2G4MF_MAKEHUMAN_FILES", work.path().join("offline"))
@@ -773,16 +729,12 @@ fn serve_files(
 }
 
 /// A zip of `entries` (name, bytes), deflated.
-fn zip_bytes(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
-    let options = zip::write::SimpleFileOptions::default();
-    for (name, data) in entries {
-        zip.start_file(name.as_str(), options).unwrap();
-        zip.write_all(data).unwrap();
-    }
-    zip.finish().unwrap();
-    bytes
+fn zip_of(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let entries: Vec<(&str, &[u8], bool)> = entries
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice(), true))
+        .collect();
+    test_support::archives::zip_bytes(&entries).unwrap()
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -827,7 +779,7 @@ fn the_asset_route_fetches_lfs_images_and_makehumans_files_each_checked() {
     // The archive as GitHub makes it: `<repo>-<commit>/base/...`, images as LFS pointers,
     // no default eyes, no pose units.
     let top = "makehuman-assets-8cf9645b975a98eea056b140df11a1d278da0d10/base";
-    let archive = zip_bytes(&[
+    let archive = zip_of(&[
         (
             format!("{top}/eyebrows/brows/brows.mhclo"),
             b"name brows\n".to_vec(),
@@ -967,8 +919,8 @@ fn an_asset_pack_made_from_the_shared_assets_dresses_the_readmes_character() {
             (relative, bytes)
         })
         .collect();
-    let pack = zip_bytes(&entries);
-    let url = serve_once(pack);
+    let pack = zip_of(&entries);
+    let url = serve_once(pack, "makehuman-assets-master.zip");
     let output = fresh(&home)
         .env("MPFB2G4MF_ASSETS_ARCHIVE", &url)
         .args(["data", "fetch", "--makehuman-assets"])

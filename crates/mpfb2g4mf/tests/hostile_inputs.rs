@@ -18,6 +18,8 @@ mod eyes_and_proxies;
 mod image_readers;
 #[path = "hostile_inputs/images.rs"]
 mod images;
+#[path = "hostile_inputs/previews.rs"]
+mod previews;
 #[path = "hostile_inputs/weights_and_rigs.rs"]
 mod weights_and_rigs;
 
@@ -28,9 +30,7 @@ fn cli() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mpfb2g4mf"))
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use test_support::cli::{stderr, stdout};
 
 /// `convert --mpfb-data DATA --helpers none -o OUT ARGS`.
 fn convert(data: &Path, out: &Path, args: &[&str]) -> Output {
@@ -897,6 +897,32 @@ fn many_unknown_lines_are_counted_not_listed() {
         .unwrap_or_default();
     assert!(line.contains("79980 other kinds"), "{line}");
     assert!(text.len() < 4000, "{} bytes of summary", text.len());
+}
+
+/// The head of a fake `.mhclo` ([`fake_assets`]): its name and mesh.
+const HEAD: &str = "name bad\nobj_file bad.obj\n";
+/// The tail of a fake `.mhclo`: its vertices, each on one body vertex.
+const BODY: &str = "verts 0\n1\n2\n3\n";
+
+/// A fake assets folder (see [`fake_assets`]) whose clothes wear `material` (as their
+/// `.mhclo` names it), written in the clothes' folder as `text` when given, beside `files`
+/// (names and bytes). Returns the folder.
+fn dressed_assets(
+    dir: &Path,
+    case: &str,
+    material: &str,
+    text: Option<&str>,
+    files: &[(&str, &[u8])],
+) -> PathBuf {
+    let (assets, file) = fake_assets(dir, case, &format!("{HEAD}material {material}\n{BODY}"));
+    let folder = file.parent().unwrap();
+    if let Some(text) = text {
+        std::fs::write(folder.join(material), text).unwrap();
+    }
+    for (name, bytes) in files {
+        std::fs::write(folder.join(name), bytes).unwrap();
+    }
+    assets
 }
 
 /// A fake assets folder in `dir`: `clothes/bad/` holding `bad.mhclo` (with `mhclo` as its

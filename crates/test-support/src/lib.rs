@@ -6,7 +6,7 @@
 //! only when it has every file of every feature, so a test never runs on half the data.
 //!
 //! [`archives`] builds the hostile zip archives `data fetch` must refuse (tests and
-//! `cargo xtask hostile`).
+//! `cargo xtask hostile`); [`cli`] reads what a command printed and serves archives to it.
 //! [`tiny`] builds the small hand-made characters (and G4MF files) the writer, reader,
 //! preview, fuzz and fixture code test with. [`clients`] runs the external glTF clients
 //! (the Khronos glTF-Validator, three.js, @pixiv/three-vrm for `.vrm`) on files a test wrote,
@@ -15,6 +15,7 @@
 //! vertices to another program's, the judge `cargo xtask blender-gltf-check` and its tests use.
 
 pub mod archives;
+pub mod cli;
 pub mod clients;
 pub mod gltf;
 pub mod images;

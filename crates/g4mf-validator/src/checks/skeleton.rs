@@ -172,36 +172,14 @@ fn owners(
     is_bone: &dyn Fn(usize) -> bool,
     is_skeleton: &dyn Fn(usize) -> bool,
 ) -> Vec<Option<usize>> {
-    let mut owner: Vec<Option<usize>> = vec![None; parents.len()];
-    let mut known = vec![false; parents.len()];
-    let mut on_path = vec![false; parents.len()];
-    let mut path = Vec::new();
-    for start in (0..parents.len()).filter(|&i| is_bone(i)) {
-        path.clear();
-        let mut at = start;
-        let found = loop {
-            if known[at] {
-                break owner[at];
-            }
-            if on_path[at] {
-                // A cycle of bones reaches no skeleton.
-                break None;
-            }
-            on_path[at] = true;
-            path.push(at);
-            match parents[at] {
-                Some(n) if is_skeleton(n) => break Some(n),
-                Some(n) if is_bone(n) => at = n,
-                _ => break None,
-            }
-        };
-        for &b in &path {
-            owner[b] = found;
-            known[b] = true;
-            on_path[b] = false;
-        }
-    }
-    owner
+    along_bone_chains(
+        parents,
+        is_bone,
+        // A skeleton node ends the chain even when it is also a bone.
+        &|n| is_bone(n) && !is_skeleton(n),
+        &|top| parents[top].filter(|&n| is_skeleton(n)),
+        &|_, above| above,
+    )
 }
 
 /// For each bone, the bone among itself and its ancestor bones (up the chain of bones) listed
@@ -212,35 +190,51 @@ fn ancestors_listed_last(
     is_bone: &dyn Fn(usize) -> bool,
     last_place: &[Option<usize>],
 ) -> Vec<Option<(usize, usize)>> {
-    let mut best: Vec<Option<(usize, usize)>> = vec![None; parents.len()];
+    along_bone_chains(parents, is_bone, is_bone, &|_| None, &|b, above| {
+        above.max(last_place[b].map(|place| (place, b)))
+    })
+}
+
+/// Each bone's value along its chain of parents, `T::default()` for other nodes: a bone's is
+/// `step(bone, the value above it)`; above a bone whose parent does not `continue` the chain
+/// the value is `top(bone)`, above a bone on a cycle `T::default()`. Each bone's value is kept
+/// as it is found, so every bone is climbed through once: a chain of 100,000 bones costs
+/// linear time.
+fn along_bone_chains<T: Copy + Default>(
+    parents: &[Option<usize>],
+    is_bone: &dyn Fn(usize) -> bool,
+    continues: &dyn Fn(usize) -> bool,
+    top: &dyn Fn(usize) -> T,
+    step: &dyn Fn(usize, T) -> T,
+) -> Vec<T> {
+    let mut value = vec![T::default(); parents.len()];
     let mut known = vec![false; parents.len()];
     let mut on_path = vec![false; parents.len()];
     let mut path = Vec::new();
     for start in (0..parents.len()).filter(|&i| is_bone(i)) {
         path.clear();
         let mut at = start;
-        // The best above the path's top.
+        // The value above the path's top.
         let mut above = loop {
             if known[at] {
-                break best[at];
+                break value[at];
             }
             if on_path[at] {
-                break None;
+                break T::default();
             }
             on_path[at] = true;
             path.push(at);
             match parents[at] {
-                Some(n) if is_bone(n) => at = n,
-                _ => break None,
+                Some(n) if continues(n) => at = n,
+                _ => break top(at),
             }
         };
         for &b in path.iter().rev() {
-            let own = last_place[b].map(|place| (place, b));
-            above = above.max(own);
-            best[b] = above;
+            above = step(b, above);
+            value[b] = above;
             known[b] = true;
             on_path[b] = false;
         }
     }
-    best
+    value
 }

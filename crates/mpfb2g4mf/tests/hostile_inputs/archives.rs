@@ -3,7 +3,6 @@
 //! hidden staging folder; nothing left behind.
 
 use super::{cli, stderr};
-use std::io::{Read, Write};
 use std::path::Path;
 
 /// `data fetch [--makehuman-assets] --from FROM --into INTO` on a fresh machine.
@@ -21,38 +20,16 @@ fn fetch(home: &Path, from: &str, into: &Path, assets: bool) -> std::process::Ou
         .unwrap()
 }
 
-/// Serves `body` once over HTTP on a free local port; returns its URL.
-fn serve_once(body: Vec<u8>) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().unwrap();
-        let mut request = Vec::new();
-        let mut byte = [0u8; 1];
-        while !request.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-            request.push(byte[0]);
-        }
-        let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            body.len()
-        );
-        let _ = stream.write_all(head.as_bytes());
-        let _ = stream.write_all(&body);
-    });
-    format!("http://{address}/archive.zip")
-}
-
 /// The one error line of a refused fetch; nothing of it is left beside `into`.
 fn refused_line(output: &std::process::Output, into: &Path) -> String {
     let text = stderr(output);
     assert_eq!(output.status.code(), Some(1), "{text}");
-    let errors: Vec<&str> = text.lines().filter(|l| l.contains("error")).collect();
-    assert_eq!(errors.len(), 1, "{text}");
+    let line = test_support::cli::error_line(output);
     assert!(!text.contains("staging"), "no hidden folder named: {text}");
     let parent = into.parent().unwrap();
     let left: Vec<_> = std::fs::read_dir(parent).unwrap().flatten().collect();
     assert!(left.is_empty(), "nothing left beside it: {left:?}");
-    errors[0].to_owned()
+    line
 }
 
 #[test]
@@ -108,7 +85,7 @@ fn a_served_archive_is_named_by_its_url_whatever_fails() {
     .into_iter()
     .enumerate()
     {
-        let url = serve_once(bytes);
+        let url = test_support::cli::serve_once(bytes, "archive.zip");
         let into = work.path().join(format!("into{i}/folder"));
         std::fs::create_dir_all(into.parent().unwrap()).unwrap();
         let line = refused_line(&fetch(&home, &url, &into, true), &into);

@@ -4,12 +4,16 @@
 //! `--eye-material` with no eyes to colour refused, and error lines naming the flag, offering
 //! near names and escaping control characters.
 
-use super::{cli, convert, fake_assets, refused, stderr};
+use super::{BODY, HEAD, cli, convert, dressed_assets, fake_assets, refused, stderr};
+
 use std::path::Path;
 use std::process::Output;
 
-const HEAD: &str = "name bad\nobj_file bad.obj\n";
-const BODY: &str = "verts 0\n1\n2\n3\n";
+/// A fake assets folder whose clothes are the plain `bad.mhclo` (no material): the folder and
+/// the `.mhclo`.
+fn plain_assets(dir: &Path, case: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    fake_assets(dir, case, &format!("{HEAD}{BODY}"))
+}
 
 /// `convert --rig-name default --assets ASSETS ARGS` into `out`.
 fn dressed(data: &Path, out: &Path, assets: &Path, args: &[&str]) -> Output {
@@ -32,16 +36,13 @@ fn asset_files_and_materials_are_checked_for_kind_content_and_folder() {
     let out = dir.path().join("out.g4b");
 
     // A text file that names no material key is not a material.
-    let (assets, _) = fake_assets(
+    let assets = dressed_assets(
         dir.path(),
         "readme",
-        &format!("{HEAD}material README.mhmat\n{BODY}"),
+        "README.mhmat",
+        Some("# Notes\nThis folder holds a shirt.\n"),
+        &[],
     );
-    std::fs::write(
-        assets.join("clothes/bad/README.mhmat"),
-        "# Notes\nThis folder holds a shirt.\n",
-    )
-    .unwrap();
     refused(
         &dressed(&data, &out, &assets, &["--clothes", "bad"]),
         &out,
@@ -49,11 +50,7 @@ fn asset_files_and_materials_are_checked_for_kind_content_and_folder() {
     );
 
     // A material read through `..` from outside the assets folder.
-    let (assets, _) = fake_assets(
-        dir.path(),
-        "outside",
-        &format!("{HEAD}material ../../../secret.mhmat\n{BODY}"),
-    );
+    let assets = dressed_assets(dir.path(), "outside", "../../../secret.mhmat", None, &[]);
     std::fs::write(dir.path().join("secret.mhmat"), "diffuseColor 1 0 0\n").unwrap();
     refused(
         &dressed(&data, &out, &assets, &["--clothes", "bad"]),
@@ -64,16 +61,13 @@ fn asset_files_and_materials_are_checked_for_kind_content_and_folder() {
         ],
     );
     // A texture of a material likewise, and an absolute `obj_file`.
-    let (assets, _) = fake_assets(
+    let assets = dressed_assets(
         dir.path(),
         "texture",
-        &format!("{HEAD}material bad.mhmat\n{BODY}"),
+        "bad.mhmat",
+        Some("diffuseTexture ../../../../etc/hostname\n"),
+        &[],
     );
-    std::fs::write(
-        assets.join("clothes/bad/bad.mhmat"),
-        "diffuseTexture ../../../../etc/hostname\n",
-    )
-    .unwrap();
     refused(
         &dressed(&data, &out, &assets, &["--clothes", "bad"]),
         &out,
@@ -91,7 +85,7 @@ fn asset_files_and_materials_are_checked_for_kind_content_and_folder() {
     );
 
     // A `.mhclo` is no body topology, a body's `.proxy` no garment.
-    let (assets, file) = fake_assets(dir.path(), "kind", &format!("{HEAD}{BODY}"));
+    let (assets, file) = plain_assets(dir.path(), "kind");
     let proxy = assets.join("clothes/bad/body.proxy");
     std::fs::copy(&file, &proxy).unwrap();
     refused(
@@ -141,11 +135,7 @@ fn a_fifo_named_by_an_asset_is_refused_before_it_is_opened() {
         &["pipe.obj: a FIFO, not a regular file"],
     );
     // A directory as the material, and a FIFO as the description.
-    let (assets, _) = fake_assets(
-        dir.path(),
-        "folder",
-        &format!("{HEAD}material textures\n{BODY}"),
-    );
+    let assets = dressed_assets(dir.path(), "folder", "textures", None, &[]);
     std::fs::create_dir_all(assets.join("clothes/bad/textures")).unwrap();
     refused(
         &dressed(&data, &out, &assets, &["--clothes", "bad"]),
@@ -169,7 +159,7 @@ fn several_matches_are_refused_naming_them_and_an_asset_is_worn_once() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
-    let (assets, file) = fake_assets(dir.path(), "twice", &format!("{HEAD}{BODY}"));
+    let (assets, file) = plain_assets(dir.path(), "twice");
     let folder = assets.join("clothes/bad");
     // A folder holding two assets: its name singles none out.
     let pair = assets.join("clothes/pair");
@@ -255,7 +245,7 @@ fn eye_material_with_no_eyes_to_colour_is_refused() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
-    let (assets, _) = fake_assets(dir.path(), "eyes", &format!("{HEAD}{BODY}"));
+    let (assets, _) = plain_assets(dir.path(), "eyes");
     refused(
         &dressed(
             &data,
@@ -282,7 +272,7 @@ fn asset_lines_name_the_flag_offer_near_names_and_escape_controls() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
-    let (assets, _) = fake_assets(dir.path(), "lines", &format!("{HEAD}{BODY}"));
+    let (assets, _) = plain_assets(dir.path(), "lines");
     refused(
         &dressed(&data, &out, &assets, &["--hair", "nosuch"]),
         &out,
@@ -306,7 +296,7 @@ fn a_folder_past_the_index_cap_says_so() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
-    let (assets, _) = fake_assets(dir.path(), "many", &format!("{HEAD}{BODY}"));
+    let (assets, _) = plain_assets(dir.path(), "many");
     // 20,001 more files than the index takes: an asset it does not find may be one it did
     // not index, and the line says so.
     let many = assets.join("clothes/aaa");
@@ -439,7 +429,7 @@ fn a_population_draw_is_named_where_no_flag_was_given() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let (assets, _) = fake_assets(dir.path(), "draw", &format!("{HEAD}{BODY}"));
+    let (assets, _) = plain_assets(dir.path(), "draw");
     let manifest = dir.path().join("m.toml");
     std::fs::write(
         &manifest,

@@ -4,22 +4,15 @@
 //! maps that once packed into 8192 x 8192), said apart from missing ones; `--textures none`
 //! folding the placeholder into the factor without reading any image.
 
-use super::{cli, fake_assets, names, stderr};
+use super::{cli, dressed_assets, names, stderr};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use test_support::images::{grey_png, orm_bomb_maps, png_declaring, truncated_png};
 
-/// A fake assets folder (see [`fake_assets`]) whose clothes wear `bad.mhmat`, holding
-/// `material`, beside `images` (file names and bytes).
+/// A fake assets folder whose clothes wear `bad.mhmat`, holding `material`, beside `images`
+/// (file names and bytes).
 fn textured(dir: &Path, case: &str, material: &str, images: &[(&str, &[u8])]) -> PathBuf {
-    let mhclo = "name bad\nobj_file bad.obj\nmaterial bad.mhmat\nverts 0\n1\n2\n3\n";
-    let (assets, file) = fake_assets(dir, case, mhclo);
-    let folder = file.parent().unwrap();
-    std::fs::write(folder.join("bad.mhmat"), material).unwrap();
-    for (name, bytes) in images {
-        std::fs::write(folder.join(name), bytes).unwrap();
-    }
-    assets
+    dressed_assets(dir, case, "bad.mhmat", Some(material), images)
 }
 
 /// `convert` wearing the fake clothes of `assets`, its summary (with its warnings) on

@@ -2,7 +2,7 @@
 //! to its default position as the main rig does; errors from writing and assembling name the
 //! file that caused them.
 
-use super::{cli, refused, stderr};
+use super::{cli, refused, stderr, stdout};
 use std::path::{Path, PathBuf};
 
 /// A copy of the shipped ponytail (`hair/ponytail01`) in `dir`, its `.mpfbskel` passed
@@ -100,7 +100,7 @@ fn convert_and_batch_validate_say_what_validate_warns_of() {
     let summary = stderr(&converted);
     assert!(converted.status.success(), "{summary}");
     let validated = cli().arg("validate").arg(&out).output().unwrap();
-    let report = String::from_utf8_lossy(&validated.stdout).into_owned();
+    let report = stdout(&validated);
     let warning = report
         .lines()
         .find_map(|l| l.split_once(": warning SKIN_WEIGHT_SUM ").map(|(_, w)| w))
