@@ -268,12 +268,12 @@ fn bare() -> Material {
     }
 }
 
-/// `extras` as glTF's raw JSON.
 /// `extras` kept as JSON text, as glTF's raw extras.
 pub(crate) fn raw_extras(extras: Option<&character_spec::Extras>) -> Option<Box<RawValue>> {
     extras.and_then(|e| RawValue::from_string(e.json().to_owned()).ok())
 }
 
+/// `extras` as glTF's raw JSON.
 pub(crate) fn raw(value: Option<&serde_json::Value>) -> Result<Option<Box<RawValue>>, GltfError> {
     value
         .map(serde_json::value::to_raw_value)
