@@ -176,6 +176,7 @@ caucasian = [0.0, 1.0]
     )?;
     dressed(&bin, data, &docs, work.path())?;
     dressed_in_three(&bin, &renderer, data, &docs, work.path())?;
+    expressions(&bin, data, &docs, work.path())?;
     for name in [
         "dressed-views.png",
         "dressed-t-pose.png",
@@ -190,6 +191,10 @@ caucasian = [0.0, 1.0]
         "face-jaw-open.png",
         "face-eye-closed-left.png",
         "face-viseme-ou.png",
+        "expression-smile01.png",
+        "expression-anger01.png",
+        "expression-surprise01.png",
+        "expression-fear02.png",
         "rest-a-and-t-pose.png",
         "population-sheet.png",
     ] {
@@ -202,6 +207,46 @@ caucasian = [0.0, 1.0]
 /// default character in clothes, shoes, hair, eyebrows and eyelashes (with MakeHuman's default
 /// eyes) from the front, three-quarter and side, in a baked T-pose, and a population drawing
 /// its outfits and hair from lists.
+/// MakeHuman's expressions as blend shapes of a rig without face bones (`game_engine`), four
+/// of them close up on the head.
+fn expressions(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let faces = work.join("expressions.g4b");
+    let (assets, faces) = (assets.display().to_string(), faces.display().to_string());
+    run(
+        bin,
+        &[
+            "convert",
+            "--rig-name",
+            "game_engine",
+            "--mpfb-data",
+            data,
+            "--assets",
+            &assets,
+            "--expression-shapes",
+            "smile01,anger01,surprise01,fear02",
+            "-q",
+            "-o",
+            &faces,
+        ],
+    )?;
+    for name in ["smile01", "anger01", "surprise01", "fear02"] {
+        let out = docs
+            .join(format!("expression-{name}.png"))
+            .display()
+            .to_string();
+        let blend = format!("{name}=1");
+        run(
+            bin,
+            &[
+                "preview", &faces, "--focus", "head", "--size", "240", "--blend", &blend, "-o",
+                &out,
+            ],
+        )?;
+    }
+    Ok(())
+}
+
 fn dressed(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String> {
     let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
     let assets = assets

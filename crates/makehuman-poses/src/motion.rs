@@ -30,7 +30,7 @@ pub fn rotation_from_z_up(q: DQuat) -> DQuat {
 }
 
 /// The joints MakeHuman's "auto" rule looks at, in order, to tell a Z-up file from a Y-up one.
-const AXIS_REFERENCE_JOINTS: [&str; 6] = [
+pub const AXIS_REFERENCE_JOINTS: [&str; 6] = [
     "lowerleg02.L",
     "upperleg02.L",
     "spine01",

@@ -219,7 +219,7 @@ fn convert_parts(
     let mut said = Said::default();
     said.warn_all(WarningKind::Fit, fit.warnings.iter().cloned());
     say_not_converted(parts, options, &mut said);
-    let character = attach_shapes(character, parts, options, derived)?;
+    let character = attach_shapes(character, parts, options, derived, &body, &mut said)?;
     crate::timings::lap("blend shapes");
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
     crate::timings::lap("wear");
@@ -515,21 +515,39 @@ fn say_not_converted(parts: Parts<'_>, options: &ConvertOptions, said: &mut Said
     }
 }
 
-/// The blend shapes stage 1 read, with the description's kept detail targets.
+/// The blend shapes stage 1 read, with the description's kept detail targets, and
+/// MakeHuman's expressions computed on this body (units an expression names that the pose
+/// units lack are skipped and said, as MPFB skips unknown face units).
 fn attach_shapes(
     character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
     derived: &Derivations,
+    body: &Body,
+    said: &mut Said,
 ) -> Result<Character, ConvertError> {
     let kept_shapes = parts.described.map_or(&[][..], |d| d.shapes.as_slice());
-    let all_shapes: Vec<LoadedShape> = parts
+    let mut all_shapes: Vec<LoadedShape> = parts
         .assets
         .shapes
         .iter()
         .chain(kept_shapes)
         .cloned()
         .collect();
+    if let Some(loaded) = &parts.assets.expressions {
+        let positions: Vec<glam::DVec3> = body.g4mf_positions().collect();
+        let (shapes, skipped) = stages::expressions::shapes(loaded, &positions)?;
+        for (name, units) in skipped {
+            said.warn(
+                WarningKind::Shapes,
+                format!(
+                    "expression {name}: {} not among the pose units, skipped",
+                    units.join(", ")
+                ),
+            );
+        }
+        all_shapes.extend(shapes);
+    }
     stages::shapes::attach(character, &all_shapes, options.frame, &derived.shapes)
 }
 

@@ -226,6 +226,20 @@ pub enum ConvertError {
     /// An asset file cannot be used.
     #[error(transparent)]
     Asset(#[from] makehuman_assets::AssetError),
+    /// MakeHuman's files for expressions are not in the assets folder.
+    #[error(
+        "--expression-shapes needs {missing} in the assets folder {}; `mpfb2g4mf data fetch --makehuman-assets` installs them (`data status` lists what a folder lacks)",
+        folder.display()
+    )]
+    ExpressionFiles {
+        /// The assets folder.
+        folder: std::path::PathBuf,
+        /// What it lacks.
+        missing: String,
+    },
+    /// A pose, expression, skeleton or pose-unit file cannot be used.
+    #[error(transparent)]
+    Motion(makehuman_poses::PoseError),
     /// The writer refused what an input made (a bone, a face, an influence, a texture): the
     /// input named, the writer's error saying where in the character.
     #[error("{}: {source}", file.display())]

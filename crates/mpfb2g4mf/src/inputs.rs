@@ -140,7 +140,7 @@ impl LoadedMesh {
 }
 
 impl LoadedMesh {
-    /// The helper eyes' iris texture in `family`'s colour (one of [`crate::iris::IRIS_SRGB`]),
+    /// The helper eyes' iris texture in `family`'s colour (one of `iris::IRIS_SRGB`),
     /// painted from this mesh's eyes (`None` when it has no helper eyes, or for another
     /// family).
     pub fn helper_iris(&self, family: &str) -> Option<&character::Image> {
@@ -320,6 +320,8 @@ pub struct LoadedAssets {
     pub bone_map: BoneMap,
     /// Assets the description names that were not worn for lack of an assets folder.
     pub not_worn: Vec<String>,
+    /// MakeHuman's expressions asked as blend shapes, with what computes them.
+    pub expressions: Option<Arc<crate::expressions::LoadedExpressions>>,
 }
 
 impl LoadedAssets {
@@ -380,6 +382,11 @@ pub fn load_assets(
         humanoid,
         bone_map,
         not_worn: files.outfit.not_found.clone(),
+        expressions: files
+            .expressions
+            .as_ref()
+            .map(|e| crate::expressions::LoadedExpressions::load(e, limit).map(Arc::new))
+            .transpose()?,
     })
 }
 

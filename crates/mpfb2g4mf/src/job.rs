@@ -89,6 +89,8 @@ pub struct JobFiles {
     pub humanoid_map: Option<PathBuf>,
     /// The MakeHuman assets it wears and its body topology.
     pub outfit: crate::outfit::Outfit,
+    /// What `--expression-shapes` reads.
+    pub expressions: Option<crate::expressions::ExpressionFiles>,
 }
 
 impl JobFiles {
@@ -111,6 +113,7 @@ impl JobFiles {
         .into_iter()
         .flatten()
         .chain(self.outfit.files())
+        .chain(self.expressions.iter().flat_map(|e| e.files()))
     }
 }
 
@@ -354,6 +357,16 @@ impl Resolver {
             (None, None) => return Err(ConvertError::NoRig),
         };
         let outfit = self.outfit(settings, described.as_deref())?;
+        let expressions = match &options.shapes.expressions {
+            None => None,
+            Some(asked) => {
+                let index = self.asset_index(settings.assets.as_deref())?;
+                Some(crate::expressions::resolve(
+                    asked,
+                    index.as_deref().map(AssetIndex::root),
+                )?)
+            }
+        };
         let mut data = DataSlot {
             resolver: self,
             explicit: settings.mpfb_data.clone(),
@@ -430,6 +443,7 @@ impl Resolver {
             },
             rig,
             outfit,
+            expressions,
         };
         Ok(Job {
             index: request.index,

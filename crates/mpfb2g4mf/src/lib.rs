@@ -34,6 +34,7 @@ mod timings;
 
 pub mod batch;
 pub mod convert;
+pub mod expressions;
 pub mod inspect;
 pub mod job;
 pub mod options;

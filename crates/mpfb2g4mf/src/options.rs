@@ -350,6 +350,12 @@ pub struct Settings {
     /// A target as a blend shape, `NAME=TARGET` (repeatable); TARGET is a target's base name.
     #[cfg_attr(feature = "cli", arg(long = "blend-shape", value_name = "NAME=TARGET"))]
     pub blend_shapes: Vec<String>,
+    /// MakeHuman's expressions as blend shapes named after them: `all` (every
+    /// `expressions/*.mhpose` of the assets folder) or names (`smile01,anger01`). Computed as
+    /// MakeHuman does (its default skeleton posed by the face pose units, the body skinned by
+    /// its default weights), so every rig gets them, those without face bones included.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "all|NAME,..."))]
+    pub expression_shapes: Option<String>,
     /// Bake a pose into the rest: `t-pose` (the rig's MPFB T-pose file, computed straight for
     /// rigs without one), `straight-t-pose` (computed for any rig: arms and hands along the
     /// side axis, palms down, legs straight down), `vrm-t-pose` (VRM 1.0's, computed for any
@@ -477,6 +483,7 @@ impl Default for Settings {
             face_units: false,
             visemes: false,
             blend_shapes: Vec::new(),
+            expression_shapes: None,
             keep_targets_as_shapes: false,
             max_influences: None,
             normalize: false,
@@ -582,6 +589,9 @@ pub enum SettingsError {
         "blend shape `{0}`: expected NAME=TARGET, NAME without any of \" # % * . : | ? @ < > {{ }} [ ] / \\"
     )]
     BlendShape(String),
+    /// `--expression-shapes` that is neither `all` nor expression names.
+    #[error("--expression-shapes `{0}`: {1} (give `all` or names such as `smile01,anger01`)")]
+    ExpressionShapes(String, String),
 }
 
 /// Refuses the settings only G4MF outputs have, for a glTF `output`.
@@ -691,13 +701,50 @@ pub struct ShapeOptions {
     /// Single face units and visemes by file name (`eyeBlinkLeft`, `viseme_aa`: what a
     /// `.vrm`'s expressions need), written under their G4MF names besides the full sets.
     pub units: Vec<&'static str>,
+    /// MakeHuman's expressions asked for as blend shapes.
+    pub expressions: Option<ExpressionShapes>,
 }
 
 impl ShapeOptions {
     /// True when no shape is asked for.
     pub fn is_empty(&self) -> bool {
-        !self.face_units && !self.visemes && self.named.is_empty() && self.units.is_empty()
+        !self.face_units
+            && !self.visemes
+            && self.named.is_empty()
+            && self.units.is_empty()
+            && self.expressions.is_none()
     }
+}
+
+/// Which of MakeHuman's expressions become blend shapes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExpressionShapes {
+    /// Every `.mhpose` of the assets folder's `expressions/`.
+    All,
+    /// These, by name (`expressions/NAME.mhpose`), in this order.
+    Named(Vec<String>),
+}
+
+/// `--expression-shapes`: `all`, or names that are G4MF names, each once.
+pub fn parse_expression_shapes(text: &str) -> Result<ExpressionShapes, SettingsError> {
+    let bad = |why: String| SettingsError::ExpressionShapes(text.to_owned(), why);
+    if text.trim() == "all" {
+        return Ok(ExpressionShapes::All);
+    }
+    let mut names: Vec<String> = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        if name.is_empty() || !g4mf_writer::is_valid_name(name) || name.starts_with('.') {
+            return Err(bad(format!(
+                "`{}` is not an expression name",
+                location::text::escape_controls(name)
+            )));
+        }
+        if names.iter().any(|n| n == name) {
+            return Err(bad(format!("`{name}` is named twice")));
+        }
+        names.push(name.to_owned());
+    }
+    Ok(ExpressionShapes::Named(names))
 }
 
 /// `name=value` pairs of a phenotype setting, checked.
@@ -861,6 +908,11 @@ impl TryFrom<Request<'_>> for ConvertOptions {
                 Some(vrm) if vrm.expressions => crate::vrm::needed_units(),
                 _ => Vec::new(),
             },
+            expressions: s
+                .expression_shapes
+                .as_deref()
+                .map(parse_expression_shapes)
+                .transpose()?,
         };
         if s.human.is_some() || s.phenotype.is_some() || !s.targets.is_empty() {
             options.body = Some(BodyOptions {

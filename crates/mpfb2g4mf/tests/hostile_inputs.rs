@@ -18,6 +18,8 @@ mod eyes_and_proxies;
 mod image_readers;
 #[path = "hostile_inputs/images.rs"]
 mod images;
+#[path = "hostile_inputs/motion.rs"]
+mod motion;
 #[path = "hostile_inputs/previews.rs"]
 mod previews;
 #[path = "hostile_inputs/weights_and_rigs.rs"]

@@ -14,6 +14,7 @@ pub mod assemble;
 pub mod bind;
 pub mod body;
 pub mod dress;
+pub mod expressions;
 pub mod fit;
 pub mod humanoid;
 pub mod materials;

@@ -266,3 +266,97 @@ fn a_shape_that_moves_no_kept_vertex_is_dropped_with_a_warning() {
         66
     );
 }
+
+/// The blend shapes of the body mesh (mesh 0) by name, each as its number of offsets and its
+/// largest offset (metres).
+fn shapes_of(file: &G4mfFile) -> BTreeMap<String, (usize, f64)> {
+    let blend = serde_json::to_value(file.document.meshes[0].blend.as_ref().unwrap()).unwrap();
+    let mut out = BTreeMap::new();
+    for shape in blend["shapes"].as_array().unwrap() {
+        let name = shape["name"].as_str().unwrap().to_owned();
+        let offsets = shape_offsets(file, &name).unwrap_or_default();
+        let largest = offsets
+            .values()
+            .map(|d| d.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt())
+            .fold(0.0, f64::max);
+        out.insert(name, (offsets.len(), largest));
+    }
+    out
+}
+
+#[test]
+fn makehumans_expressions_are_blend_shapes_on_a_rig_without_face_bones() {
+    let Some(data) = test_support::mpfb_data_or_skip("expressions_are_blend_shapes") else {
+        return;
+    };
+    let mut needed: Vec<&str> = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
+    needed.extend(["expressions/smile01.mhpose", "expressions/anger01.mhpose"]);
+    needed.extend(test_support::DEFAULT_EYES);
+    let Some(assets) = test_support::makehuman_assets_or_skip(
+        "makehumans_expressions_are_blend_shapes_on_a_rig_without_face_bones",
+        &needed,
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let convert = |out: &std::path::Path, shapes: &str| {
+        run(&[
+            "convert",
+            "--rig-name",
+            "game_engine",
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--assets",
+            assets.to_str().unwrap(),
+            "--expression-shapes",
+            shapes,
+            "--quiet",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let out = dir.path().join("faces.g4b");
+    let output = convert(&out, "smile01,anger01");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let file = read_path(&out, &ReadOptions::default()).unwrap();
+    let shapes = shapes_of(&file);
+    for name in ["smile01", "anger01"] {
+        let (count, largest) = shapes[name];
+        // A face's few thousand vertices, moved by millimetres to a couple of centimetres.
+        assert!(count > 100 && count < 6000, "{name}: {count} vertices");
+        assert!(largest > 0.001 && largest < 0.05, "{name}: {largest} m");
+    }
+    let validated = run(&["validate", out.to_str().unwrap()]);
+    assert!(validated.status.success(), "{}", stderr(&validated));
+    // `all`: every expression of the folder, by name.
+    let all = dir.path().join("all.g4b");
+    let output = convert(&all, "all");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let shipped = std::fs::read_dir(assets.join("expressions"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "mhpose"))
+        })
+        .count();
+    let file = read_path(&all, &ReadOptions::default()).unwrap();
+    assert_eq!(shapes_of(&file).len(), shipped);
+    // A name the folder lacks: one line with near names, no file.
+    let typo = dir.path().join("typo.g4b");
+    let output = convert(&typo, "smile1");
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("--expression-shapes: no expression `smile1`")
+            && said.contains("did you mean `smile01`"),
+        "{said}"
+    );
+    assert!(!typo.exists());
+    // Not a name at all: a usage error before anything is read.
+    let output = convert(&typo, "../x");
+    assert!(
+        stderr(&output).contains("--expression-shapes `../x`"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -1,0 +1,121 @@
+//! Hostile files of the motion readers reached through `--expression-shapes`: the face pose
+//! units' BVH (NaN channels, unknown channel names, 10,000-deep nesting, a million frames
+//! declared), a `.mhpose` naming unknown units or holding a string weight, a broken skeleton:
+//! one located line and no output, or, for unknown units, a warning naming them.
+
+use super::{cli, stderr};
+use std::path::{Path, PathBuf};
+
+/// An assets folder holding MakeHuman's files for expressions (copied from the shared
+/// assets), with `replace` written over some of them.
+fn motion_assets(dir: &Path, shared: &Path, replace: &[(&str, &str)]) -> PathBuf {
+    let assets = dir.join("assets");
+    let _ = std::fs::remove_dir_all(&assets);
+    for file in mpfb2g4mf::expressions::MAKEHUMAN_FILES
+        .iter()
+        .chain(&["expressions/smile01.mhpose"])
+    {
+        let to = assets.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(shared.join(file), &to).unwrap();
+    }
+    // Something to wear is not asked: the clothes folder only makes it an assets folder.
+    std::fs::create_dir_all(assets.join("clothes")).unwrap();
+    for (file, text) in replace {
+        let to = assets.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, text).unwrap();
+    }
+    assets
+}
+
+fn faces(data: &Path, assets: &Path, out: &Path, names: &str) -> std::process::Output {
+    cli()
+        .args(["convert", "--rig-name", "game_engine", "--mpfb-data"])
+        .arg(data)
+        .arg("--assets")
+        .arg(assets)
+        .args(["--eyes", "none", "--expression-shapes", names, "-o"])
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn hostile_motion_files_are_refused_on_one_located_line() {
+    let Some(data) = test_support::mpfb_data_or_skip("hostile_motion_files") else {
+        return;
+    };
+    let mut needed = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
+    needed.push("expressions/smile01.mhpose");
+    let Some(shared) = test_support::makehuman_assets_or_skip("hostile_motion_files", &needed)
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.g4b");
+    let units = std::fs::read_to_string(shared.join("poseunits/face-poseunits.bvh")).unwrap();
+    let first_frame = units.find("\nMOTION").unwrap();
+    let mut deep = String::from(
+        "HIERARCHY\nROOT j0\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n",
+    );
+    for i in 1..10_000 {
+        deep.push_str(&format!(
+            "JOINT j{i}\n{{\nOFFSET 0 0 1\nCHANNELS 3 Xrotation Yrotation Zrotation\n"
+        ));
+    }
+    let million = format!(
+        "{}\nMOTION\nFrames: 1000000000\nFrame Time: 0.04\n",
+        &units[..first_frame]
+    );
+    // A NaN among the frames' values (after the frame time line).
+    let frames_start = units.find("Frame Time:").unwrap();
+    let values_start = frames_start + units[frames_start..].find('\n').unwrap();
+    let nan = format!(
+        "{}{}",
+        &units[..values_start],
+        units[values_start..].replacen(" 0.000000", " NaN", 1)
+    );
+    let unknown_channel = units.replacen("Xrotation", "Wrotation", 1);
+    let bvh = "poseunits/face-poseunits.bvh";
+    for (file, text, expected) in [
+        (bvh, nan.as_str(), "a channel value `NaN` is not finite"),
+        (bvh, unknown_channel.as_str(), "unknown channel `Wrotation`"),
+        (bvh, deep.as_str(), "nest deeper than 256"),
+        (bvh, million.as_str(), "more than 16777216 values"),
+        (
+            "expressions/smile01.mhpose",
+            r#"{"unit_poses": {"MouthLeftPullUp": "lots"}}"#,
+            "smile01.mhpose: /unit_poses/MouthLeftPullUp: expected a finite number",
+        ),
+        (
+            "rigs/default.mhskel",
+            r#"{"bones": {"a": {"head": "h", "tail": "t", "parent": "b"}}, "joints": {"h": [1], "t": [2]}}"#,
+            "default.mhskel: /bones/a/parent",
+        ),
+    ] {
+        let assets = motion_assets(dir.path(), &shared, &[(file, text)]);
+        let result = faces(&data, &assets, &out, "smile01");
+        let said = stderr(&result);
+        assert_eq!(result.status.code(), Some(1), "{expected}: {said}");
+        assert_eq!(said.lines().count(), 1, "{expected}: one line: {said}");
+        assert!(said.contains(expected), "{expected}: {said}");
+        assert!(!out.exists(), "{expected}: a file was written");
+    }
+    // Units the pose units lack are skipped, as MPFB skips unknown face units, and said.
+    let assets = motion_assets(
+        dir.path(),
+        &shared,
+        &[(
+            "expressions/smile01.mhpose",
+            r#"{"unit_poses": {"MouthLeftPullUp": 0.6, "NoSuchUnit": 1.0}}"#,
+        )],
+    );
+    let result = faces(&data, &assets, &out, "smile01");
+    let said = stderr(&result);
+    assert!(result.status.success(), "{said}");
+    assert!(
+        said.contains("warning   expression smile01: NoSuchUnit not among the pose units, skipped"),
+        "{said}"
+    );
+}
