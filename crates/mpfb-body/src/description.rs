@@ -42,6 +42,9 @@ pub struct Description {
     pub asset_materials: Vec<AssetMaterialChoice>,
     /// The skin it names (`.mhm` `skinMaterial FILE`, preset `skin_mhmat`).
     pub skin: Option<SkinChoice>,
+    /// The expression (`.mhm` `expression expressions/NAME.mhpose`), as written, with the line
+    /// that named it.
+    pub expression: Option<SkinChoice>,
 }
 
 /// The skin material a description names.
@@ -366,6 +369,15 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                     file: file.to_owned(),
                     location: at,
                 });
+            }
+            "expression" => {
+                let file = rest.trim();
+                if !file.is_empty() && !file.eq_ignore_ascii_case("none") {
+                    description.expression = Some(SkinChoice {
+                        file: file.to_owned(),
+                        location: at,
+                    });
+                }
             }
             "skinMaterial" => {
                 let file = rest.trim();

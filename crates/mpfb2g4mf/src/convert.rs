@@ -220,7 +220,7 @@ fn convert_parts(
     said.warn_all(WarningKind::Fit, fit.warnings.iter().cloned());
     say_not_converted(parts, options, &mut said);
     let character = attach_shapes(character, parts, options, derived, &body, &mut said)?;
-    crate::timings::lap("blend shapes");
+    let character = bake_expression(character, parts, &body, &mut said)?;
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
     crate::timings::lap("wear");
     let (character, humanoid) =
@@ -549,6 +549,37 @@ fn attach_shapes(
         all_shapes.extend(shapes);
     }
     stages::shapes::attach(character, &all_shapes, options.frame, &derived.shapes)
+}
+
+/// The expression asked (`--expression` or the description's line) baked into the rest,
+/// before the assets are fitted, so they follow the face; said as a note.
+fn bake_expression(
+    character: Character,
+    parts: Parts<'_>,
+    body: &Body,
+    said: &mut Said,
+) -> Result<Character, ConvertError> {
+    let Some(loaded) = &parts.assets.expressions else {
+        crate::timings::lap("blend shapes");
+        return Ok(character);
+    };
+    let positions: Vec<glam::DVec3> = body.g4mf_positions().collect();
+    let (character, baked) = stages::expressions::bake(character, loaded, &positions)?;
+    crate::timings::lap("blend shapes");
+    if let Some((name, unknown)) = baked {
+        said.notes
+            .push(format!("expression {name} baked into the rest"));
+        if !unknown.is_empty() {
+            said.warn(
+                WarningKind::Shapes,
+                format!(
+                    "expression {name}: {} not among the pose units, skipped",
+                    unknown.join(", ")
+                ),
+            );
+        }
+    }
+    Ok(character)
 }
 
 /// The worn assets, fitted and skinned; what they hide of the body.

@@ -4,7 +4,7 @@
 
 use crate::error::ConvertError;
 use crate::limits::{Kind, read_input_text_of};
-use crate::options::ExpressionShapes;
+use crate::options::{ExpressionBake, ExpressionShapes};
 use makehuman_poses::{Bvh, MhPose, MhSkel};
 use std::path::{Path, PathBuf};
 
@@ -28,7 +28,7 @@ const MOTION: Kind = Kind {
     max_bytes: 64 << 20,
 };
 
-/// What a job's expression shapes read.
+/// What a job's expressions read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpressionFiles {
     /// The assets folder.
@@ -37,6 +37,8 @@ pub struct ExpressionFiles {
     pub makehuman: [PathBuf; 4],
     /// Each expression's shape name and file, in the order asked (`all`: by name).
     pub expressions: Vec<(String, PathBuf)>,
+    /// The expression baked into the rest: its name and file.
+    pub bake: Option<(String, PathBuf)>,
 }
 
 impl ExpressionFiles {
@@ -46,6 +48,23 @@ impl ExpressionFiles {
             .iter()
             .map(PathBuf::as_path)
             .chain(self.expressions.iter().map(|(_, p)| p.as_path()))
+            .chain(self.bake.iter().map(|(_, p)| p.as_path()))
+    }
+}
+
+/// The expression to bake: `--expression` (where `none` ignores the description), else the
+/// description's `expression` line (`expressions/NAME.mhpose`, by its name).
+pub fn bake_choice(
+    flag: Option<&ExpressionBake>,
+    described: Option<&str>,
+) -> Option<ExpressionBake> {
+    match (flag, described) {
+        (Some(ExpressionBake::Ignore), _) | (None, None) => None,
+        (Some(choice), _) => Some(choice.clone()),
+        (None, Some(line)) => {
+            let name = Path::new(line).file_stem()?.to_str()?;
+            Some(ExpressionBake::Named(name.to_owned()))
+        }
     }
 }
 
@@ -85,55 +104,96 @@ fn refuse_missing(folder: &Path) -> Result<(), ConvertError> {
 
 /// The files `asked` needs in the assets folder `folder` (`None`: no assets folder found).
 pub fn resolve(
-    asked: &ExpressionShapes,
+    shapes: Option<&ExpressionShapes>,
+    bake: Option<ExpressionBake>,
     folder: Option<&Path>,
 ) -> Result<ExpressionFiles, ConvertError> {
-    let shown = match asked {
-        ExpressionShapes::All => "all".to_owned(),
-        ExpressionShapes::Named(names) => names.join(","),
+    let asked = if shapes.is_some() {
+        "--expression-shapes"
+    } else {
+        "--expression"
     };
     let Some(folder) = folder else {
         return Err(ConvertError::NoAssets {
-            kind: "--expression-shapes".into(),
-            name: shown,
+            kind: asked.into(),
+            name: asked_names(shapes, bake.as_ref()),
         });
     };
     refuse_missing(folder)?;
     let available = shipped_names(folder);
-    let names = match asked {
-        ExpressionShapes::All => available.clone(),
-        ExpressionShapes::Named(names) => names.clone(),
+    let names = match shapes {
+        None => Vec::new(),
+        Some(ExpressionShapes::All) => available.clone(),
+        Some(ExpressionShapes::Named(names)) => names.clone(),
     };
-    if names.is_empty() {
+    if shapes.is_some() && names.is_empty() {
         return Err(ConvertError::ExpressionFiles {
             folder: folder.to_path_buf(),
             missing: "expressions/*.mhpose".into(),
         });
     }
-    let mut expressions = Vec::with_capacity(names.len());
-    for name in names {
-        let path = folder.join("expressions").join(format!("{name}.mhpose"));
-        if !path.is_file() {
-            let near = location::near::near_names(&name, available.iter().map(String::as_str));
-            return Err(ConvertError::UnknownAsset {
-                kind: "expression".into(),
-                name,
-                asked: "--expression-shapes".into(),
-                folder: folder.join("expressions"),
-                note: if near.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (did you mean {}?)", near.join(", "))
-                },
-            });
+    let expressions = names
+        .into_iter()
+        .map(|name| {
+            let path = named(folder, &name, &available, "--expression-shapes")?;
+            Ok((name, path))
+        })
+        .collect::<Result<Vec<_>, ConvertError>>()?;
+    let bake = match bake {
+        None | Some(ExpressionBake::Ignore) => None,
+        Some(ExpressionBake::Named(name)) => {
+            let path = named(folder, &name, &available, "--expression")?;
+            Some((name, path))
         }
-        expressions.push((name, path));
-    }
-    let makehuman = MAKEHUMAN_FILES.map(|f| folder.join(f));
+        Some(ExpressionBake::File(path)) => {
+            let name = path.file_stem().map_or_else(
+                || "expression".to_owned(),
+                |s| s.to_string_lossy().into_owned(),
+            );
+            Some((name, path))
+        }
+    };
     Ok(ExpressionFiles {
         folder: folder.to_path_buf(),
-        makehuman,
+        makehuman: MAKEHUMAN_FILES.map(|f| folder.join(f)),
         expressions,
+        bake,
+    })
+}
+
+/// What was asked, as the flag spelled it.
+fn asked_names(shapes: Option<&ExpressionShapes>, bake: Option<&ExpressionBake>) -> String {
+    match (shapes, bake) {
+        (Some(ExpressionShapes::All), _) => "all".to_owned(),
+        (Some(ExpressionShapes::Named(names)), _) => names.join(","),
+        (None, Some(ExpressionBake::Named(name))) => name.clone(),
+        (None, Some(ExpressionBake::File(path))) => path.display().to_string(),
+        (None, _) => String::new(),
+    }
+}
+
+/// `expressions/NAME.mhpose` of `folder`, or an error naming `asked` and near names.
+fn named(
+    folder: &Path,
+    name: &str,
+    available: &[String],
+    asked: &str,
+) -> Result<PathBuf, ConvertError> {
+    let path = folder.join("expressions").join(format!("{name}.mhpose"));
+    if path.is_file() {
+        return Ok(path);
+    }
+    let near = location::near::near_names(name, available.iter().map(String::as_str));
+    Err(ConvertError::UnknownAsset {
+        kind: "expression".into(),
+        name: location::text::excerpt(name, 80),
+        asked: asked.into(),
+        folder: folder.join("expressions"),
+        note: if near.is_empty() {
+            String::new()
+        } else {
+            format!(" (did you mean {}?)", near.join(", "))
+        },
     })
 }
 
@@ -147,6 +207,8 @@ pub struct LoadedExpressions {
     pub(crate) unit_names: Vec<String>,
     /// Each expression's shape name and pose.
     pub expressions: Vec<(String, MhPose)>,
+    /// The expression baked into the rest: its name and pose.
+    pub bake: Option<(String, MhPose)>,
 }
 
 pub(crate) fn located<T>(
@@ -172,7 +234,19 @@ impl LoadedExpressions {
                 Ok((name.clone(), pose))
             })
             .collect::<Result<Vec<_>, ConvertError>>()?;
+        let bake = files
+            .bake
+            .as_ref()
+            .map(|(name, path)| {
+                let pose = located(
+                    path,
+                    makehuman_poses::parse_mhpose(&text(path, EXPRESSION)?),
+                )?;
+                Ok::<_, ConvertError>((name.clone(), pose))
+            })
+            .transpose()?;
         Ok(Self {
+            bake,
             skeleton_file: skeleton.clone(),
             skeleton: located(
                 skeleton,

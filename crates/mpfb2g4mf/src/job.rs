@@ -161,6 +161,8 @@ struct Described {
     assets: Vec<mpfb_body::AssetChoice>,
     materials: Vec<mpfb_body::AssetMaterialChoice>,
     skin: Option<mpfb_body::SkinChoice>,
+    /// The `expression` line's file, as written.
+    expression: Option<String>,
 }
 
 /// The data folder of one job: looked up on first need, then reused.
@@ -268,6 +270,7 @@ impl Resolver {
             assets: description.assets,
             materials: description.asset_materials,
             skin: description.skin,
+            expression: description.expression.map(|e| e.file),
         });
         lock(&self.described).insert(human.to_path_buf(), found.clone());
         Ok(found)
@@ -357,15 +360,19 @@ impl Resolver {
             (None, None) => return Err(ConvertError::NoRig),
         };
         let outfit = self.outfit(settings, described.as_deref())?;
-        let expressions = match &options.shapes.expressions {
-            None => None,
-            Some(asked) => {
-                let index = self.asset_index(settings.assets.as_deref())?;
-                Some(crate::expressions::resolve(
-                    asked,
-                    index.as_deref().map(AssetIndex::root),
-                )?)
-            }
+        let bake = crate::expressions::bake_choice(
+            options.expression.as_ref(),
+            described.as_ref().and_then(|d| d.expression.as_deref()),
+        );
+        let expressions = if options.shapes.expressions.is_some() || bake.is_some() {
+            let index = self.asset_index(settings.assets.as_deref())?;
+            Some(crate::expressions::resolve(
+                options.shapes.expressions.as_ref(),
+                bake,
+                index.as_deref().map(AssetIndex::root),
+            )?)
+        } else {
+            None
         };
         let mut data = DataSlot {
             resolver: self,

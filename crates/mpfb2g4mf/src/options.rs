@@ -198,6 +198,8 @@ pub struct ConvertOptions {
     pub body: Option<BodyOptions>,
     /// Targets written as blend shapes.
     pub shapes: ShapeOptions,
+    /// The expression baked into the rest (`--expression`; `None`: a description's line).
+    pub expression: Option<ExpressionBake>,
     /// Keep body faces that worn assets hide (`--keep-hidden-body`).
     pub keep_hidden_body: bool,
     /// What happens to the images materials name.
@@ -234,6 +236,7 @@ impl ConvertOptions {
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             body: None,
             shapes: ShapeOptions::default(),
+            expression: None,
             keep_hidden_body: false,
             textures: TextureMode::Embed,
             vrm: None,
@@ -356,6 +359,11 @@ pub struct Settings {
     /// its default weights), so every rig gets them, those without face bones included.
     #[cfg_attr(feature = "cli", arg(long, value_name = "all|NAME,..."))]
     pub expression_shapes: Option<String>,
+    /// Bake one of MakeHuman's expressions into the rest: a name (`expressions/NAME.mhpose` of
+    /// the assets folder), a `.mhpose` file, or `none` (ignores a description's `expression`
+    /// line). Worn assets follow the face.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE.mhpose|none"))]
+    pub expression: Option<String>,
     /// Bake a pose into the rest: `t-pose` (the rig's MPFB T-pose file, computed straight for
     /// rigs without one), `straight-t-pose` (computed for any rig: arms and hands along the
     /// side axis, palms down, legs straight down), `vrm-t-pose` (VRM 1.0's, computed for any
@@ -484,6 +492,7 @@ impl Default for Settings {
             visemes: false,
             blend_shapes: Vec::new(),
             expression_shapes: None,
+            expression: None,
             keep_targets_as_shapes: false,
             max_influences: None,
             normalize: false,
@@ -642,6 +651,16 @@ fn vrm_options(
             "a .vrm's rest is always VRM's T-pose (tpose.md), which it gets without asking",
         );
     }
+    if let Some(expression) = s
+        .expression
+        .as_ref()
+        .filter(|e| !e.eq_ignore_ascii_case("none"))
+    {
+        return refused(
+            format!("--expression {expression}"),
+            "a .vrm's rest face is neutral (its expressions are presets); not written as a preset yet",
+        );
+    }
     if s.origin == Origin::Mesh {
         return refused(
             "--origin mesh".to_owned(),
@@ -713,6 +732,34 @@ impl ShapeOptions {
             && self.named.is_empty()
             && self.units.is_empty()
             && self.expressions.is_none()
+    }
+}
+
+/// The expression `--expression` bakes into the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExpressionBake {
+    /// None, whatever a description says.
+    Ignore,
+    /// `expressions/NAME.mhpose` of the assets folder.
+    Named(String),
+    /// A `.mhpose` file.
+    File(PathBuf),
+}
+
+/// `--expression`: `none`, a `.mhpose` file (it ends so), or a name.
+pub fn parse_expression_bake(text: &str) -> Result<ExpressionBake, SettingsError> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        Ok(ExpressionBake::Ignore)
+    } else if text.ends_with(".mhpose") {
+        Ok(ExpressionBake::File(PathBuf::from(text)))
+    } else if g4mf_writer::is_valid_name(text) && !text.starts_with('.') {
+        Ok(ExpressionBake::Named(text.to_owned()))
+    } else {
+        Err(SettingsError::ExpressionShapes(
+            text.to_owned(),
+            "`--expression` takes a name, a `.mhpose` file or `none`".into(),
+        ))
     }
 }
 
@@ -914,6 +961,11 @@ impl TryFrom<Request<'_>> for ConvertOptions {
                 .map(parse_expression_shapes)
                 .transpose()?,
         };
+        options.expression = s
+            .expression
+            .as_deref()
+            .map(parse_expression_bake)
+            .transpose()?;
         if s.human.is_some() || s.phenotype.is_some() || !s.targets.is_empty() {
             options.body = Some(BodyOptions {
                 human: s.human.clone(),

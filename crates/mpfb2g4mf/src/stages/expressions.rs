@@ -58,3 +58,33 @@ pub fn shapes(
     }
     Ok((shapes, skipped))
 }
+
+/// Bakes `loaded`'s expression into the rest of `character`, whose mesh is still whole in the
+/// body's numbering, in G4MF metres: each vertex moved by the expression's displacement on
+/// this body (`body`, the same vertices). Returns the character, the expression's name and the
+/// units it names that the pose units lack.
+pub fn bake(
+    mut character: character::Character,
+    loaded: &LoadedExpressions,
+    body: &[DVec3],
+) -> Result<(character::Character, Option<SkippedUnits>), ConvertError> {
+    let Some((name, pose)) = &loaded.bake else {
+        return Ok((character, None));
+    };
+    let body_dm: Vec<DVec3> = body.iter().map(|&v| v * TARGET_UNITS_PER_METRE).collect();
+    let rig = located(
+        &loaded.skeleton_file,
+        FaceRig::new(
+            &loaded.skeleton,
+            &body_dm,
+            &loaded.units,
+            &loaded.unit_names,
+            &loaded.weights,
+        ),
+    )?;
+    let moved = rig.displace(&body_dm, pose);
+    for (position, offset) in character.mesh.positions.iter_mut().zip(&moved.offsets) {
+        *position += *offset / TARGET_UNITS_PER_METRE;
+    }
+    Ok((character, Some((name.clone(), moved.unknown_units))))
+}

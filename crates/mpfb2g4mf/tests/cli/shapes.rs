@@ -360,3 +360,127 @@ fn makehumans_expressions_are_blend_shapes_on_a_rig_without_face_bones() {
         stderr(&output)
     );
 }
+
+/// The body mesh's rest positions by source vertex.
+fn rest_positions(file: &G4mfFile) -> BTreeMap<u32, [f64; 3]> {
+    let source = source_of_kept(file);
+    let positions = file.read_f64(file.document.meshes[0].vertices).unwrap();
+    positions
+        .chunks_exact(3)
+        .zip(source)
+        .map(|(p, s)| (s, [p[0], p[1], p[2]]))
+        .collect()
+}
+
+#[test]
+fn an_expression_baked_into_the_rest_is_its_shape_applied() {
+    let Some(data) = test_support::mpfb_data_or_skip("an_expression_baked") else {
+        return;
+    };
+    let mut needed: Vec<&str> = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
+    needed.push("expressions/smile01.mhpose");
+    let Some(assets) = test_support::makehuman_assets_or_skip(
+        "an_expression_baked_into_the_rest_is_its_shape_applied",
+        &needed,
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let convert = |out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "convert",
+            "--rig-name",
+            "game_engine",
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--assets",
+            assets.to_str().unwrap(),
+            "--eyes",
+            "none",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        run(&args)
+    };
+    let neutral = dir.path().join("neutral.g4b");
+    let output = convert(&neutral, &["--expression-shapes", "smile01"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let smiling = dir.path().join("smiling.g4b");
+    let output = convert(&smiling, &["--expression", "smile01"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("note      expression smile01 baked into the rest"),
+        "{}",
+        stderr(&output)
+    );
+    // The baked rest is the neutral rest moved by the smile's shape, vertex by vertex (the
+    // shape's offsets are float32).
+    let neutral = read_path(&neutral, &ReadOptions::default()).unwrap();
+    let shape = shape_offsets(&neutral, "smile01").unwrap();
+    let before = rest_positions(&neutral);
+    let after = rest_positions(&read_path(&smiling, &ReadOptions::default()).unwrap());
+    assert_eq!(before.len(), after.len());
+    let mut moved = 0;
+    for (v, p) in &before {
+        let d = shape.get(v).copied().unwrap_or([0.0; 3]);
+        let q = after[v];
+        for k in 0..3 {
+            assert!(
+                (q[k] - p[k] - f64::from(d[k])).abs() < 1e-6,
+                "vertex {v}: {q:?} != {p:?} + {d:?}"
+            );
+        }
+        moved += usize::from(d != [0.0; 3]);
+    }
+    assert!(moved > 100, "{moved} vertices moved");
+    // A `.mhm`'s `expression` line bakes the same; `--expression none` ignores it.
+    let mhm = dir.path().join("smiling.mhm");
+    std::fs::write(
+        &mhm,
+        "version v1.1.1\nskeleton game_engine.mhskel\nexpression expressions/smile01.mhpose\n",
+    )
+    .unwrap();
+    let described = |out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "convert",
+            "--human",
+            mhm.to_str().unwrap(),
+            "--mpfb-data",
+            data.to_str().unwrap(),
+            "--assets",
+            assets.to_str().unwrap(),
+            "--eyes",
+            "none",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        run(&args)
+    };
+    let from_line = dir.path().join("line.g4b");
+    let output = described(&from_line, &[]);
+    assert!(
+        stderr(&output).contains("expression smile01 baked into the rest")
+            && !stderr(&output).contains("not converted"),
+        "{}",
+        stderr(&output)
+    );
+    let ignored = dir.path().join("ignored.g4b");
+    let output = described(&ignored, &["--expression", "none"]);
+    assert!(
+        output.status.success() && !stderr(&output).contains("baked into the rest"),
+        "{}",
+        stderr(&output)
+    );
+    // A `.vrm`'s rest face stays neutral: refused on one line.
+    let vrm = dir.path().join("smiling.vrm");
+    let output = convert(&vrm, &["--expression", "smile01"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("--expression smile01 cannot make"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!vrm.exists());
+}
