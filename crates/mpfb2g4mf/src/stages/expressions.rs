@@ -12,6 +12,10 @@ use std::sync::Arc;
 /// An expression's name and the units it names that the pose units lack.
 pub type SkippedUnits = (String, Vec<String>);
 
+/// A displacement at or under this (decimetres: a micrometre) is no move: the pose units'
+/// files turn some body joints by millionths of a degree.
+const MOVED: f64 = 1e-5;
+
 /// Decimetres (MakeHuman's targets' unit) per metre.
 const TARGET_UNITS_PER_METRE: f64 = 10.0;
 
@@ -47,7 +51,7 @@ pub fn shapes(
                 .offsets
                 .iter()
                 .enumerate()
-                .filter(|(_, d)| d.length() > 1e-5)
+                .filter(|(_, d)| d.length() > MOVED)
                 .map(|(v, d)| (v as u32, [d.x as f32, d.y as f32, d.z as f32])),
         );
         shapes.push(LoadedShape {
@@ -83,8 +87,11 @@ pub fn bake(
         ),
     )?;
     let moved = rig.displace(&body_dm, pose);
+    // The moves the shape keeps, so the baked rest is the neutral rest plus the shape.
     for (position, offset) in character.mesh.positions.iter_mut().zip(&moved.offsets) {
-        *position += *offset / TARGET_UNITS_PER_METRE;
+        if offset.length() > MOVED {
+            *position += *offset / TARGET_UNITS_PER_METRE;
+        }
     }
     Ok((character, Some((name.clone(), moved.unknown_units))))
 }

@@ -484,3 +484,76 @@ fn an_expression_baked_into_the_rest_is_its_shape_applied() {
     );
     assert!(!vrm.exists());
 }
+
+#[test]
+fn a_population_takes_expressions_from_its_manifest() {
+    let Some(data) = test_support::mpfb_data_or_skip("a_population_takes_expressions") else {
+        return;
+    };
+    let mut needed: Vec<&str> = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
+    needed.extend(["expressions/smile01.mhpose", "expressions/anger01.mhpose"]);
+    let Some(assets) = test_support::makehuman_assets_or_skip(
+        "a_population_takes_expressions_from_its_manifest",
+        &needed,
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The same population twice: with an expression baked and a shape, and without either.
+    let batch = |name: &str, keys: &str| {
+        let manifest = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &manifest,
+            format!(
+                r#"
+[defaults]
+mpfb_data = "{}"
+assets = "{}"
+eyes = "none"
+{keys}
+
+[population]
+rig_name = "game_engine"
+count = 2
+seed = 3
+output = "{name}/face-{{index}}.g4b"
+[population.ranges]
+gender = [0.0, 1.0]
+"#,
+                data.display(),
+                assets.display()
+            ),
+        )
+        .unwrap();
+        let result = run(&["batch", manifest.to_str().unwrap(), "--quiet"]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        (0..2)
+            .map(|i| {
+                let path = dir.path().join(format!("{name}/face-{i}.g4b"));
+                read_path(&path, &ReadOptions::default()).unwrap()
+            })
+            .collect::<Vec<_>>()
+    };
+    let angry = batch(
+        "angry",
+        "expression = \"anger01\"\nexpression_shapes = \"smile01\"",
+    );
+    let plain = batch("plain", "");
+    for (angry, plain) in angry.iter().zip(&plain) {
+        assert!(shapes_of(angry).contains_key("smile01"));
+        let (a, p) = (rest_positions(angry), rest_positions(plain));
+        let moved: Vec<&u32> = a
+            .keys()
+            .filter(|v| (0..3).any(|k| (a[*v][k] - p[*v][k]).abs() > 1e-9))
+            .collect();
+        assert!(moved.len() > 100, "{} vertices moved", moved.len());
+        // The face moved; nothing below the shoulders did. On MakeHuman's base mesh the
+        // clavicles' heads are 0.196 of the height below the top, and the lowest vertex a jaw
+        // weight reaches (778, the front of the neck) 0.157.
+        let top = p.values().map(|q| q[1]).fold(f64::MIN, f64::max);
+        let bottom = p.values().map(|q| q[1]).fold(f64::MAX, f64::min);
+        let shoulders = top - 0.18 * (top - bottom);
+        let low = moved.iter().find(|v| p[**v][1] < shoulders);
+        assert!(low.is_none(), "vertex {low:?} below the shoulders moved");
+    }
+}
