@@ -99,6 +99,15 @@ pub fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .map(|(n, (_, line))| (n + 1, line))
 }
 
+/// The 1-based byte column of `word` in `line`, where `word` is a slice of `line` (as
+/// `split_whitespace` gives them); 1 when it is not.
+pub fn column_of(line: &str, word: &str) -> usize {
+    (word.as_ptr() as usize)
+        .checked_sub(line.as_ptr() as usize)
+        .filter(|&offset| offset + word.len() <= line.len())
+        .map_or(1, |offset| offset + 1)
+}
+
 /// A number as a message shows it: as Rust writes it when that is short, else in scientific
 /// notation (`1e308`, not 309 digits).
 pub fn short_number(x: f64) -> String {

@@ -35,13 +35,7 @@ pub enum AssetErrorKind {
     Unsupported(String),
 }
 
-/// The 1-based byte column of `word` in `line` (`word` is a slice of `line`).
-pub(crate) fn column_of(line: &str, word: &str) -> usize {
-    (word.as_ptr() as usize)
-        .checked_sub(line.as_ptr() as usize)
-        .filter(|&offset| offset + word.len() <= line.len())
-        .map_or(1, |offset| offset + 1)
-}
+pub(crate) use location::text::column_of;
 
 #[cfg(test)]
 mod tests {

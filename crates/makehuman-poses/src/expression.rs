@@ -17,8 +17,7 @@ use std::collections::HashMap;
 /// Influences a vertex keeps when skinned (MakeHuman's `_compileVertexWeights` with 6).
 pub const MAX_INFLUENCES: usize = 6;
 
-/// Weights at or under this are dropped after the division (MakeHuman's threshold).
-pub const WEIGHT_THRESHOLD: f64 = 1e-4;
+pub use makehuman_assets::WEIGHT_THRESHOLD;
 
 /// MakeHuman's default skeleton fitted to one body, with the pose units' turns of its bones.
 #[derive(Debug, Clone)]
@@ -107,45 +106,37 @@ fn joint_position(skel: &MhSkel, joint: &str, body: &[DVec3]) -> Result<DVec3, P
     Ok(sum / vertices.len().max(1) as f64)
 }
 
-/// `weights` (bone name -> `(vertex, weight)` pairs, as a `.mhw` holds them) made MakeHuman's
-/// skinning weights for `vertex_count` vertices: each vertex's weights divided by their total,
-/// those at or under [`WEIGHT_THRESHOLD`] dropped, a vertex left with none given to `root`,
-/// and at most [`MAX_INFLUENCES`] kept, renormalised when more were there.
+/// `weights` (bone index -> `(vertex, weight)` pairs, as a `.mhw` holds them) made MakeHuman's
+/// skinning weights for `vertex_count` vertices: MakeHuman's `VertexBoneWeights` rule
+/// ([`makehuman_assets::vertex_bone_weights`]: each vertex's weights divided by their total,
+/// those at or under [`WEIGHT_THRESHOLD`] dropped, a vertex left with none given to `root`),
+/// then at most [`MAX_INFLUENCES`] kept, renormalised when more were there.
 pub fn skinning_weights(
     weights: &[(usize, Vec<(u32, f64)>)],
     vertex_count: usize,
     root: usize,
 ) -> Vec<Vec<(usize, f64)>> {
-    let mut per_vertex: Vec<Vec<(usize, f64)>> = vec![Vec::new(); vertex_count];
+    let mut per_vertex: Vec<Vec<(u32, f64)>> = vec![Vec::new(); vertex_count];
     for (bone, pairs) in weights {
         for &(v, w) in pairs {
             if let Some(list) = per_vertex.get_mut(v as usize) {
-                match list.iter_mut().find(|(b, _)| b == bone) {
-                    Some((_, sum)) => *sum += w,
-                    None => list.push((*bone, w)),
-                }
+                list.push((*bone as u32, w));
             }
         }
     }
-    for list in &mut per_vertex {
-        let total: f64 = list.iter().map(|&(_, w)| w).sum();
-        if total > 0.0 && total.is_finite() {
-            list.iter_mut().for_each(|(_, w)| *w /= total);
-            list.retain(|&(_, w)| w > WEIGHT_THRESHOLD);
-        } else {
-            list.clear();
-        }
-        if list.is_empty() {
-            list.push((root, 1.0));
-        }
-        if list.len() > MAX_INFLUENCES {
-            list.sort_by(|a, b| b.1.total_cmp(&a.1));
-            list.truncate(MAX_INFLUENCES);
-            let kept: f64 = list.iter().map(|&(_, w)| w).sum();
-            list.iter_mut().for_each(|(_, w)| *w /= kept);
-        }
-    }
+    makehuman_assets::vertex_bone_weights(&mut per_vertex, Some(root as u32));
     per_vertex
+        .into_iter()
+        .map(|mut list| {
+            if list.len() > MAX_INFLUENCES {
+                list.sort_by(|a, b| b.1.total_cmp(&a.1));
+                list.truncate(MAX_INFLUENCES);
+                let kept: f64 = list.iter().map(|&(_, w)| w).sum();
+                list.iter_mut().for_each(|(_, w)| *w /= kept);
+            }
+            list.into_iter().map(|(b, w)| (b as usize, w)).collect()
+        })
+        .collect()
 }
 
 /// Each pose unit's turn of every bone of `bones` (a bone with no joint of the units' file,
