@@ -220,7 +220,6 @@ fn convert_parts(
     said.warn_all(WarningKind::Fit, fit.warnings.iter().cloned());
     say_not_converted(parts, options, &mut said);
     let character = attach_shapes(character, parts, options, derived, &body, &mut said)?;
-    let character = bake_expression(character, parts, &body, &mut said)?;
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
     crate::timings::lap("wear");
     let (character, humanoid) =
@@ -516,8 +515,10 @@ fn say_not_converted(parts: Parts<'_>, options: &ConvertOptions, said: &mut Said
 }
 
 /// The blend shapes stage 1 read, with the description's kept detail targets, and
-/// MakeHuman's expressions computed on this body (units an expression names that the pose
-/// units lack are skipped and said, as MPFB skips unknown face units).
+/// MakeHuman's expressions on this body (its skeleton fitted once): those asked as shapes
+/// added, the one asked baked into the rest (before the assets are fitted, so they follow the
+/// face; said as a note). Units an expression names that the pose units lack are skipped and
+/// said, as MPFB skips unknown face units.
 fn attach_shapes(
     character: Character,
     parts: Parts<'_>,
@@ -534,51 +535,41 @@ fn attach_shapes(
         .chain(kept_shapes)
         .cloned()
         .collect();
-    if let Some(loaded) = &parts.assets.expressions {
-        let positions: Vec<glam::DVec3> = body.g4mf_positions().collect();
-        let (shapes, skipped) = stages::expressions::shapes(loaded, &positions)?;
-        for (name, units) in skipped {
-            said.warn(
-                WarningKind::Shapes,
-                format!(
-                    "expression {name}: {} not among the pose units, skipped",
-                    units.join(", ")
-                ),
-            );
+    let positions: Vec<glam::DVec3>;
+    let face = match &parts.assets.expressions {
+        Some(loaded) => {
+            positions = body.g4mf_positions().collect();
+            Some(stages::expressions::Face::fit(loaded, &positions)?)
         }
-        all_shapes.extend(shapes);
-    }
-    stages::shapes::attach(character, &all_shapes, options.frame, &derived.shapes)
-}
-
-/// The expression asked (`--expression` or the description's line) baked into the rest,
-/// before the assets are fitted, so they follow the face; said as a note.
-fn bake_expression(
-    character: Character,
-    parts: Parts<'_>,
-    body: &Body,
-    said: &mut Said,
-) -> Result<Character, ConvertError> {
-    let Some(loaded) = &parts.assets.expressions else {
-        crate::timings::lap("blend shapes");
-        return Ok(character);
+        None => None,
     };
-    let positions: Vec<glam::DVec3> = body.g4mf_positions().collect();
-    let (character, baked) = stages::expressions::bake(character, loaded, &positions)?;
-    crate::timings::lap("blend shapes");
-    if let Some((name, unknown)) = baked {
-        said.notes
-            .push(format!("expression {name} baked into the rest"));
-        if !unknown.is_empty() {
-            said.warn(
-                WarningKind::Shapes,
-                format!(
-                    "expression {name}: {} not among the pose units, skipped",
-                    unknown.join(", ")
-                ),
-            );
+    let mut skipped = Vec::new();
+    if let Some(face) = &face {
+        let (shapes, units) = face.shapes();
+        all_shapes.extend(shapes);
+        skipped.extend(units);
+    }
+    let mut character =
+        stages::shapes::attach(character, &all_shapes, options.frame, &derived.shapes)?;
+    if let Some(face) = &face {
+        let (baked, bake) = face.bake(character);
+        character = baked;
+        if let Some((name, units)) = bake {
+            said.notes
+                .push(format!("expression {name} baked into the rest"));
+            skipped.push((name, units));
         }
     }
+    for (name, units) in skipped.into_iter().filter(|(_, u)| !u.is_empty()) {
+        said.warn(
+            WarningKind::Shapes,
+            format!(
+                "expression {name}: {} not among the pose units, skipped",
+                units.join(", ")
+            ),
+        );
+    }
+    crate::timings::lap("blend shapes");
     Ok(character)
 }
 

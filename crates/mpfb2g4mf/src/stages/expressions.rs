@@ -1,12 +1,13 @@
-//! The expressions stage: MakeHuman's expressions (read by `crate::expressions`) as blend
-//! shapes of this body, each the displacement of every vertex as MakeHuman computes it
-//! (`makehuman_poses::FaceRig`), in base.obj's decimetres as targets are.
+//! The expressions stage: MakeHuman's expressions (read by `crate::expressions`) on this body,
+//! each the displacement of every vertex as MakeHuman computes it (`makehuman_poses::FaceRig`,
+//! fitted once per conversion): as blend shapes, in base.obj's decimetres as targets are, and
+//! the one asked baked into the rest.
 
 use crate::error::ConvertError;
 use crate::expressions::{LoadedExpressions, located};
 use crate::inputs::LoadedShape;
 use glam::DVec3;
-use makehuman_poses::FaceRig;
+use makehuman_poses::{Displacement, FaceRig, MhPose};
 use std::sync::Arc;
 
 /// An expression's name and the units it names that the pose units lack.
@@ -19,79 +20,84 @@ const MOVED: f64 = 1e-5;
 /// Decimetres (MakeHuman's targets' unit) per metre.
 const TARGET_UNITS_PER_METRE: f64 = 10.0;
 
-/// The expressions of `loaded` as blend shapes of the body whose vertices (G4MF metres, the
-/// base mesh's numbering) are `body`, in base.obj's decimetres as targets are; and, per
-/// expression, the units it names that the pose units lack (skipped).
-pub fn shapes(
-    loaded: &LoadedExpressions,
-    body: &[DVec3],
-) -> Result<(Vec<LoadedShape>, Vec<SkippedUnits>), ConvertError> {
-    let body_dm: Vec<DVec3> = body.iter().map(|&v| v * TARGET_UNITS_PER_METRE).collect();
-    let rig = located(
-        &loaded.skeleton_file,
-        FaceRig::new(
-            &loaded.skeleton,
-            &body_dm,
-            &loaded.units,
-            &loaded.unit_names,
-            &loaded.weights,
-        ),
-    )?;
-    let mut shapes = Vec::with_capacity(loaded.expressions.len());
-    let mut skipped = Vec::new();
-    for (name, pose) in &loaded.expressions {
-        let moved = rig.displace(&body_dm, pose);
-        if !moved.unknown_units.is_empty() {
-            skipped.push((name.clone(), moved.unknown_units.clone()));
-        }
-        // Vertices moved less than a micrometre are left out (the units' files turn some body
-        // joints by millionths of a degree).
-        let target = mpfb_body::Target::new(
-            moved
-                .offsets
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.length() > MOVED)
-                .map(|(v, d)| (v as u32, [d.x as f32, d.y as f32, d.z as f32])),
-        );
-        shapes.push(LoadedShape {
-            name: name.clone(),
-            amount: 0.0,
-            target: Arc::new(target),
-        });
-    }
-    Ok((shapes, skipped))
+/// MakeHuman's default skeleton fitted to one body, with what to compute on it.
+pub struct Face<'a> {
+    loaded: &'a LoadedExpressions,
+    rig: FaceRig,
+    /// The body's vertices in decimetres (the base mesh's numbering).
+    body_dm: Vec<DVec3>,
 }
 
-/// Bakes `loaded`'s expression into the rest of `character`, whose mesh is still whole in the
-/// body's numbering, in G4MF metres: each vertex moved by the expression's displacement on
-/// this body (`body`, the same vertices). Returns the character, the expression's name and the
-/// units it names that the pose units lack.
-pub fn bake(
-    mut character: character::Character,
-    loaded: &LoadedExpressions,
-    body: &[DVec3],
-) -> Result<(character::Character, Option<SkippedUnits>), ConvertError> {
-    let Some((name, pose)) = &loaded.bake else {
-        return Ok((character, None));
-    };
-    let body_dm: Vec<DVec3> = body.iter().map(|&v| v * TARGET_UNITS_PER_METRE).collect();
-    let rig = located(
-        &loaded.skeleton_file,
-        FaceRig::new(
-            &loaded.skeleton,
-            &body_dm,
-            &loaded.units,
-            &loaded.unit_names,
-            &loaded.weights,
-        ),
-    )?;
-    let moved = rig.displace(&body_dm, pose);
-    // The moves the shape keeps, so the baked rest is the neutral rest plus the shape.
-    for (position, offset) in character.mesh.positions.iter_mut().zip(&moved.offsets) {
-        if offset.length() > MOVED {
-            *position += *offset / TARGET_UNITS_PER_METRE;
-        }
+impl<'a> Face<'a> {
+    /// Fits `loaded`'s skeleton to the body whose vertices (G4MF metres, the base mesh's
+    /// numbering) are `body`.
+    pub fn fit(loaded: &'a LoadedExpressions, body: &[DVec3]) -> Result<Self, ConvertError> {
+        let body_dm: Vec<DVec3> = body.iter().map(|&v| v * TARGET_UNITS_PER_METRE).collect();
+        let rig = located(
+            &loaded.skeleton_file,
+            FaceRig::new(
+                &loaded.skeleton,
+                &body_dm,
+                &loaded.units,
+                &loaded.unit_names,
+                &loaded.weights,
+            ),
+        )?;
+        Ok(Face {
+            loaded,
+            rig,
+            body_dm,
+        })
     }
-    Ok((character, Some((name.clone(), moved.unknown_units))))
+
+    fn displace(&self, pose: &MhPose) -> Displacement {
+        self.rig.displace(&self.body_dm, pose)
+    }
+
+    /// The expressions asked as blend shapes; and, per expression, the units it names that
+    /// the pose units lack (skipped).
+    pub fn shapes(&self) -> (Vec<LoadedShape>, Vec<SkippedUnits>) {
+        let mut shapes = Vec::with_capacity(self.loaded.expressions.len());
+        let mut skipped = Vec::new();
+        for (name, pose) in &self.loaded.expressions {
+            let moved = self.displace(pose);
+            if !moved.unknown_units.is_empty() {
+                skipped.push((name.clone(), moved.unknown_units.clone()));
+            }
+            let target = mpfb_body::Target::new(
+                moved
+                    .offsets
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d.length() > MOVED)
+                    .map(|(v, d)| (v as u32, [d.x as f32, d.y as f32, d.z as f32])),
+            );
+            shapes.push(LoadedShape {
+                name: name.clone(),
+                amount: 0.0,
+                target: Arc::new(target),
+            });
+        }
+        (shapes, skipped)
+    }
+
+    /// Bakes the expression asked into the rest of `character`, whose mesh is still whole in
+    /// the body's numbering, in G4MF metres. Returns the character, and the expression's name
+    /// with the units it names that the pose units lack.
+    pub fn bake(
+        &self,
+        mut character: character::Character,
+    ) -> (character::Character, Option<SkippedUnits>) {
+        let Some((name, pose)) = &self.loaded.bake else {
+            return (character, None);
+        };
+        let moved = self.displace(pose);
+        // The moves the shape keeps, so the baked rest is the neutral rest plus the shape.
+        for (position, offset) in character.mesh.positions.iter_mut().zip(&moved.offsets) {
+            if offset.length() > MOVED {
+                *position += *offset / TARGET_UNITS_PER_METRE;
+            }
+        }
+        (character, Some((name.clone(), moved.unknown_units)))
+    }
 }
