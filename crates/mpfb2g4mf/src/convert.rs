@@ -222,8 +222,14 @@ fn convert_parts(
     let character = attach_shapes(character, parts, options, derived, &body, &mut said)?;
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
     crate::timings::lap("wear");
-    let (character, humanoid) =
-        pose_and_name(character, parts, options, &hidden, derived, &mut said)?;
+    let (character, humanoid) = pose_and_name(
+        character,
+        parts,
+        options,
+        (&hidden, &body),
+        derived,
+        &mut said,
+    )?;
     stages::humanoid::check_vrm(&character, options.vrm.is_some(), &parts.rig.path)?;
     let character = extract_helpers(character, parts, options, &hidden, derived, &mut said);
     let (character, influence_changes) = finish(character, parts, options, &body, derived);
@@ -605,7 +611,7 @@ fn pose_and_name(
     character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
-    hidden: &Hidden,
+    (hidden, body): (&Hidden, &Body),
     derived: &Derivations,
     said: &mut Said,
 ) -> Result<(Character, Option<Names>), ConvertError> {
@@ -646,6 +652,7 @@ fn pose_and_name(
             stages::rest_pose::bake(character, &posed)?
         }
     };
+    let character = bake_pose(character, parts, body, said)?;
     let Some(names) = names.filter(|_| assets.humanoid.is_some()) else {
         return Ok((character, None));
     };
@@ -660,6 +667,34 @@ fn pose_and_name(
         ));
     }
     Ok((character, Some(names)))
+}
+
+/// The BVH pose asked (`--pose`, a description's `pose` line) baked into the rest, every worn
+/// asset following; said as a note (its file, frame, route and root move).
+fn bake_pose(
+    character: Character,
+    parts: Parts<'_>,
+    body: &Body,
+    said: &mut Said,
+) -> Result<Character, ConvertError> {
+    let Some(poses) = parts.assets.poses.as_deref() else {
+        return Ok(character);
+    };
+    let Some(motion) = &poses.bake else {
+        return Ok(character);
+    };
+    let positions: Vec<DVec3> = body.g4mf_positions().collect();
+    let leg = stages::pose::leg_length(poses, &positions)?;
+    let posed = stages::pose::posed(&character, motion, poses, leg, &parts.rig.path)?;
+    let from = if motion.file.described {
+        " (the description's pose line)"
+    } else {
+        ""
+    };
+    said.notes
+        .push(format!("{} baked into the rest{from}", posed.note));
+    said.warn_all(WarningKind::Fit, posed.warnings);
+    stages::rest_pose::bake(character, &posed.frames)
 }
 
 /// Helper geometry kept or dropped as asked (and the body under worn assets masked), then the
