@@ -279,6 +279,8 @@ pub struct Posed {
     pub note: String,
     /// What was guessed or left out.
     pub warnings: Vec<String>,
+    /// The counterparts found, for further frames of the same file.
+    pub retarget: Retarget,
 }
 
 /// Frame `frame` of `bvh` on `character` (rig at `rig_path`), with `poses`' skeletons and
@@ -310,16 +312,17 @@ pub fn pose_frame(
     Ok((pose, retarget))
 }
 
-/// The pose `motion` (its frame) on `character`: frames, note and warnings.
+/// Frame `frame` of `motion` on `character`: frames, note and warnings.
 pub fn posed(
     character: &Character,
     motion: &crate::poses::LoadedMotion,
+    frame: usize,
     poses: &LoadedPoses,
     leg: Option<f64>,
     rig_path: &Path,
 ) -> Result<Posed, ConvertError> {
     let file = &motion.file;
-    let (pose, retarget) = pose_frame(character, &motion.bvh, file.frame, poses, leg, rig_path)?;
+    let (pose, retarget) = pose_frame(character, &motion.bvh, frame, poses, leg, rig_path)?;
     if retarget.counterparts.iter().all(Option::is_none) {
         return Err(ConvertError::BodyPose(format!(
             "{}: no bone of rig `{}` has a counterpart among its {} joints ({})",
@@ -353,7 +356,7 @@ pub fn posed(
     let mut note = format!(
         "pose {} (frame {} of {}) {}; {root}",
         file.name,
-        file.frame + 1,
+        frame + 1,
         crate::stages::assemble::file_name(&file.path),
         retarget.describe(),
     );
@@ -375,5 +378,82 @@ pub fn posed(
         frames: posed_frames(character, &pose, &retarget),
         note,
         warnings,
+        retarget,
+    })
+}
+
+/// Bone poses a clip may hold (keys times bones): 2^21 posed frames are 200 MB.
+pub const MAX_CLIP_BONE_KEYS: usize = 1 << 21;
+
+/// A clip made from a BVH, with what the summary says of it.
+#[derive(Debug, Clone)]
+pub struct MadeClip {
+    /// The clip.
+    pub clip: character::Clip,
+    /// How it was made, for the summary's note.
+    pub note: String,
+    /// What was guessed or left out.
+    pub warnings: Vec<String>,
+}
+
+/// The clip of `motion`'s `frames` on `character` (rig at `rig_path`): its key times from the
+/// file's frame time (the first key at 0), each key posed as [`posed`] poses a frame, the
+/// counterparts found once.
+pub fn clip(
+    character: &Character,
+    motion: &crate::poses::LoadedMotion,
+    frames: std::ops::Range<usize>,
+    poses: &LoadedPoses,
+    leg: Option<f64>,
+    rig_path: &Path,
+) -> Result<MadeClip, ConvertError> {
+    let file = &motion.file;
+    let bvh = &motion.bvh;
+    let keys = frames.len();
+    if keys.saturating_mul(character.skeleton.bones.len().max(1)) > MAX_CLIP_BONE_KEYS {
+        return Err(ConvertError::BodyPose(format!(
+            "{}: {keys} frames on {} bones is more than a clip holds ({MAX_CLIP_BONE_KEYS} bone keys)",
+            file.path.display(),
+            character.skeleton.bones.len()
+        )));
+    }
+    if keys > 1 && !(bvh.frame_time.is_finite() && bvh.frame_time > 0.0) {
+        return Err(ConvertError::BodyPose(format!(
+            "{}: its frame time {} is not a positive number of seconds",
+            file.path.display(),
+            bvh.frame_time
+        )));
+    }
+    let made = posed(character, motion, frames.start, poses, leg, rig_path)?;
+    let retarget = &made.retarget;
+    let mut clip = character::Clip {
+        name: file.name.clone(),
+        times: Vec::with_capacity(keys),
+        poses: Vec::with_capacity(keys),
+    };
+    for (k, frame) in frames.enumerate() {
+        let pose = makehuman_poses::frame_pose(bvh, frame, leg).ok_or_else(|| {
+            ConvertError::BodyPose(format!(
+                "{}: frame {} is past its last",
+                file.path.display(),
+                frame + 1
+            ))
+        })?;
+        clip.times.push(k as f64 * bvh.frame_time);
+        clip.poses.push(posed_frames(character, &pose, retarget));
+    }
+    let note = format!(
+        "clip {}: {keys} frame{} of {}, {}",
+        file.name,
+        if keys == 1 { "" } else { "s" },
+        crate::stages::assemble::file_name(&file.path),
+        made.note
+            .split_once(") ")
+            .map_or(made.note.as_str(), |(_, rest)| rest)
+    );
+    Ok(MadeClip {
+        clip,
+        note,
+        warnings: made.warnings,
     })
 }
