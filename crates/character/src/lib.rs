@@ -37,6 +37,20 @@ pub struct Character {
     /// Meshes worn over the body (clothes, hair, eyebrows, proxy eyes, ...), skinned to the
     /// same skeleton, in the order they are drawn.
     pub attachments: Vec<Attachment>,
+    /// Animation clips of its skeleton.
+    pub clips: Vec<Clip>,
+}
+
+/// An animation clip: the skeleton posed at key times. Poses are absolute (each bone's frame
+/// in skeleton space), so they stay right when the rest is changed after they were made.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Clip {
+    /// Its name.
+    pub name: String,
+    /// Key times in seconds, increasing.
+    pub times: Vec<f64>,
+    /// Per key, each bone's posed frame (bone space to skeleton space), in bone order.
+    pub poses: Vec<Vec<glam::DAffine3>>,
 }
 
 /// A mesh worn by the character, skinned to its skeleton: its vertices keep their source

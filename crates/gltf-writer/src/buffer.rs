@@ -128,6 +128,11 @@ impl BufferBuilder {
         }
     }
 
+    /// A builder appending to `bytes` (a built document's buffer).
+    pub fn from_bytes(bytes: Vec<u8>) -> Self {
+        Self { data: bytes }
+    }
+
     /// The bytes so far.
     pub fn into_bytes(self) -> Vec<u8> {
         self.data

@@ -50,6 +50,14 @@ pub enum GltfError {
         /// What is wrong.
         problem: String,
     },
+    /// An animation clip cannot be written (its keys or poses do not fit the skeleton).
+    #[error("clip `{clip}`: {problem}")]
+    BadClip {
+        /// The clip's name.
+        clip: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// A count or size beyond what glTF's 32-bit indices and GLB's 32-bit lengths hold.
     #[error("{0} exceeds glTF's limits")]
     TooLarge(String),

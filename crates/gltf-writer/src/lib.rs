@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod animation;
 mod buffer;
 pub mod character;
 pub mod container;
@@ -18,6 +19,7 @@ mod skin;
 mod tangents;
 mod vertices;
 
+pub use animation::{ClipSpec, add_clips};
 pub use buffer::VIEW_ALIGNMENT;
 pub use character::{BuiltGltf, GltfOptions, MAX_JOINTS, WrittenMesh, build_gltf};
 pub use container::{

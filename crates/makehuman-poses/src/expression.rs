@@ -106,6 +106,21 @@ fn joint_position(skel: &MhSkel, joint: &str, body: &[DVec3]) -> Result<DVec3, P
     Ok(sum / vertices.len().max(1) as f64)
 }
 
+/// The length of bone `bone` of `skel` fitted to `body` (its head and tail joints' distance,
+/// in `body`'s units); `None` when `skel` has no such bone.
+pub fn fitted_bone_length(
+    skel: &MhSkel,
+    bone: &str,
+    body: &[DVec3],
+) -> Result<Option<f64>, PoseError> {
+    let Some(found) = skel.bones.iter().find(|b| b.name == bone) else {
+        return Ok(None);
+    };
+    let head = joint_position(skel, &found.head, body)?;
+    let tail = joint_position(skel, &found.tail, body)?;
+    Ok(Some(head.distance(tail)))
+}
+
 /// `weights` (bone index -> `(vertex, weight)` pairs, as a `.mhw` holds them) made MakeHuman's
 /// skinning weights for `vertex_count` vertices: MakeHuman's `VertexBoneWeights` rule
 /// ([`makehuman_assets::vertex_bone_weights`]: each vertex's weights divided by their total,

@@ -8,7 +8,8 @@
 //! - [`motion`] holds MakeHuman's arithmetic: Z-up files converted, pose units blended into an
 //!   expression, a skeleton posed about its rest heads, a vertex skinned; [`FaceRig`] an
 //!   expression as MakeHuman computes it, a displacement of every vertex ([`parse_mhw`] reads
-//!   the weights it skins with).
+//!   the weights it skins with); [`pose`] a BVH frame as MakeHuman poses a skeleton with it
+//!   (each joint's world turn from rest, the root's scaled move).
 //!
 //! Its own crate because motion is a capability of its own: the converter's posing and
 //! expression stages, tests and fuzz targets use these readers without rigs, weights or G4MF.
@@ -20,10 +21,12 @@ pub mod error;
 pub mod expression;
 pub mod json_files;
 pub mod motion;
+pub mod pose;
 
 pub use bvh::{Bvh, BvhJoint, BvhMeta, Channel, parse_bvh, parse_meta};
 pub use error::{PoseError, PoseErrorKind};
-pub use expression::{Displacement, FaceRig};
+pub use expression::{Displacement, FaceRig, fitted_bone_length};
 pub use json_files::{
     MhPose, MhSkel, SkelBone, parse_mhpose, parse_mhskel, parse_mhw, parse_unit_names,
 };
+pub use pose::{FramePose, RootTranslation, frame_pose};

@@ -45,6 +45,8 @@ pub struct Description {
     /// The expression (`.mhm` `expression expressions/NAME.mhpose`), as written, with the line
     /// that named it.
     pub expression: Option<SkinChoice>,
+    /// The pose (`.mhm` `pose poses/NAME.bvh`), as written, with the line that named it.
+    pub pose: Option<SkinChoice>,
 }
 
 /// The skin material a description names.
@@ -374,6 +376,15 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                 let file = rest.trim();
                 if !file.is_empty() && !file.eq_ignore_ascii_case("none") {
                     description.expression = Some(SkinChoice {
+                        file: file.to_owned(),
+                        location: at,
+                    });
+                }
+            }
+            "pose" => {
+                let file = rest.trim();
+                if !file.is_empty() && !file.eq_ignore_ascii_case("none") {
+                    description.pose = Some(SkinChoice {
                         file: file.to_owned(),
                         location: at,
                     });
@@ -767,7 +778,12 @@ mod tests {
             ]
         );
         assert_eq!(d.targets[0].location.to_string(), "7:1");
-        assert_eq!(d.not_converted, ["pose"]);
+        assert_eq!(d.not_converted, Vec::<String>::new());
+        assert_eq!(d.pose.as_ref().map(|p| p.file.as_str()), Some("standing"));
+        assert_eq!(
+            d.pose.as_ref().map(|p| p.location.to_string()),
+            Some("16:1".into())
+        );
         let assets: Vec<(&str, &str, Option<&str>, String)> = d
             .assets
             .iter()

@@ -222,8 +222,14 @@ fn convert_parts(
     let character = attach_shapes(character, parts, options, derived, &body, &mut said)?;
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
     crate::timings::lap("wear");
-    let (character, humanoid) =
-        pose_and_name(character, parts, options, &hidden, derived, &mut said)?;
+    let (character, humanoid) = pose_and_name(
+        character,
+        parts,
+        options,
+        (&hidden, &body),
+        derived,
+        &mut said,
+    )?;
     stages::humanoid::check_vrm(&character, options.vrm.is_some(), &parts.rig.path)?;
     let character = extract_helpers(character, parts, options, &hidden, derived, &mut said);
     let (character, influence_changes) = finish(character, parts, options, &body, derived);
@@ -605,7 +611,7 @@ fn pose_and_name(
     character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
-    hidden: &Hidden,
+    (hidden, body): (&Hidden, &Body),
     derived: &Derivations,
     said: &mut Said,
 ) -> Result<(Character, Option<Names>), ConvertError> {
@@ -636,6 +642,7 @@ fn pose_and_name(
         &derived.bind,
     )?;
     said.warn_all(WarningKind::Skin, bind_warnings);
+    let character = make_clips(character, parts, options, body, said)?;
     let character = match &assets.rest_pose {
         None => character,
         Some(pose) => {
@@ -646,6 +653,7 @@ fn pose_and_name(
             stages::rest_pose::bake(character, &posed)?
         }
     };
+    let character = bake_pose(character, parts, options, body, said)?;
     let Some(names) = names.filter(|_| assets.humanoid.is_some()) else {
         return Ok((character, None));
     };
@@ -660,6 +668,81 @@ fn pose_and_name(
         ));
     }
     Ok((character, Some(names)))
+}
+
+/// Whether `motion` is a description's pose line written as a one-frame clip: on glTF
+/// outputs the rest stays and the pose is a clip named after it.
+fn line_as_clip(motion: &crate::poses::LoadedMotion, options: &ConvertOptions) -> bool {
+    motion.file.described
+        && OutputFormat::of_path(&options.output, false).is_some_and(OutputFormat::is_gltf)
+}
+
+/// The clips asked (`--animation`, and a description's pose line on glTF outputs as a clip
+/// of its frame), each frame posed on the rest as it is now (before any bake: clip poses are
+/// absolute, so they stay right when the rest changes after).
+fn make_clips(
+    mut character: Character,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    body: &Body,
+    said: &mut Said,
+) -> Result<Character, ConvertError> {
+    let Some(poses) = parts.assets.poses.as_deref() else {
+        return Ok(character);
+    };
+    let line = poses.bake.as_ref().filter(|m| line_as_clip(m, options));
+    if poses.clips.is_empty() && line.is_none() {
+        return Ok(character);
+    }
+    let positions: Vec<DVec3> = body.g4mf_positions().collect();
+    let leg = stages::pose::leg_length(poses, &positions)?;
+    for motion in line.into_iter().chain(&poses.clips) {
+        let frames = match line {
+            Some(l) if std::ptr::eq(l, motion) => motion.file.frame..motion.file.frame + 1,
+            _ => 0..motion.bvh.frame_count(),
+        };
+        let clip = stages::pose::clip(&character, motion, frames, poses, leg, &parts.rig.path)?;
+        said.notes.push(clip.note);
+        said.warn_all(WarningKind::Fit, clip.warnings);
+        character.clips.push(clip.clip);
+    }
+    Ok(character)
+}
+
+/// The BVH pose asked (`--pose`, a description's `pose` line) baked into the rest, every worn
+/// asset following; said as a note (its file, frame, route and root move).
+fn bake_pose(
+    character: Character,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    body: &Body,
+    said: &mut Said,
+) -> Result<Character, ConvertError> {
+    let Some(poses) = parts.assets.poses.as_deref() else {
+        return Ok(character);
+    };
+    let Some(motion) = poses.bake.as_ref().filter(|m| !line_as_clip(m, options)) else {
+        return Ok(character);
+    };
+    let positions: Vec<DVec3> = body.g4mf_positions().collect();
+    let leg = stages::pose::leg_length(poses, &positions)?;
+    let posed = stages::pose::posed(
+        &character,
+        motion,
+        motion.file.frame,
+        poses,
+        leg,
+        &parts.rig.path,
+    )?;
+    let from = if motion.file.described {
+        " (the description's pose line)"
+    } else {
+        ""
+    };
+    said.notes
+        .push(format!("{} baked into the rest{from}", posed.note));
+    said.warn_all(WarningKind::Fit, posed.warnings);
+    stages::rest_pose::bake(character, &posed.frames)
 }
 
 /// Helper geometry kept or dropped as asked (and the body under worn assets masked), then the

@@ -173,6 +173,9 @@ pub enum ConvertError {
     /// A rest pose cannot be made.
     #[error("rest pose: {0}")]
     RestPose(String),
+    /// A BVH pose or clip cannot be applied.
+    #[error("pose: {0}")]
+    BodyPose(String),
     /// Humanoid names cannot be used (a table's, or those matched on the rig).
     #[error("humanoid {table}: {}", problems.join("; "))]
     Humanoid {

@@ -322,6 +322,8 @@ pub struct LoadedAssets {
     pub not_worn: Vec<String>,
     /// MakeHuman's expressions asked as blend shapes, with what computes them.
     pub expressions: Option<Arc<crate::expressions::LoadedExpressions>>,
+    /// The pose to bake and the clips to write, with the skeletons they need.
+    pub poses: Option<Arc<crate::poses::LoadedPoses>>,
 }
 
 impl LoadedAssets {
@@ -386,6 +388,11 @@ pub fn load_assets(
             .expressions
             .as_ref()
             .map(|e| crate::expressions::LoadedExpressions::load(e, limit).map(Arc::new))
+            .transpose()?,
+        poses: files
+            .poses
+            .as_ref()
+            .map(|p| crate::poses::LoadedPoses::load(p, limit).map(Arc::new))
             .transpose()?,
     })
 }

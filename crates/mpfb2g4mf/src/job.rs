@@ -91,6 +91,8 @@ pub struct JobFiles {
     pub outfit: crate::outfit::Outfit,
     /// What `--expression-shapes` reads.
     pub expressions: Option<crate::expressions::ExpressionFiles>,
+    /// What `--pose`, a description's `pose` line and `--animation` read.
+    pub poses: Option<crate::poses::PoseFiles>,
 }
 
 impl JobFiles {
@@ -114,7 +116,34 @@ impl JobFiles {
         .flatten()
         .chain(self.outfit.files())
         .chain(self.expressions.iter().flat_map(|e| e.files()))
+        .chain(self.poses.iter().flat_map(|p| p.files()))
     }
+}
+
+/// What a job's poses and clips read: `--pose` (else a description's `pose` line; `.vrm`
+/// outputs skip the line, said by the converter) and `--animation`, in the assets folder
+/// `index` finds.
+fn poses(
+    options: &ConvertOptions,
+    described: Option<&Described>,
+    rig: &Path,
+    index: impl FnOnce() -> Result<Option<std::sync::Arc<AssetIndex>>, ConvertError>,
+) -> Result<Option<crate::poses::PoseFiles>, ConvertError> {
+    let line = described
+        .and_then(|d| d.pose.as_deref())
+        .filter(|_| options.vrm.is_none());
+    let bake = crate::poses::bake_choice(options.pose.as_ref(), line);
+    if bake.is_none() && options.animations.is_empty() {
+        return Ok(None);
+    }
+    let index = index()?;
+    crate::poses::resolve(
+        bake,
+        &options.animations,
+        index.as_deref().map(AssetIndex::root),
+        mpfb_data::rig_name(rig),
+    )
+    .map(Some)
 }
 
 /// A job ready to load and convert.
@@ -163,6 +192,8 @@ struct Described {
     skin: Option<mpfb_body::SkinChoice>,
     /// The `expression` line's file, as written.
     expression: Option<String>,
+    /// The `pose` line's file, as written.
+    pose: Option<String>,
 }
 
 /// The data folder of one job: looked up on first need, then reused.
@@ -271,6 +302,7 @@ impl Resolver {
             materials: description.asset_materials,
             skin: description.skin,
             expression: description.expression.map(|e| e.file),
+            pose: description.pose.map(|e| e.file),
         });
         lock(&self.described).insert(human.to_path_buf(), found.clone());
         Ok(found)
@@ -448,6 +480,9 @@ impl Resolver {
                 Some(HumanoidTable::File(path)) => Some(path.clone()),
                 _ => None,
             },
+            poses: poses(&options, described.as_deref(), &rig, || {
+                self.asset_index(settings.assets.as_deref())
+            })?,
             rig,
             outfit,
             expressions,

@@ -38,6 +38,7 @@ pub mod expressions;
 pub mod inspect;
 pub mod job;
 pub mod options;
+pub mod poses;
 pub mod setup;
 pub mod shape_names;
 pub mod summary;

@@ -200,6 +200,10 @@ pub struct ConvertOptions {
     pub shapes: ShapeOptions,
     /// The expression baked into the rest (`--expression`; `None`: a description's line).
     pub expression: Option<ExpressionBake>,
+    /// The pose baked into the rest (`--pose`; `None`: a description's line).
+    pub pose: Option<PoseBake>,
+    /// Animation clips asked for: each clip's name and BVH file.
+    pub animations: Vec<(String, PathBuf)>,
     /// Keep body faces that worn assets hide (`--keep-hidden-body`).
     pub keep_hidden_body: bool,
     /// What happens to the images materials name.
@@ -237,6 +241,8 @@ impl ConvertOptions {
             body: None,
             shapes: ShapeOptions::default(),
             expression: None,
+            pose: None,
+            animations: Vec::new(),
             keep_hidden_body: false,
             textures: TextureMode::Embed,
             vrm: None,
@@ -364,6 +370,19 @@ pub struct Settings {
     /// line). Worn assets follow the face.
     #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE.mhpose|none"))]
     pub expression: Option<String>,
+    /// Bake a frame of a BVH pose into the rest as MakeHuman applies it: a name
+    /// (`poses/NAME.bvh` of the assets folder), a `.bvh` file (`FILE.bvh@FRAME` for another
+    /// frame than the first), or `none` (ignores a description's `pose` line). Worn assets
+    /// follow. Default rigs take it bone by bone; game_engine and cmu_mb through their
+    /// `.mhskel` reference bones; other rigs by humanoid names.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE.bvh[@FRAME]|none"))]
+    pub pose: Option<String>,
+    /// An animation clip from a BVH file, `NAME=FILE.bvh` or `FILE.bvh` (named after its
+    /// stem); repeatable. Written in `.glb`/`.gltf` outputs as a glTF animation (every frame,
+    /// retargeted as `--pose` is); a `.vrm` gets each beside it as `NAME.vrma`.
+    #[cfg_attr(feature = "cli", arg(long = "animation", value_name = "NAME=FILE.bvh"))]
+    #[serde(rename = "animations")]
+    pub animations: Vec<String>,
     /// Bake a pose into the rest: `t-pose` (the rig's MPFB T-pose file, computed straight for
     /// rigs without one), `straight-t-pose` (computed for any rig: arms and hands along the
     /// side axis, palms down, legs straight down), `vrm-t-pose` (VRM 1.0's, computed for any
@@ -493,6 +512,8 @@ impl Default for Settings {
             blend_shapes: Vec::new(),
             expression_shapes: None,
             expression: None,
+            pose: None,
+            animations: Vec::new(),
             keep_targets_as_shapes: false,
             max_influences: None,
             normalize: false,
@@ -601,6 +622,27 @@ pub enum SettingsError {
     /// `--expression-shapes` that is neither `all` nor expression names.
     #[error("--expression-shapes `{0}`: {1} (give `all` or names such as `smile01,anger01`)")]
     ExpressionShapes(String, String),
+    /// `--pose` that is neither `none`, a pose name nor a `.bvh` file (with its frame).
+    #[error(
+        "--pose `{0}`: {1} (give a name such as `sit01`, a FILE.bvh, FILE.bvh@FRAME or `none`)"
+    )]
+    Pose(String, String),
+    /// `--animation` that is not `NAME=FILE.bvh` or `FILE.bvh`.
+    #[error("--animation `{0}`: {1} (give NAME=FILE.bvh or FILE.bvh)")]
+    Animation(String, String),
+    /// Two settings that exclude each other.
+    #[error("{0} and {1} cannot be given together: {2}")]
+    Together(String, &'static str, &'static str),
+    /// A setting this output cannot have yet.
+    #[error("{flag} cannot make {}: {why}", .output.display())]
+    NotForOutput {
+        /// The flag (and value) as the command line spells it.
+        flag: String,
+        /// The output.
+        output: PathBuf,
+        /// Why.
+        why: &'static str,
+    },
 }
 
 /// Refuses the settings only G4MF outputs have, for a glTF `output`.
@@ -661,6 +703,12 @@ fn vrm_options(
             "a .vrm's rest face is neutral (its expressions are presets); not written as a preset yet",
         );
     }
+    if let Some(pose) = s.pose.as_ref().filter(|p| !p.eq_ignore_ascii_case("none")) {
+        return refused(
+            format!("--pose {pose}"),
+            "a .vrm's rest is always VRM's T-pose (tpose.md); give --animation to write a clip beside it",
+        );
+    }
     if s.origin == Origin::Mesh {
         return refused(
             "--origin mesh".to_owned(),
@@ -675,6 +723,21 @@ fn vrm_options(
     }
     crate::vrm::VrmOptions::from_flags(&s.vrm_authors, s.vrm_license, &s.vrm_meta, s.no_expressions)
         .map_err(|(flag, why)| SettingsError::VrmMeta(flag, why))
+}
+
+/// Refuses animation clips for outputs that cannot hold them: G4MF has no animation
+/// section; a `.vrm`'s clips (`.vrma` files beside it) are not written yet.
+fn refuse_clips(output: &std::path::Path, vrm: bool) -> Result<(), SettingsError> {
+    let why = match OutputFormat::of_path(output, false) {
+        Some(format) if format.is_gltf() && !vrm => return Ok(()),
+        _ if vrm => "a .vrm's clips go beside it as .vrma files, which are not written yet",
+        _ => "G4MF has no animation section (write a .glb or .gltf for clips)",
+    };
+    Err(SettingsError::NotForOutput {
+        flag: "--animation".into(),
+        output: output.to_path_buf(),
+        why,
+    })
 }
 
 /// Refuses the settings only `.vrm` outputs have, for any other `output`.
@@ -761,6 +824,82 @@ pub fn parse_expression_bake(text: &str) -> Result<ExpressionBake, SettingsError
             "`--expression` takes a name, a `.mhpose` file or `none`".into(),
         ))
     }
+}
+
+/// The pose `--pose` bakes into the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PoseBake {
+    /// None, whatever a description says.
+    Ignore,
+    /// `poses/NAME.bvh` of the assets folder, its first frame.
+    Named(String),
+    /// A `.bvh` file and the frame taken (0 for the first).
+    File(PathBuf, usize),
+}
+
+/// `--pose`: `none`, a `.bvh` file (it ends so, or in `.bvh@FRAME`, frames counted from 1),
+/// or a name.
+pub fn parse_pose_bake(text: &str) -> Result<PoseBake, SettingsError> {
+    let bad = |why: &str| {
+        SettingsError::Pose(
+            location::text::escape_controls(text).into_owned(),
+            why.into(),
+        )
+    };
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(PoseBake::Ignore);
+    }
+    if text.ends_with(".bvh") {
+        return Ok(PoseBake::File(PathBuf::from(text), 0));
+    }
+    if let Some((file, frame)) = text.rsplit_once('@').filter(|(f, _)| f.ends_with(".bvh")) {
+        return match frame.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(PoseBake::File(PathBuf::from(file), n - 1)),
+            _ => Err(bad("the frame after `@` is a whole number from 1")),
+        };
+    }
+    if g4mf_writer::is_valid_name(text) && !text.starts_with('.') && !text.is_empty() {
+        Ok(PoseBake::Named(text.to_owned()))
+    } else {
+        Err(bad("not a pose name or a .bvh file"))
+    }
+}
+
+/// `--animation` settings: each `NAME=FILE.bvh` or `FILE.bvh` (named after its stem), names
+/// valid G4MF names, each once.
+pub fn parse_animations(texts: &[String]) -> Result<Vec<(String, PathBuf)>, SettingsError> {
+    let mut out: Vec<(String, PathBuf)> = Vec::with_capacity(texts.len());
+    for text in texts {
+        let bad = |why: String| {
+            SettingsError::Animation(location::text::escape_controls(text).into_owned(), why)
+        };
+        let (name, file) = match text.split_once('=') {
+            Some((name, file)) => (name.trim().to_owned(), PathBuf::from(file.trim())),
+            None => {
+                let file = PathBuf::from(text.trim());
+                let stem = file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                (stem, file)
+            }
+        };
+        if file.extension().is_none_or(|e| e != "bvh") {
+            return Err(bad("the file must be a .bvh".into()));
+        }
+        if name.is_empty() || !g4mf_writer::is_valid_name(&name) {
+            return Err(bad(format!(
+                "`{}` is not a clip name (no \" # % * . : | ? @ < > {{ }} [ ] / \\)",
+                location::text::escape_controls(&name)
+            )));
+        }
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err(bad(format!("clip `{name}` is named twice")));
+        }
+        out.push((name, file));
+    }
+    Ok(out)
 }
 
 /// Which of MakeHuman's expressions become blend shapes.
@@ -966,6 +1105,18 @@ impl TryFrom<Request<'_>> for ConvertOptions {
             .as_deref()
             .map(parse_expression_bake)
             .transpose()?;
+        options.pose = s.pose.as_deref().map(parse_pose_bake).transpose()?;
+        if s.rest_pose.is_some() && options.vrm.is_none() && options.pose.is_some() {
+            return Err(SettingsError::Together(
+                format!("--pose {}", s.pose.as_deref().unwrap_or_default()),
+                "--rest-pose",
+                "both bake a pose into the rest; bake one",
+            ));
+        }
+        options.animations = parse_animations(&s.animations)?;
+        if !options.animations.is_empty() {
+            refuse_clips(request.output, options.vrm.is_some())?;
+        }
         if s.human.is_some() || s.phenotype.is_some() || !s.targets.is_empty() {
             options.body = Some(BodyOptions {
                 human: s.human.clone(),

@@ -197,6 +197,7 @@ pub fn assemble(
             blend_shapes: Vec::new(),
             materials,
             attachments: Vec::new(),
+            clips: Vec::new(),
         },
         extras: MpfbExtras {
             skeleton: skeleton_extras,

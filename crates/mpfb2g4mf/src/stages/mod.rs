@@ -18,6 +18,7 @@ pub mod expressions;
 pub mod fit;
 pub mod humanoid;
 pub mod materials;
+pub mod pose;
 pub mod rest_pose;
 pub mod shapes;
 pub mod transforms;

@@ -28,7 +28,7 @@ fn rest_matrices(character: &Character) -> Vec<DAffine3> {
 
 /// Bones in an order where parents come first (breadth first from the roots: linear, however
 /// the rig lists its bones).
-fn parents_first(character: &Character) -> Vec<usize> {
+pub(crate) fn parents_first(character: &Character) -> Vec<usize> {
     let bones = &character.skeleton.bones;
     let mut children = vec![Vec::new(); bones.len()];
     let mut order = Vec::with_capacity(bones.len());
@@ -111,7 +111,10 @@ fn first_names(names: &[&str]) -> String {
 
 /// Poses the bones parents first: `pose(bone, relative)` gives a bone's pose from its rest
 /// carried by its parent's pose (`parent pose x parent rest^-1 x rest`; the rest for roots).
-fn pose_bones(character: &Character, pose: impl Fn(usize, DAffine3) -> DAffine3) -> Vec<DAffine3> {
+pub(crate) fn pose_bones(
+    character: &Character,
+    pose: impl Fn(usize, DAffine3) -> DAffine3,
+) -> Vec<DAffine3> {
     let rest = rest_matrices(character);
     let mut posed = rest.clone();
     for i in parents_first(character) {

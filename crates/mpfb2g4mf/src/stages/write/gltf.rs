@@ -22,7 +22,7 @@ pub(super) fn write_gltf(
     format: OutputFormat,
     commit: Commit,
     textures: &TextureTable,
-    thumbnail: Option<Vec<u8>>,
+    (thumbnail, clips): (Option<Vec<u8>>, Vec<gltf_writer::ClipSpec>),
 ) -> Result<Written, ConvertError> {
     let layout = GltfOptions {
         max_influences: options.max_influences.unwrap_or(GLTF_DEFAULT_INFLUENCES),
@@ -30,6 +30,11 @@ pub(super) fn write_gltf(
     let mut built = gltf_writer::build_gltf(&spec, &layout)?;
     crate::timings::lap("write: build");
     let mut notes = Vec::new();
+    // The clips stage said what each clip is.
+    let channels = gltf_writer::add_clips(&mut built, &spec, &clips)?;
+    if channels > 0 {
+        crate::timings::lap("write: clips");
+    }
     let mut vrm_summary = None;
     if let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) {
         let (said, summary) = make_vrm(&mut built, &spec, vrm, thumbnail, &options.output)?;

@@ -560,6 +560,15 @@ pub fn write(
         .thumbnail
         .then(|| crate::picture::thumbnail(&character));
     let mut textures = TextureTable::new(options.textures, &options.output);
+    // Clips are glTF's alone (options refuse them for G4MF outputs).
+    let clips: Vec<gltf_writer::ClipSpec> = std::mem::take(&mut character.clips)
+        .into_iter()
+        .map(|c| gltf_writer::ClipSpec {
+            name: c.name,
+            times: c.times,
+            poses: c.poses,
+        })
+        .collect();
     let spec = spec_of(&mut character, &extras, options, &mut textures, derived);
     crate::timings::lap("write: spec");
     let facts = Kept {
@@ -567,7 +576,15 @@ pub fn write(
     };
     if format.is_gltf() {
         let png = thumbnail.map(|(png, _)| png);
-        return gltf::write_gltf(spec, facts, options, format, commit, &textures, png);
+        return gltf::write_gltf(
+            spec,
+            facts,
+            options,
+            format,
+            commit,
+            &textures,
+            (png, clips),
+        );
     }
     g4mf::write_g4mf(
         spec, facts, &character, extras, thumbnail, options, format, commit, &textures, derived,
