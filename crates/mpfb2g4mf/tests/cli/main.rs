@@ -13,6 +13,7 @@ mod convert;
 mod demo;
 mod environment;
 mod humanoid;
+mod poses_blender;
 mod preview;
 mod rest_pose;
 mod shapes;
