@@ -10,8 +10,8 @@
 //! Blender ([`MIXAMO_ANGLE_TOLERANCE`] on mixamo), and the baked body's vertices within
 //! [`POSITION_TOLERANCE`] of Blender's once one translation is taken out (Blender's bones
 //! turn about their heads and the root stays; MakeHuman's pose also moves the root and our
-//! bake stands the body on the ground). Every shipped pose on every rig: 72 conversions, about
-//! 25 s of one core in a debug build, 10 s on two.
+//! bake stands the body on the ground). Every shipped pose on every rig: 76 conversions (a
+//! rest and 17 poses a rig), about 10 s on one thread in a debug build.
 
 use crate::common::{run, stderr, world_transforms};
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};
