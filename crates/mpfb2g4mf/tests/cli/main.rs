@@ -14,6 +14,7 @@ mod demo;
 mod environment;
 mod humanoid;
 mod poses;
+mod poses_blender;
 mod preview;
 mod rest_pose;
 mod shapes;
