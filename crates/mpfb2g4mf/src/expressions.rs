@@ -192,77 +192,24 @@ pub fn resolve_vrm(
             None
         }
     };
-    let explicit = shapes.is_some() || asked.is_some();
-    let folder = match folder {
-        Ok(folder) => folder,
-        Err(error) if explicit || !presets => return Err(error),
-        Err(why) => {
-            made.recipes_kept = Some(why.to_string());
+    let folder = match presets_folder(shapes, asked.as_ref(), presets, folder)? {
+        PresetsFolder::Found(folder) => folder,
+        PresetsFolder::NoPresets(files) => return Ok((files, made)),
+        PresetsFolder::Unavailable(why) => {
+            made.recipes_kept = Some(why);
             return Ok((None, made));
         }
     };
-    if !presets {
-        let files = shapes
-            .map(|s| resolve(Some(s), None, folder.as_deref()))
-            .transpose()?;
-        return Ok((files, made));
-    }
-    let Some(folder) = folder.as_deref() else {
-        if explicit {
-            // Refused as for any output: what was asked needs the folder.
-            resolve(shapes, asked, None)?;
-        }
-        made.recipes_kept = Some(
-            "no MakeHuman assets folder (give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`)"
-                .to_owned(),
-        );
-        return Ok((None, made));
-    };
-    if explicit {
-        refuse_missing(folder)?;
-    }
-    let missing = missing_files(folder);
-    if !missing.is_empty() {
-        made.recipes_kept = Some(format!(
-            "the assets folder {} lacks {} (`mpfb2g4mf data fetch --makehuman-assets` installs them)",
-            folder.display(),
-            missing.join(", ")
-        ));
-        return Ok((None, made));
-    }
-    let mut files = resolve(shapes, None, Some(folder))?;
-    let mut table = Vec::new();
-    let mut lacking = Vec::new();
-    for (preset, name) in MAKEHUMAN_PRESETS {
-        let path = folder.join("expressions").join(format!("{name}.mhpose"));
-        if !path.is_file() {
-            lacking.push(format!("expressions/{name}.mhpose"));
-            continue;
-        }
-        if !files.expressions.iter().any(|(n, _)| n == name) {
-            table.push((name.to_owned(), path));
-        }
-        made.written.push(FromMakeHuman {
-            vrm_name: preset.to_owned(),
-            shape: name.to_owned(),
-            asked: false,
-        });
-    }
-    if !lacking.is_empty() {
-        made.recipes_kept = Some(format!(
-            "the assets folder {} lacks {}",
-            folder.display(),
-            lacking.join(", ")
-        ));
-    }
+    let mut files = resolve(shapes, None, Some(&folder))?;
+    let mut table = table_presets(&folder, &files.expressions, &mut made);
     if let Some(asked) = asked {
         // A file's stem names a shape and an expression: made a valid name.
         let name = character_spec::sanitize(&bake_name(&asked));
         let path = match asked {
             ExpressionBake::File(path) => path,
-            _ => named(folder, &name, &shipped_names(folder), "--expression")?,
+            _ => named(&folder, &name, &shipped_names(&folder), "--expression")?,
         };
-        add_asked(&mut files.expressions, &mut table, &name, path)?;
+        add_asked(&files.expressions, &mut table, &name, path)?;
         let vrm_name = MAKEHUMAN_PRESETS
             .iter()
             .find(|(_, e)| *e == name)
@@ -279,11 +226,99 @@ pub fn resolve_vrm(
     Ok((Some(files), made))
 }
 
+/// Where a `.vrm`'s expressions come from.
+enum PresetsFolder {
+    /// This assets folder, which has the pose units.
+    Found(PathBuf),
+    /// No presets are written (`--no-expressions`): only the shapes asked, read.
+    NoPresets(Option<ExpressionFiles>),
+    /// Nowhere: the recipes stay, for this reason.
+    Unavailable(String),
+}
+
+/// The assets folder a `.vrm`'s expressions come from: what is asked (shapes, an expression)
+/// is refused without it as for any output; the presets alone fall back to their recipes.
+fn presets_folder(
+    shapes: Option<&ExpressionShapes>,
+    asked: Option<&ExpressionBake>,
+    presets: bool,
+    folder: VrmFolder,
+) -> Result<PresetsFolder, ConvertError> {
+    let explicit = shapes.is_some() || asked.is_some();
+    let folder = match folder {
+        Ok(folder) => folder,
+        Err(error) if explicit || !presets => return Err(error),
+        Err(why) => return Ok(PresetsFolder::Unavailable(why.to_string())),
+    };
+    if !presets {
+        let files = shapes
+            .map(|s| resolve(Some(s), None, folder.as_deref()))
+            .transpose()?;
+        return Ok(PresetsFolder::NoPresets(files));
+    }
+    let Some(folder) = folder else {
+        if explicit {
+            resolve(shapes, asked.cloned(), None)?;
+        }
+        return Ok(PresetsFolder::Unavailable(
+            "no MakeHuman assets folder (give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`)"
+                .to_owned(),
+        ));
+    };
+    if explicit {
+        refuse_missing(&folder)?;
+    }
+    let missing = missing_files(&folder);
+    if !missing.is_empty() {
+        return Ok(PresetsFolder::Unavailable(format!(
+            "the assets folder {} lacks {} (`mpfb2g4mf data fetch --makehuman-assets` installs them)",
+            folder.display(),
+            missing.join(", ")
+        )));
+    }
+    Ok(PresetsFolder::Found(folder))
+}
+
+/// The presets of [`MAKEHUMAN_PRESETS`] whose expression `folder` has, noted in `made` (and
+/// why the others keep their recipes); the shapes to add for them, those `listed` (asked as
+/// shapes already) left out.
+fn table_presets(
+    folder: &Path,
+    listed: &[(String, PathBuf)],
+    made: &mut MakeHumanExpressions,
+) -> Vec<(String, PathBuf)> {
+    let mut table = Vec::new();
+    let mut lacking = Vec::new();
+    for (preset, name) in MAKEHUMAN_PRESETS {
+        let path = folder.join("expressions").join(format!("{name}.mhpose"));
+        if !path.is_file() {
+            lacking.push(format!("expressions/{name}.mhpose"));
+            continue;
+        }
+        if !listed.iter().any(|(n, _)| n == name) {
+            table.push((name.to_owned(), path));
+        }
+        made.written.push(FromMakeHuman {
+            vrm_name: preset.to_owned(),
+            shape: name.to_owned(),
+            asked: false,
+        });
+    }
+    if !lacking.is_empty() {
+        made.recipes_kept = Some(format!(
+            "the assets folder {} lacks {}",
+            folder.display(),
+            lacking.join(", ")
+        ));
+    }
+    table
+}
+
 /// Adds the asked expression `name` at `path` as a shape: it replaces a table entry of its
 /// name (the file asked wins), is the shape `--expression-shapes` already asks of that file,
 /// and is refused when `--expression-shapes` asks another file under its name.
 fn add_asked(
-    shapes: &mut Vec<(String, PathBuf)>,
+    shapes: &[(String, PathBuf)],
     table: &mut Vec<(String, PathBuf)>,
     name: &str,
     path: PathBuf,

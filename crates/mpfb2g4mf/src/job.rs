@@ -360,8 +360,12 @@ impl Resolver {
                 return Ok(None);
             }
             let index = self.asset_index(settings.assets.as_deref())?;
-            return crate::expressions::resolve(shapes, bake, index.as_deref().map(AssetIndex::root))
-                .map(Some);
+            return crate::expressions::resolve(
+                shapes,
+                bake,
+                index.as_deref().map(AssetIndex::root),
+            )
+            .map(Some);
         };
         let presets = vrm.expressions;
         let explicit = shapes.is_some()
@@ -381,11 +385,7 @@ impl Resolver {
         };
         let (files, made) = crate::expressions::resolve_vrm(shapes, bake, presets, folder)?;
         if presets {
-            let replaced: Vec<&str> = made
-                .written
-                .iter()
-                .map(|w| w.vrm_name.as_str())
-                .collect();
+            let replaced: Vec<&str> = made.written.iter().map(|w| w.vrm_name.as_str()).collect();
             options.shapes.units = crate::vrm::needed_units(&replaced);
         }
         vrm.makehuman = made;

@@ -615,24 +615,13 @@ fn expressions(
             left_out.push(recipe.preset);
             continue;
         }
-        let emotion = recipe.override_blink == Override::Block;
         written.push(Expression {
-            name: recipe.preset.to_owned(),
-            preset: true,
             is_binary: recipe.preset.starts_with("blink"),
-            binds,
-            override_blink: recipe.override_blink,
-            // Emotions change the eyes and mouth themselves: gaze and speech blend over them.
-            override_look_at: if emotion {
-                Override::Blend
-            } else {
-                Override::None
-            },
-            override_mouth: if emotion {
-                Override::Blend
-            } else {
-                Override::None
-            },
+            ..expression(
+                recipe.preset,
+                binds,
+                recipe.override_blink == Override::Block,
+            )
         });
     }
     for custom in makehuman.written.iter().filter(|w| !is_preset(&w.vrm_name)) {
@@ -642,15 +631,7 @@ fn expressions(
             continue;
         }
         // MakeHuman's expressions are emotions: set as the emotion presets are.
-        written.push(Expression {
-            name: custom.vrm_name.clone(),
-            preset: false,
-            is_binary: false,
-            binds,
-            override_blink: Override::Block,
-            override_look_at: Override::Blend,
-            override_mouth: Override::Blend,
-        });
+        written.push(expression(&custom.vrm_name, binds, true));
     }
     if !left_out.is_empty() {
         notes.push(format!(
@@ -659,6 +640,26 @@ fn expressions(
         ));
     }
     written
+}
+
+/// The expression `name` (a preset when VRM has one of that name) setting `binds`, not binary.
+/// An emotion blocks blinking (its eyes are part of it) and blends the look-at and the mouth
+/// over itself (gaze and speech change the eyes and mouth it set).
+fn expression(name: &str, binds: Vec<MorphBind>, emotion: bool) -> Expression {
+    let (blink, over) = if emotion {
+        (Override::Block, Override::Blend)
+    } else {
+        (Override::None, Override::None)
+    };
+    Expression {
+        name: name.to_owned(),
+        preset: is_preset(name),
+        is_binary: false,
+        binds,
+        override_blink: blink,
+        override_look_at: over,
+        override_mouth: over,
+    }
 }
 
 /// `shape` at `weight` on every mesh carrying it, body first.

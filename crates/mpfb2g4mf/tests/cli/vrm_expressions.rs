@@ -79,19 +79,21 @@ fn meshes(path: &Path) -> (Value, BTreeMap<String, MeshData>) {
         for primitive in mesh["primitives"].as_array().unwrap() {
             data.rest
                 .extend(accessor(&primitive["attributes"]["POSITION"]));
-            for (name, target) in names.iter().zip(
-                primitive["targets"]
-                    .as_array()
-                    .into_iter()
-                    .flatten(),
-            ) {
+            for (name, target) in names
+                .iter()
+                .zip(primitive["targets"].as_array().into_iter().flatten())
+            {
                 data.targets
                     .entry(name.clone())
                     .or_default()
                     .extend(accessor(&target["POSITION"]));
             }
         }
-        assert!(out.insert(mesh_name(path, mesh), data).is_none(), "{}", path.display());
+        assert!(
+            out.insert(mesh_name(path, mesh), data).is_none(),
+            "{}",
+            path.display()
+        );
     }
     (document, out)
 }
@@ -111,7 +113,8 @@ fn binds(path: &Path) -> BTreeMap<String, Vec<(String, String, f64)>> {
                 .map(|b| {
                     let node = &document["nodes"][b["node"].as_u64().unwrap() as usize];
                     let mesh = &document["meshes"][node["mesh"].as_u64().unwrap() as usize];
-                    let target = &mesh["extras"]["targetNames"][b["index"].as_u64().unwrap() as usize];
+                    let target =
+                        &mesh["extras"]["targetNames"][b["index"].as_u64().unwrap() as usize];
                     (
                         mesh_name(path, mesh),
                         target.as_str().unwrap().to_owned(),
@@ -145,6 +148,13 @@ fn on_mesh(binds: &[(String, String, f64)], mesh: &str) -> BTreeSet<(String, Str
         .filter(|(m, _, _)| m == mesh)
         .map(|(_, shape, weight)| (shape.clone(), format!("{weight:.3}")))
         .collect()
+}
+
+/// `--assets ASSETS --eyes none` and `extra`.
+fn with_assets<'a>(assets: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut flags = vec!["--assets", assets, "--eyes", "none"];
+    flags.extend(extra);
+    flags
 }
 
 /// The largest difference between two lists of 3-vectors of one length.
@@ -233,7 +243,11 @@ fn a_vrms_emotion_presets_are_makehumans_expressions_where_the_pose_units_are() 
         on_mesh(&binds["preset relaxed"], "BodyMesh"),
         recipe("relaxed")
     );
-    assert!(written["BodyMesh"].targets.contains_key("FaceMouthSmileLeft"));
+    assert!(
+        written["BodyMesh"]
+            .targets
+            .contains_key("FaceMouthSmileLeft")
+    );
     assert!(!written["BodyMesh"].targets.contains_key("FaceBrowDownLeft"));
 
     // Without the pose units the whole recipe table stays, and a note says why: no assets
@@ -284,11 +298,7 @@ fn an_expression_asked_of_a_vrm_is_one_of_its_expressions_and_its_rest_stays_neu
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
     let assets = assets.to_str().unwrap();
-    let with = |extra: &[&'static str]| {
-        let mut flags = vec!["--assets", assets, "--eyes", "none"];
-        flags.extend(extra);
-        flags
-    };
+    let with = |extra: &[&'static str]| with_assets(assets, extra);
     let neutral = dir.path().join("neutral.vrm");
     converted(&data, &home, &neutral, &with(&[]));
     let (_, neutral) = meshes(&neutral);
@@ -307,8 +317,9 @@ fn an_expression_asked_of_a_vrm_is_one_of_its_expressions_and_its_rest_stays_neu
     let smiling = dir.path().join("smiling.vrm");
     let said = converted(&data, &home, &smiling, &with(&["--expression", "smile01"]));
     assert!(
-        said.contains("note      expression smile01 written as the VRM custom expression smile01, not baked")
-            && !said.contains("baked into the rest"),
+        said.contains(
+            "note      expression smile01 written as the VRM custom expression smile01, not baked"
+        ) && !said.contains("baked into the rest"),
         "{said}"
     );
     rest_is_neutral(&smiling, &neutral);
@@ -342,6 +353,61 @@ fn an_expression_asked_of_a_vrm_is_one_of_its_expressions_and_its_rest_stays_neu
         BTreeSet::from([("anger01".to_owned(), "1.000".to_owned())])
     );
     assert!(!binds.keys().any(|k| k.starts_with("custom")), "{binds:?}");
+
+    // A file named after a preset is that preset; one shape for a file asked both ways; two
+    // files under one shape name refused.
+    let own = dir.path().join("happy.mhpose");
+    let shipped = Path::new(assets).join("expressions/smile01.mhpose");
+    std::fs::copy(&shipped, &own).unwrap();
+    let happy = dir.path().join("happy.vrm");
+    let said = converted(
+        &data,
+        &home,
+        &happy,
+        &with_assets(assets, &["--expression", own.to_str().unwrap()]),
+    );
+    assert!(
+        said.contains("expression happy written as the VRM preset happy"),
+        "{said}"
+    );
+    assert_eq!(
+        on_mesh(&self::binds(&happy)["preset happy"], "BodyMesh"),
+        BTreeSet::from([("happy".to_owned(), "1.000".to_owned())])
+    );
+    let both = dir.path().join("both.vrm");
+    converted(
+        &data,
+        &home,
+        &both,
+        &with(&["--expression-shapes", "smile01", "--expression", "smile01"]),
+    );
+    let (_, written) = meshes(&both);
+    let names = written["BodyMesh"].targets.keys();
+    assert_eq!(names.filter(|n| *n == "smile01").count(), 1);
+    let own = dir.path().join("smile01.mhpose");
+    std::fs::copy(&shipped, &own).unwrap();
+    let twice = dir.path().join("twice.vrm");
+    let output = convert(
+        &data,
+        &home,
+        &twice,
+        &with_assets(
+            assets,
+            &[
+                "--expression-shapes",
+                "smile01",
+                "--expression",
+                own.to_str().unwrap(),
+            ],
+        ),
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("which --expression-shapes already gives"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!twice.exists());
 
     // A description's `expression` line likewise; `--expression none` ignores it.
     let mhm = dir.path().join("smiling.mhm");
