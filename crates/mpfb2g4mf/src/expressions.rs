@@ -261,7 +261,7 @@ fn presets_folder(
             resolve(shapes, asked.cloned(), None)?;
         }
         return Ok(PresetsFolder::Unavailable(
-            "no MakeHuman assets folder (give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`)"
+            "no MakeHuman assets folder (give --assets DIR, set $MAKEHUMAN_ASSETS or run `mpfb2g4mf data fetch --makehuman-assets`)"
                 .to_owned(),
         ));
     };
