@@ -473,16 +473,7 @@ fn an_expression_baked_into_the_rest_is_its_shape_applied() {
         "{}",
         stderr(&output)
     );
-    // A `.vrm`'s rest face stays neutral: refused on one line.
-    let vrm = dir.path().join("smiling.vrm");
-    let output = convert(&vrm, &["--expression", "smile01"]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("--expression smile01 cannot make"),
-        "{}",
-        stderr(&output)
-    );
-    assert!(!vrm.exists());
+    // A `.vrm` writes it as an expression instead: `vrm_expressions`.
 }
 
 #[test]
