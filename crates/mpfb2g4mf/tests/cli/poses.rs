@@ -225,6 +225,15 @@ fn a_descriptions_pose_is_a_one_frame_clip_in_gltf_and_baked_in_g4mf() {
         said.contains("baked into the rest (the description's pose line)"),
         "{said}"
     );
+    // A `.vrm`'s rest is VRM's T-pose: the line is left out, and said.
+    let vrm = dir.path().join("sitting.vrm");
+    let said = described(&vrm, &[]);
+    assert!(
+        said.contains("not converted from sitting.mhm: pose poses/sit01.bvh"),
+        "{said}"
+    );
+    let said = described(&vrm, &["--pose", "none"]);
+    assert!(!said.contains("pose poses/sit01.bvh"), "{said}");
 }
 
 /// `Frame Time:` of a BVH file.
