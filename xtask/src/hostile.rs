@@ -629,15 +629,25 @@ fn motion_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
             text.push_str(&frame);
             text.push('\n');
         }
-        Ok(write(&work.join(name), text.as_bytes())?.display().to_string())
+        Ok(write(&work.join(name), text.as_bytes())?
+            .display()
+            .to_string())
     };
     let longest = long(12_800, "longest.bvh")?;
     let over = long(12_900, "over.bvh")?;
     let data = data.display().to_string();
     let convert = |flag: &str, value: &str, output: &str| -> Vec<String> {
         [
-            "convert", "--quiet", "--rig-name", "default", "--mpfb-data", &data, flag, value,
-            "-o", output,
+            "convert",
+            "--quiet",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            &data,
+            flag,
+            value,
+            "-o",
+            output,
         ]
         .iter()
         .map(|s| (*s).to_owned())
