@@ -5,6 +5,7 @@ use std::process::ExitCode;
 mod allocators;
 mod assets_lock;
 mod bench;
+mod blender_bvh_check;
 mod blender_check;
 mod blender_gltf_check;
 mod blender_pose_check;
@@ -68,6 +69,10 @@ commands:
   validator-fixtures              (re)write fixtures/validator/: one G4MF file per validator rule
   blender-pose-check              pose the rigs with T-pose files in Blender (armature modifier) and
                                   save the deformed vertices and bone heads as fixtures/blender/
+  blender-bvh-check               read MakeHuman's 17 shipped poses with Blender's BVH importer (each
+                                  bone's world rotation from rest at the first frame) and pose our
+                                  .glb of default, game_engine, cmu_mb and mixamo by them through
+                                  its armature modifier; save fixtures/blender/bvh-*.json
   blender-gltf-check              convert jobs (naked, game_engine with face units and visemes, dressed)
                                   to .glb and .g4b, import the .glb with Blender's glTF importer,
                                   turn four bones and compare its armature modifier and shape keys
@@ -90,6 +95,7 @@ fn main() -> ExitCode {
         Some("assets-lock") => assets_lock::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("blender-check") => blender_check::run(&args[1..]),
+        Some("blender-bvh-check") => blender_bvh_check::run(&args[1..]),
         Some("blender-pose-check") => blender_pose_check::run(&args[1..]),
         Some("blender-gltf-check") => blender_gltf_check::run(&args[1..]),
         Some("validator-fixtures") => validator_fixtures::run(&args[1..]),

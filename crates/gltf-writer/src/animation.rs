@@ -127,55 +127,14 @@ fn clip_animation(
         .collect();
     let mut samplers = Vec::new();
     let mut channels = Vec::new();
-    for (b, bone) in spec.bones.iter().enumerate() {
+    for b in 0..spec.bones.len() {
         let node = Index::new(*built.bone_nodes.get(b).ok_or_else(|| GltfError::BadClip {
             clip: clip.name.clone(),
             problem: format!("bone {b} has no node"),
         })?);
-        let mut rotations: Vec<f32> = Vec::with_capacity(keys.len() * 4);
-        let mut previous = DQuat::IDENTITY;
-        for key in &keys {
-            // Neighbouring keys on the same side of the sphere: linear keys then turn the
-            // short way.
-            let q = if key[b].1.dot(previous) < 0.0 {
-                -key[b].1
-            } else {
-                key[b].1
-            };
-            previous = q;
-            rotations.extend(q.as_quat().to_array());
-        }
-        let output = buffer.accessor(
-            &mut built.root,
-            &Encoded::f32(&rotations, Type::Vec4, false),
-            None,
-        )?;
-        push_channel(
-            &mut samplers,
-            &mut channels,
-            input,
-            output,
-            node,
-            Property::Rotation,
-        )?;
-        if bone.parent.is_none() {
-            let translations: Vec<f32> = keys
-                .iter()
-                .flat_map(|key| key[b].0.as_vec3().to_array())
-                .collect();
-            let output = buffer.accessor(
-                &mut built.root,
-                &Encoded::f32(&translations, Type::Vec3, false),
-                None,
-            )?;
-            push_channel(
-                &mut samplers,
-                &mut channels,
-                input,
-                output,
-                node,
-                Property::Translation,
-            )?;
+        let outputs = bone_outputs(buffer, built, &keys, b, spec.bones[b].parent.is_none())?;
+        for (output, path) in outputs {
+            push_channel(&mut samplers, &mut channels, input, output, node, path)?;
         }
     }
     Ok(Animation {
@@ -185,6 +144,47 @@ fn clip_animation(
         extensions: None,
         extras: Default::default(),
     })
+}
+
+/// Bone `b`'s keyed rotations (and translations for a `root` bone) as output accessors,
+/// each with the node property it drives.
+fn bone_outputs(
+    buffer: &mut BufferBuilder,
+    built: &mut BuiltGltf,
+    keys: &[Vec<(DVec3, DQuat)>],
+    b: usize,
+    root: bool,
+) -> Result<Vec<(Index<gltf_json::Accessor>, Property)>, GltfError> {
+    let mut rotations: Vec<f32> = Vec::with_capacity(keys.len() * 4);
+    let mut previous = DQuat::IDENTITY;
+    for key in keys {
+        // Neighbouring keys on the same side of the sphere: linear keys then turn the short
+        // way.
+        let q = if key[b].1.dot(previous) < 0.0 {
+            -key[b].1
+        } else {
+            key[b].1
+        };
+        previous = q;
+        rotations.extend(q.as_quat().to_array());
+    }
+    let encoded = Encoded::f32(&rotations, Type::Vec4, false);
+    let mut out = vec![(
+        buffer.accessor(&mut built.root, &encoded, None)?,
+        Property::Rotation,
+    )];
+    if root {
+        let translations: Vec<f32> = keys
+            .iter()
+            .flat_map(|key| key[b].0.as_vec3().to_array())
+            .collect();
+        let encoded = Encoded::f32(&translations, Type::Vec3, false);
+        out.push((
+            buffer.accessor(&mut built.root, &encoded, None)?,
+            Property::Translation,
+        ));
+    }
+    Ok(out)
 }
 
 /// A linear sampler from `input` to `output` and the channel driving `node`'s `path` by it.

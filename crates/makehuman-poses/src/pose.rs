@@ -62,6 +62,43 @@ fn file_bone_length(bvh: &Bvh, joint: usize) -> Option<f64> {
     Some(bvh.joints[child].offset.length())
 }
 
+/// The root's move in a frame whose values are `values`, and how it was decided: its
+/// position channels (converted when `z_up`) times the body's leg over the file's, when the
+/// root is MakeHuman's `root` and both legs are known.
+fn root_move(
+    bvh: &Bvh,
+    joints: &[String],
+    index: &HashMap<String, usize>,
+    values: &[f64],
+    z_up: bool,
+    leg_length: Option<f64>,
+) -> (DVec3, RootTranslation) {
+    let root = bvh.joints.iter().position(|j| j.parent.is_none());
+    let compare = index.get(&canonical_name(COMPARE_BONE)).copied();
+    let dropped = |why: String| (DVec3::ZERO, RootTranslation::Dropped(why));
+    match (root, compare, leg_length) {
+        (Some(root), _, _) if joints[root] != "root" => dropped(format!(
+            "its root joint is `{}`, not `root` (MakeHuman moves only a joint `root`)",
+            location::text::excerpt(&bvh.joints[root].name, 40)
+        )),
+        (Some(root), Some(compare), Some(leg)) => {
+            match file_bone_length(bvh, compare).filter(|l| *l > 0.0 && l.is_finite()) {
+                Some(file_leg) => {
+                    let scale = leg / file_leg;
+                    let raw = bvh.joints[root].translation(values);
+                    let moved = if z_up { point_from_z_up(raw) } else { raw };
+                    (moved * scale, RootTranslation::Scaled { scale })
+                }
+                None => dropped(format!("its `{COMPARE_BONE}` has no length")),
+            }
+        }
+        (_, None, _) => dropped(format!(
+            "it has no `{COMPARE_BONE}` to scale the root's move by"
+        )),
+        _ => dropped("the body's leg length is not known".into()),
+    }
+}
+
 /// Frame `frame` of `bvh` as MakeHuman applies it; `leg_length` is the body's
 /// [`COMPARE_BONE`] length in the file's units (`None`: unknown, the root stays). `None`
 /// past the last frame.
@@ -84,41 +121,7 @@ pub fn frame_pose(bvh: &Bvh, frame: usize, leg_length: Option<f64>) -> Option<Fr
     for (i, name) in joints.iter().enumerate() {
         index.entry(name.clone()).or_insert(i);
     }
-    let root = bvh.joints.iter().position(|j| j.parent.is_none());
-    let compare = index.get(&canonical_name(COMPARE_BONE)).copied();
-    let (root_translation, root_rule) = match (root, compare, leg_length) {
-        (Some(root), _, _) if joints[root] != "root" => (
-            DVec3::ZERO,
-            RootTranslation::Dropped(format!(
-                "its root joint is `{}`, not `root` (MakeHuman moves only a joint `root`)",
-                location::text::excerpt(&bvh.joints[root].name, 40)
-            )),
-        ),
-        (Some(root), Some(compare), Some(leg)) => {
-            match file_bone_length(bvh, compare).filter(|l| *l > 0.0 && l.is_finite()) {
-                Some(file_leg) => {
-                    let scale = leg / file_leg;
-                    let raw = bvh.joints[root].translation(values);
-                    let moved = if z_up { point_from_z_up(raw) } else { raw };
-                    (moved * scale, RootTranslation::Scaled { scale })
-                }
-                None => (
-                    DVec3::ZERO,
-                    RootTranslation::Dropped(format!("its `{COMPARE_BONE}` has no length")),
-                ),
-            }
-        }
-        (_, None, _) => (
-            DVec3::ZERO,
-            RootTranslation::Dropped(format!(
-                "it has no `{COMPARE_BONE}` to scale the root's move by"
-            )),
-        ),
-        _ => (
-            DVec3::ZERO,
-            RootTranslation::Dropped("the body's leg length is not known".into()),
-        ),
-    };
+    let (root_translation, root_rule) = root_move(bvh, &joints, &index, values, z_up, leg_length);
     Some(FramePose {
         joints,
         parents,

@@ -217,20 +217,12 @@ fn convert_parts(
         warnings: assembly_warnings,
     } = assembled;
     let mut said = Said::default();
-    said.warn_all(WarningKind::Fit, fit.warnings.iter().cloned());
-    say_not_converted(parts, options, &mut said);
+    say_not_converted(parts, options, &fit.warnings, &mut said);
     let character = attach_shapes(character, parts, options, derived, &body, &mut said)?;
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
     crate::timings::lap("wear");
-    let (character, humanoid) = pose_and_name(
-        character,
-        parts,
-        options,
-        (&hidden, &body),
-        derived,
-        &mut said,
-    )?;
-    stages::humanoid::check_vrm(&character, options.vrm.is_some(), &parts.rig.path)?;
+    let at = (&hidden, &body);
+    let (character, humanoid) = pose_and_name(character, parts, options, at, derived, &mut said)?;
     let character = extract_helpers(character, parts, options, &hidden, derived, &mut said);
     let (character, influence_changes) = finish(character, parts, options, &body, derived);
     let facts = facts_of(&character, &extras, &body, parts.mesh);
@@ -489,10 +481,17 @@ fn made_by(parts: Parts<'_>, error: ConvertError) -> ConvertError {
     }
 }
 
-/// What a description asked for that is not converted: its lines we do not read, and assets
+/// The fit's warnings, then what a description asked for that is not converted: its lines
+/// we do not read, and assets
 /// without an assets folder to find them in; and the colour `--eye-material` gave the helper
 /// eyes ([`say_helper_iris`]).
-fn say_not_converted(parts: Parts<'_>, options: &ConvertOptions, said: &mut Said) {
+fn say_not_converted(
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    fit_warnings: &[String],
+    said: &mut Said,
+) {
+    said.warn_all(WarningKind::Fit, fit_warnings.iter().cloned());
     say_helper_iris(parts, options, said);
     if let Some(described) = parts.described {
         if !described.description.not_converted.is_empty() {
@@ -643,17 +642,7 @@ fn pose_and_name(
     )?;
     said.warn_all(WarningKind::Skin, bind_warnings);
     let character = make_clips(character, parts, options, body, said)?;
-    let character = match &assets.rest_pose {
-        None => character,
-        Some(pose) => {
-            let (posed, source, bent) =
-                stages::rest_pose::posed_frames(&character, pose, &parts.rig.path, names.as_ref())?;
-            said.notes.push(format!("rest pose baked from {source}"));
-            said.warn_all(WarningKind::Fit, bent);
-            stages::rest_pose::bake(character, &posed)?
-        }
-    };
-    let character = bake_pose(character, parts, options, body, said)?;
+    let character = bake_rest(character, parts, options, body, names.as_ref(), said)?;
     let Some(names) = names.filter(|_| assets.humanoid.is_some()) else {
         return Ok((character, None));
     };
@@ -667,7 +656,32 @@ fn pose_and_name(
             names.not_placed.join(", ")
         ));
     }
+    // A `.vrm` always has humanoid names (options ask for them).
+    stages::humanoid::check_vrm(&character, options.vrm.is_some(), &parts.rig.path)?;
     Ok((character, Some(names)))
+}
+
+/// The rest pose asked (`--rest-pose`) or the BVH pose (`--pose`, a description's line)
+/// baked into the rest (options refuse both at once).
+fn bake_rest(
+    character: Character,
+    parts: Parts<'_>,
+    options: &ConvertOptions,
+    body: &Body,
+    names: Option<&Names>,
+    said: &mut Said,
+) -> Result<Character, ConvertError> {
+    let character = match &parts.assets.rest_pose {
+        None => character,
+        Some(pose) => {
+            let (posed, source, bent) =
+                stages::rest_pose::posed_frames(&character, pose, &parts.rig.path, names)?;
+            said.notes.push(format!("rest pose baked from {source}"));
+            said.warn_all(WarningKind::Fit, bent);
+            stages::rest_pose::bake(character, &posed)?
+        }
+    };
+    bake_pose(character, parts, options, body, said)
 }
 
 /// Whether `motion` is a description's pose line written as a one-frame clip: on glTF

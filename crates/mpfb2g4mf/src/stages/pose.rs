@@ -40,6 +40,10 @@ pub enum Route {
 pub struct Retarget {
     /// Per bone of the character, its counterpart joint.
     pub counterparts: Vec<Option<usize>>,
+    /// Per bone, the turn taking its rest direction to its counterpart's in the file's rest
+    /// (identity but for a foreign file's limbs: a T-posed file's arms on an A-posed rig),
+    /// applied before the counterpart's world turn.
+    pub corrections: Vec<DQuat>,
     /// How.
     pub route: Route,
 }
@@ -92,6 +96,7 @@ pub fn retarget(
     let by_name: Vec<Option<usize>> = bones.iter().map(|b| frame.joint(&b.name)).collect();
     if !bones.is_empty() && by_name.iter().all(Option::is_some) {
         return Ok(Retarget {
+            corrections: vec![DQuat::IDENTITY; by_name.len()],
             counterparts: by_name,
             route: Route::Names,
         });
@@ -115,6 +120,7 @@ pub fn retarget(
             .collect();
         if counterparts.iter().any(Option::is_some) {
             return Ok(Retarget {
+                corrections: vec![DQuat::IDENTITY; counterparts.len()],
                 counterparts,
                 route: Route::References(crate::stages::assemble::file_name(path)),
             });
@@ -138,7 +144,8 @@ fn humanoid_route(
         let found = table.keys().filter(|b| frame.joint(b).is_some()).count();
         found * 2 > table.len()
     });
-    // G4MF name -> joint of the file.
+    // G4MF name -> joint of the file; the file's skeleton when it is foreign.
+    let mut foreign = None;
     let (file_names, source): (BTreeMap<String, usize>, String) = match makehumans {
         Some(table) => (
             table
@@ -148,8 +155,8 @@ fn humanoid_route(
             "the default rig's table for the file".to_owned(),
         ),
         None => {
-            let skeleton = file_skeleton();
-            let matched = crate::humanoid_match::match_skeleton(&skeleton);
+            let skeleton = foreign.insert(file_skeleton());
+            let matched = crate::humanoid_match::match_skeleton(skeleton);
             (
                 matched
                     .table
@@ -163,17 +170,49 @@ fn humanoid_route(
             )
         }
     };
-    let counterparts = character
-        .skeleton
-        .bones
+    let bones = &character.skeleton.bones;
+    let counterparts: Vec<Option<usize>> = bones
         .iter()
         .map(|b| file_names.get(rig.table.get(&b.name)?).copied())
         .collect();
+    let corrections = limb_corrections(bones, &counterparts, &rig, foreign.as_ref());
     Ok(Retarget {
         counterparts,
+        corrections,
         route: Route::Humanoid(format!("{} of the rig, {source}", rig.source)),
     })
 }
+
+/// Per bone, the turn aiming it as a foreign file's rest aims its counterpart (limbs only:
+/// MakeHuman's own files, `file` `None`, share the rig's rest, and trunks are near enough).
+fn limb_corrections(
+    bones: &[character::Bone],
+    counterparts: &[Option<usize>],
+    rig: &crate::stages::humanoid::Names,
+    file: Option<&Skeleton>,
+) -> Vec<DQuat> {
+    bones
+        .iter()
+        .zip(counterparts)
+        .map(|(bone, joint)| {
+            let limb = rig
+                .table
+                .get(&bone.name)
+                .is_some_and(|g4mf| LIMBS.iter().any(|l| g4mf.ends_with(l)));
+            match (file, joint) {
+                (Some(file), Some(j)) if limb && file.bones[*j].length > 1e-6 => {
+                    DQuat::from_rotation_arc(bone.basis.y_axis, file.bones[*j].basis.y_axis)
+                }
+                _ => DQuat::IDENTITY,
+            }
+        })
+        .collect()
+}
+
+/// The humanoid bones a foreign file's rest aims ([`Retarget::corrections`]).
+const LIMBS: [&str; 6] = [
+    "UpperArm", "LowerArm", "Hand", "UpperLeg", "LowerLeg", "Foot",
+];
 
 /// A file's skeleton as a character skeleton (joints at their rest positions in metres, no
 /// rolls), for matching humanoid names on it.
@@ -205,8 +244,15 @@ pub fn file_skeleton(bvh: &makehuman_poses::Bvh, z_up: bool) -> Skeleton {
                 .filter(|a| a.length() > 1e-9)
                 .map_or(DVec3::Y, DVec3::normalize);
             let x = y.any_orthonormal_vector();
+            // A joint named `__X` is a fixed offset above `X` (MakeHuman's old skeletons):
+            // a neutral name keeps the matcher from placing a limb on it.
+            let name = if joint.name.starts_with("__") {
+                format!("offset{i}")
+            } else {
+                canonical_name(&joint.name)
+            };
             character::Bone {
-                name: canonical_name(&joint.name),
+                name,
                 parent: joint.parent,
                 head,
                 basis: DMat3::from_cols(x, y, x.cross(y)),
@@ -233,7 +279,7 @@ pub fn posed_frames(
     let mut world = vec![DQuat::IDENTITY; bones.len()];
     for &i in &order {
         world[i] = match retarget.counterparts.get(i).copied().flatten() {
-            Some(j) => frame.world[j],
+            Some(j) => frame.world[j] * retarget.corrections[i],
             None => bones[i]
                 .parent
                 .and_then(|p| world.get(p))
@@ -312,6 +358,21 @@ pub fn pose_frame(
     Ok((pose, retarget))
 }
 
+/// How the root moved under `pose` (of the pose or clip `name`), for the note; a warning
+/// when it stays in place for want of what MakeHuman's rule needs.
+fn root_words(pose: &FramePose, name: &str, warnings: &mut Vec<String>) -> String {
+    match &pose.root_rule {
+        makehuman_poses::RootTranslation::Scaled { scale } => format!(
+            "root moved {:.3} m (its channels times {scale:.4}, the body's leg over the file's)",
+            pose.root_translation.length() / UNITS_PER_METRE
+        ),
+        makehuman_poses::RootTranslation::Dropped(why) => {
+            warnings.push(format!("pose {name}: the root stays in place: {why}"));
+            "root in place".to_owned()
+        }
+    }
+}
+
 /// Frame `frame` of `motion` on `character`: frames, note and warnings.
 pub fn posed(
     character: &Character,
@@ -340,19 +401,7 @@ pub fn posed(
             file.path.display()
         ));
     }
-    let root = match &pose.root_rule {
-        makehuman_poses::RootTranslation::Scaled { scale } => format!(
-            "root moved {:.3} m (its channels times {scale:.4}, the body's leg over the file's)",
-            pose.root_translation.length() / UNITS_PER_METRE
-        ),
-        makehuman_poses::RootTranslation::Dropped(why) => {
-            warnings.push(format!(
-                "pose {}: the root stays in place: {why}",
-                file.name
-            ));
-            "root in place".to_owned()
-        }
-    };
+    let root = root_words(&pose, &file.name, &mut warnings);
     let mut note = format!(
         "pose {} (frame {} of {}) {}; {root}",
         file.name,

@@ -13,6 +13,8 @@ mod convert;
 mod demo;
 mod environment;
 mod humanoid;
+mod poses;
+mod poses_blender;
 mod preview;
 mod rest_pose;
 mod shapes;

@@ -31,10 +31,7 @@ pub(super) fn write_gltf(
     crate::timings::lap("write: build");
     let mut notes = Vec::new();
     // The clips stage said what each clip is.
-    let channels = gltf_writer::add_clips(&mut built, &spec, &clips)?;
-    if channels > 0 {
-        crate::timings::lap("write: clips");
-    }
+    gltf_writer::add_clips(&mut built, &spec, &clips)?;
     let mut vrm_summary = None;
     if let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) {
         let (said, summary) = make_vrm(&mut built, &spec, vrm, thumbnail, &options.output)?;
