@@ -28,7 +28,10 @@ pub fn run_all(args: &[String]) -> Result<(), String> {
     if args.first().is_some_and(|a| a == "clips") {
         let bin = crate::bench::release_binary()?;
         let data = test_support::mpfb_data().ok_or("no MPFB data")?;
-        let data = data.to_str().ok_or("the data path is not UTF-8")?.to_owned();
+        let data = data
+            .to_str()
+            .ok_or("the data path is not UTF-8")?
+            .to_owned();
         let work = tempfile::tempdir().map_err(|e| e.to_string())?;
         let docs = test_support::workspace_root().join("docs");
         clips(&bin, &data, &docs, work.path())?;

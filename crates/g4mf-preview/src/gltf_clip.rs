@@ -63,64 +63,19 @@ pub(crate) fn sample(
     };
     let mut end: f64 = 0.0;
     let mut start = f64::INFINITY;
-    for (c, channel) in animation.channels.iter().enumerate() {
-        let s = channel.sampler.value();
-        let sampler = &animation.samplers[s];
-        let at_s = format!("/animations/{a}/samplers/{s}");
-        let Checked::Valid(path) = channel.target.path else {
+    for c in 0..animation.channels.len() {
+        let Some(channel) = sample_channel(file, (a, c), clip.time, budget)? else {
             continue;
         };
-        let node = channel.target.node.value();
-        let targets = match path {
-            Property::MorphTargetWeights => morph_targets(root, node).ok_or_else(|| {
-                at(
-                    format!("/animations/{a}/channels/{c}/target"),
-                    GltfErrorKind::Data(format!(
-                        "the channel animates the morph weights of node {node}, which has no mesh"
-                    )),
-                )
-            })?,
-            _ => 1,
-        };
-        let times = key_times(file, sampler.input.value(), &at_s, budget)?;
-        start = start.min(times[0]);
-        end = end.max(times[times.len() - 1]);
-        let interpolation = match sampler.interpolation {
-            Checked::Valid(i) => i,
-            Checked::Invalid => Interpolation::Linear,
-        };
-        // Weights come as SCALARs, one per target and key; the others as one VEC a key.
-        let (width, element) = match path {
-            Property::Translation | Property::Scale => (3, 3),
-            Property::Rotation => (4, 4),
-            Property::MorphTargetWeights => (targets, 1),
-        };
-        let values = key_values(
-            file,
-            sampler.output.value(),
-            (times.len(), width, element, interpolation),
-            &at_s,
-            budget,
-        )?;
-        let value = sample_values(&times, &values, width, interpolation, path, clip.time);
-        let pose = &mut sampled.nodes[node];
-        match path {
+        start = start.min(channel.keys.0);
+        end = end.max(channel.keys.1);
+        let pose = &mut sampled.nodes[channel.node];
+        let value = channel.value;
+        match channel.path {
             Property::Translation => pose.translation = Some(DVec3::from_slice(&value)),
             Property::Scale => pose.scale = Some(DVec3::from_slice(&value)),
-            Property::Rotation => {
-                let q = DQuat::from_slice(&value);
-                if !(q.length_squared() > 1e-12) {
-                    return Err(at(
-                        format!("{at_s}/output"),
-                        GltfErrorKind::Data(format!(
-                            "the rotation sampled at {} s has no length (accessor {})",
-                            clip.time,
-                            sampler.output.value()
-                        )),
-                    ));
-                }
-                pose.rotation = Some(q.normalize());
-            }
+            // Unit: checked by `sample_channel`.
+            Property::Rotation => pose.rotation = Some(DQuat::from_slice(&value).normalize()),
             Property::MorphTargetWeights => pose.weights = Some(value),
         }
     }
@@ -135,6 +90,91 @@ pub(crate) fn sample(
         ));
     }
     Ok(sampled)
+}
+
+/// One channel sampled: what it drives, its value there and its first and last key times.
+struct SampledChannel {
+    node: usize,
+    path: Property,
+    value: Vec<f64>,
+    keys: (f64, f64),
+}
+
+/// Channel `c` of animation `a` sampled at `time`, its accessors read and checked; `None`
+/// for a path this reader does not know.
+fn sample_channel(
+    file: &GltfFile,
+    (a, c): (usize, usize),
+    time: f64,
+    budget: &mut Budget,
+) -> Result<Option<SampledChannel>, GltfError> {
+    let root = file.json();
+    let animation = &root.animations[a];
+    let channel = &animation.channels[c];
+    let s = channel.sampler.value();
+    let sampler = &animation.samplers[s];
+    let at_s = format!("/animations/{a}/samplers/{s}");
+    let Checked::Valid(path) = channel.target.path else {
+        return Ok(None);
+    };
+    let node = channel.target.node.value();
+    let (width, element) = value_shape(root, node, path, (a, c))?;
+    let times = key_times(file, sampler.input.value(), &at_s, budget)?;
+    let interpolation = match sampler.interpolation {
+        Checked::Valid(i) => i,
+        Checked::Invalid => Interpolation::Linear,
+    };
+    let values = key_values(
+        file,
+        sampler.output.value(),
+        (times.len(), width, element, interpolation),
+        &at_s,
+        budget,
+    )?;
+    let value = sample_values(&times, &values, width, interpolation, path, time);
+    // A key of no length slerps to NaN: refused with the rest.
+    let no_length = |q: DQuat| q.length_squared().is_nan() || q.length_squared() <= 1e-12;
+    if path == Property::Rotation && no_length(DQuat::from_slice(&value)) {
+        return Err(at(
+            format!("{at_s}/output"),
+            GltfErrorKind::Data(format!(
+                "the rotation sampled at {time} s has no length (accessor {})",
+                sampler.output.value()
+            )),
+        ));
+    }
+    Ok(Some(SampledChannel {
+        node,
+        path,
+        value,
+        keys: (times[0], times[times.len() - 1]),
+    }))
+}
+
+/// Values a key and values an element of a channel driving `path` of node `node` (channel
+/// `c` of animation `a`): weights come as SCALARs, one per morph target of the node's mesh and
+/// key; the others as one VEC a key.
+fn value_shape(
+    root: &json::Root,
+    node: usize,
+    path: Property,
+    (a, c): (usize, usize),
+) -> Result<(usize, usize), GltfError> {
+    Ok(match path {
+        Property::Translation | Property::Scale => (3, 3),
+        Property::Rotation => (4, 4),
+        Property::MorphTargetWeights => {
+            let targets = morph_targets(root, node).ok_or_else(|| {
+                at(
+                    format!("/animations/{a}/channels/{c}/target"),
+                    GltfErrorKind::Data(format!(
+                        "the channel animates the morph weights of node {node}, which has no mesh"
+                    )),
+                )
+            })?;
+            (targets, 1)
+        }
+    })
 }
 
 /// The index of the animation named `name`, or an error naming the near names and those

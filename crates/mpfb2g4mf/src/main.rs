@@ -792,18 +792,9 @@ fn run_inspect(args: InspectArgs) -> Result<()> {
     Ok(())
 }
 
-fn run_preview(args: PreviewArgs) -> Result<()> {
-    mpfb2g4mf::files::check_output_apart(
-        "the picture",
-        &args.output,
-        args.files.iter().map(PathBuf::as_path),
-    )?;
-    let read = args.read.options();
-    let scene_options = g4mf_preview::SceneOptions {
-        blend: args.blend.clone(),
-        no_textures: args.no_textures,
-        clip: None,
-    };
+/// The times `preview` draws a clip at (0 without `--time`), refused without `--clip` or when
+/// the files, times and views make more panels than a picture holds.
+fn preview_times(args: &PreviewArgs) -> Result<Vec<f64>> {
     let times = match (&args.clip, &args.time) {
         (None, Some(_)) => bail!("--time is a time into a clip: give the clip with --clip NAME"),
         (Some(_), Some(times)) => times.0.clone(),
@@ -817,16 +808,27 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
             times.len()
         );
     }
+    Ok(times)
+}
+
+/// The scenes `preview` draws, in order: each file's, or with `--clip` each file's frame at
+/// each of `times`; their notes printed as warnings (a strip's shared notes once).
+fn preview_scenes(args: &PreviewArgs, times: &[f64]) -> Result<Vec<g4mf_preview::Scene>> {
+    let read = args.read.options();
+    let scene_options = g4mf_preview::SceneOptions {
+        blend: args.blend.clone(),
+        no_textures: args.no_textures,
+        clip: None,
+    };
     let mut scenes = Vec::new();
     for path in &args.files {
         let drawn = match &args.clip {
             Some(clip) => {
-                g4mf_preview::read_clip_frames(path, &read, &scene_options, clip, &times, None)
+                g4mf_preview::read_clip_frames(path, &read, &scene_options, clip, times, None)
             }
             None => g4mf_preview::read_scene(path, &read, &scene_options, None).map(|s| vec![s]),
         }
         .map_err(|e| picture_error(path, e))?;
-        // A strip's frames share their notes: say each once.
         let mut said = std::collections::HashSet::new();
         for note in drawn.iter().flat_map(|s| &s.notes) {
             if said.insert(note) {
@@ -835,6 +837,17 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
         }
         scenes.extend(drawn);
     }
+    Ok(scenes)
+}
+
+fn run_preview(args: PreviewArgs) -> Result<()> {
+    mpfb2g4mf::files::check_output_apart(
+        "the picture",
+        &args.output,
+        args.files.iter().map(PathBuf::as_path),
+    )?;
+    let times = preview_times(&args)?;
+    let scenes = preview_scenes(&args, &times)?;
     let region = match &args.focus {
         None => None,
         Some(bone) => {

@@ -7,6 +7,7 @@
 
 use super::{cli, refused, stderr};
 use serde_json::{Value, json};
+use std::f32::consts::FRAC_1_SQRT_2;
 use std::path::{Path, PathBuf};
 use test_support::gltf::GltfBuilder;
 
@@ -46,7 +47,7 @@ fn clip_file(
 /// A good clip: a quarter turn about Z over 1 s.
 const TURN: (&[f32], &[f32], &str, &str) = (
     &[0.0, 1.0],
-    &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.707_106_8, 0.707_106_8],
+    &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2],
     "VEC4",
     "rotation",
 );
@@ -67,7 +68,7 @@ fn broken_clip_accessors_are_refused_in_one_located_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("frame.png");
     let nan = f32::NAN;
-    let s = 0.707_106_8;
+    let s = FRAC_1_SQRT_2;
     let cases: Vec<(&str, PathBuf, &[&str])> = vec![
         (
             "three rotations for two keys",
