@@ -70,6 +70,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let _ = std::fs::remove_dir_all(&work);
         return result;
     }
+    // `--motion`: the cost of MakeHuman's expressions as shapes, and of a posed population.
+    if args.iter().any(|a| a == "--motion") {
+        let bin = release_binary()?;
+        let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+        let work = std::env::temp_dir().join(format!("mpfb2g4mf-motion-{}", std::process::id()));
+        std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+        let result = motion_cost(&bin, &data, &work);
+        let _ = std::fs::remove_dir_all(&work);
+        return result;
+    }
     // `--textures`: file size and convert time with and without embedded images.
     if args.iter().any(|a| a == "--textures") {
         let bin = release_binary()?;
@@ -385,6 +395,68 @@ fn dressed_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
         a * 1e3,
         b * 1e3,
         b / a
+    );
+    Ok(())
+}
+
+/// `--expression-shapes all` against a plain convert of one body (11 interleaved runs,
+/// medians), and a population of 24 bodies each drawing an expression and a pose from the
+/// shipped lists against the same population plain (best of three batches each, `--jobs 2`).
+fn motion_cost(bin: &Path, data: &Path, work: &Path) -> Result<(), String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let folder = assets.to_string_lossy().into_owned();
+    let plain = convert_args(data, &work.join("plain.g4b"), &["--assets", &folder]);
+    let shapes = convert_args(
+        data,
+        &work.join("shapes.g4b"),
+        &["--assets", &folder, "--expression-shapes", "all"],
+    );
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..11 {
+        a.push(time_process(bin, &plain)?);
+        b.push(time_process(bin, &shapes)?);
+    }
+    let (a, b) = (median(a), median(b));
+    println!(
+        "--expression-shapes all (32 shapes) on one body, 11 interleaved runs, medians: plain {:.1} ms, with {:.1} ms: {:.1} ms a body, {:.2}x",
+        a * 1e3,
+        b * 1e3,
+        (b - a) * 1e3,
+        b / a
+    );
+    let stems = |sub: &str, extension: &str| -> Result<Vec<String>, String> {
+        let mut out: Vec<String> = std::fs::read_dir(assets.join(sub))
+            .map_err(|e| format!("{sub}: {e}"))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == extension))
+            .filter_map(|p| Some(format!("\"{}\"", p.file_stem()?.to_str()?)))
+            .collect();
+        out.sort();
+        Ok(out)
+    };
+    let draw = format!(
+        "[population.draw]\nexpression = [{}]\npose = [{}]\n",
+        stems("expressions", "mhpose")?.join(", "),
+        stems("poses", "bvh")?.join(", ")
+    );
+    let manifest = |name: &str, extra: &str| -> Result<std::path::PathBuf, String> {
+        let path = work.join(format!("{name}.toml"));
+        let text = format!(
+            "[defaults]\nmpfb_data = \"{}\"\nassets = \"{folder}\"\n\n[population]\nrig_name = \"default\"\ncount = 24\nseed = 5\noutput = \"{}/{name}-{{index}}.g4b\"\n[population.ranges]\ngender = [0.0, 1.0]\nweight = [0.2, 0.8]\n{extra}",
+            data.display(),
+            work.display()
+        );
+        std::fs::write(&path, text).map_err(|e| e.to_string())?;
+        Ok(path)
+    };
+    let plain = best_batch(bin, &manifest("plain", "")?, "2", &[])?;
+    let posed = best_batch(bin, &manifest("posed", &draw)?, "2", &[])?;
+    println!(
+        "population of 24 bodies, --jobs 2, best of 3: plain {:.0} ms, each drawing an expression and a pose {:.0} ms = {:.2}x",
+        plain * 1e3,
+        posed * 1e3,
+        posed / plain
     );
     Ok(())
 }

@@ -250,6 +250,7 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     cases.extend(eyes_and_proxies_cases(data, work)?);
     cases.extend(preview_cases(data, work)?);
     cases.extend(clip_cases(data, work)?);
+    cases.extend(motion_cases(data, work)?);
     Ok(cases)
 }
 
@@ -670,4 +671,66 @@ fn clip_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
         });
     }
     Ok(cases)
+}
+
+/// Issue 42: BVH motion through `--pose` and `--animation`: the longest clip MakeHuman's
+/// skeleton may be (12,800 frames of 163 joints, just under the 2^21 bone keys a clip holds)
+/// to `.glb`, the same one frame longer than the limit allows (refused before posing), and a
+/// pose from it.
+fn motion_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let sit = std::fs::read_to_string(assets.join("poses/sit01.bvh")).map_err(|e| e.to_string())?;
+    let motion = sit.find("MOTION").ok_or("sit01.bvh: no MOTION")?;
+    let frame = sit
+        .lines()
+        .skip_while(|l| !l.starts_with("Frame Time"))
+        .nth(1)
+        .ok_or("sit01.bvh: no frame")?
+        .to_owned();
+    let long = |frames: usize, name: &str| -> Result<String, String> {
+        let mut text = String::with_capacity(motion + frames * (frame.len() + 1) + 64);
+        text.push_str(&sit[..motion]);
+        text.push_str(&format!("MOTION\nFrames: {frames}\nFrame Time: 0.033333\n"));
+        for _ in 0..frames {
+            text.push_str(&frame);
+            text.push('\n');
+        }
+        Ok(write(&work.join(name), text.as_bytes())?
+            .display()
+            .to_string())
+    };
+    let longest = long(12_800, "longest.bvh")?;
+    let over = long(12_900, "over.bvh")?;
+    let data = data.display().to_string();
+    let convert = |flag: &str, value: &str, output: &str| -> Vec<String> {
+        [
+            "convert",
+            "--quiet",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            &data,
+            flag,
+            value,
+            "-o",
+            output,
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+    };
+    Ok(vec![
+        Case {
+            name: "a 12,800-frame clip of MakeHuman's 163 joints, to `.glb`",
+            args: convert("--animation", &longest, "out/longest.glb"),
+        },
+        Case {
+            name: "a 12,900-frame clip (over the clip's 2^21 bone keys)",
+            args: convert("--animation", &over, "out/over.glb"),
+        },
+        Case {
+            name: "its last frame as `--pose`",
+            args: convert("--pose", &format!("{longest}@12800"), "out/last.g4b"),
+        },
+    ])
 }

@@ -46,6 +46,8 @@ commands:
                                   repositories at the pinned commits
   bench --dressed                 only the dressed character against the naked one
   bench --textures                file size and convert time with and without embedded images
+  bench --motion                  --expression-shapes all against a plain convert; a population drawing
+                                  an expression and a pose against the same population plain
   bench --against-cat [--against BIN] [--this BIN] [--rounds N]
                                   only convert against cat of its inputs, optionally with
                                   another build of the converter in the same rounds (--this:

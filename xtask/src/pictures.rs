@@ -192,6 +192,7 @@ caucasian = [0.0, 1.0]
     dressed_in_three(&bin, &renderer, data, &docs, work.path())?;
     expressions(&bin, data, &docs, work.path())?;
     clips(&bin, data, &docs, work.path())?;
+    poses(&bin, data, &docs, work.path())?;
     for name in [
         "clip-strip.png",
         "dressed-views.png",
@@ -306,6 +307,45 @@ fn clips(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String>
             &out,
         ],
     )
+}
+
+/// A dressed character in three of MakeHuman's poses (`--pose`), side by side at one scale.
+fn poses(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let assets = assets.display().to_string();
+    let mut files = Vec::new();
+    for pose in ["standing02", "sit01", "fight01"] {
+        let out = work.join(format!("pose-{pose}.g4b")).display().to_string();
+        run(
+            bin,
+            &[
+                "convert",
+                "--rig-name",
+                "default",
+                "--mpfb-data",
+                data,
+                "--assets",
+                &assets,
+                "--clothes",
+                "female_casualsuit01",
+                "--clothes",
+                "shoes01",
+                "--hair",
+                "bob01",
+                "--pose",
+                pose,
+                "-q",
+                "-o",
+                &out,
+            ],
+        )?;
+        files.push(out);
+    }
+    let out = docs.join("poses-dressed.png").display().to_string();
+    let mut args: Vec<&str> = vec!["preview"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--view", "three-quarter", "--size", "260", "-o", &out]);
+    run(bin, &args)
 }
 
 fn dressed(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String> {

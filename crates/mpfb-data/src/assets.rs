@@ -164,7 +164,7 @@ pub const ASSET_FEATURES: [AssetFeature; 8] = [
     AssetFeature {
         key: "expressions",
         title: "expressions",
-        used_by: ".mhm expression lines (not converted yet)",
+        used_by: "--expression, --expression-shapes, .vrm emotions, .mhm expression lines",
         files: &[
             "poseunits/face-poseunits.bvh",
             "poseunits/face-poseunits.json",
@@ -176,7 +176,7 @@ pub const ASSET_FEATURES: [AssetFeature; 8] = [
     AssetFeature {
         key: "poses",
         title: "poses",
-        used_by: ".mhm pose lines (not converted yet)",
+        used_by: "--pose, .mhm pose lines",
         files: &["rigs/default.mhskel", "poses/tpose.bvh"],
         any_of: &[("poses", "bvh")],
     },

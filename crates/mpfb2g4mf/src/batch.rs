@@ -235,6 +235,13 @@ pub struct Wardrobe {
     /// Skins (drawn after the others, so adding skins leaves the other draws as they were).
     #[serde(default)]
     pub skin: Vec<String>,
+    /// MakeHuman expressions baked into the rest (names, `.mhpose` files or `none`; drawn
+    /// after skins, so adding them leaves the draws above as they were).
+    #[serde(default)]
+    pub expression: Vec<String>,
+    /// BVH poses baked into the rest (names, `.bvh` files or `none`; drawn last).
+    #[serde(default)]
+    pub pose: Vec<String>,
 }
 
 impl Wardrobe {
@@ -263,6 +270,8 @@ impl Wardrobe {
                 &mut settings.eye_material,
             ),
             ("skin", &self.skin, &mut settings.skin),
+            ("expression", &self.expression, &mut settings.expression),
+            ("pose", &self.pose, &mut settings.pose),
         ] {
             if !list.is_empty() {
                 *slot = Some(list[pick(list.len())].clone());

@@ -494,15 +494,31 @@ fn say_not_converted(
     said.warn_all(WarningKind::Fit, fit_warnings.iter().cloned());
     say_helper_iris(parts, options, said);
     if let Some(described) = parts.described {
+        let source = || {
+            described
+                .source
+                .as_deref()
+                .map_or_else(|| "the description".to_owned(), file_name)
+        };
+        let ignored = matches!(options.pose, Some(crate::options::PoseBake::Ignore));
+        if let Some(pose) = described.description.pose.as_ref() {
+            if options.vrm.is_some() && !ignored {
+                said.warn(
+                    WarningKind::Description,
+                    format!(
+                        "not converted from {}: pose {} (a .vrm's rest is VRM's T-pose; write a .glb for its pose as a clip, or give --pose none)",
+                        source(),
+                        location::text::excerpt(&pose.file, 80)
+                    ),
+                );
+            }
+        }
         if !described.description.not_converted.is_empty() {
             said.warn(
                 WarningKind::Description,
                 format!(
                     "not converted from {}: {}",
-                    described
-                        .source
-                        .as_deref()
-                        .map_or_else(|| "the description".to_owned(), file_name),
+                    source(),
                     described.description.not_converted.join(", ")
                 ),
             );

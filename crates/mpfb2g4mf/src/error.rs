@@ -240,6 +240,20 @@ pub enum ConvertError {
         /// What it lacks.
         missing: String,
     },
+    /// A `.vrm` would write two expression files as one blend shape.
+    #[error(
+        "{}: a .vrm writes the expression asked as the blend shape `{name}`, which --expression-shapes already gives {}",
+        file.display(),
+        other.display()
+    )]
+    ExpressionNamedTwice {
+        /// The shape's name.
+        name: String,
+        /// The expression asked (`--expression` or the description's line).
+        file: PathBuf,
+        /// The file `--expression-shapes` names by that name.
+        other: PathBuf,
+    },
     /// A pose, expression, skeleton or pose-unit file cannot be used.
     #[error(transparent)]
     Motion(makehuman_poses::PoseError),

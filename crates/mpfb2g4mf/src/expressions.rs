@@ -1,10 +1,12 @@
 //! MakeHuman's expressions as blend shapes (`--expression-shapes`): which files a job reads
 //! (the assets folder's `expressions/*.mhpose`, MakeHuman's default skeleton and weights, the
-//! face pose units) and reading them; `stages::expressions` makes the shapes on a body.
+//! face pose units) and reading them, and for a `.vrm` which of its expressions come from them
+//! ([`resolve_vrm`]); `stages::expressions` makes the shapes on a body.
 
 use crate::error::ConvertError;
 use crate::limits::{Kind, read_input_text_of};
 use crate::options::{ExpressionBake, ExpressionShapes};
+use crate::vrm::{FromMakeHuman, MAKEHUMAN_PRESETS, MakeHumanExpressions};
 use makehuman_poses::{Bvh, MhPose, MhSkel};
 use std::path::{Path, PathBuf};
 
@@ -86,13 +88,18 @@ fn shipped_names(folder: &Path) -> Vec<String> {
     names
 }
 
-/// Refuses an assets folder lacking one of [`MAKEHUMAN_FILES`], naming each it lacks.
-fn refuse_missing(folder: &Path) -> Result<(), ConvertError> {
-    let missing: Vec<&str> = MAKEHUMAN_FILES
+/// The files of [`MAKEHUMAN_FILES`] `folder` lacks.
+fn missing_files(folder: &Path) -> Vec<&'static str> {
+    MAKEHUMAN_FILES
         .iter()
         .copied()
         .filter(|f| !folder.join(f).is_file())
-        .collect();
+        .collect()
+}
+
+/// Refuses an assets folder lacking one of [`MAKEHUMAN_FILES`], naming each it lacks.
+fn refuse_missing(folder: &Path) -> Result<(), ConvertError> {
+    let missing = missing_files(folder);
     if missing.is_empty() {
         return Ok(());
     }
@@ -146,10 +153,7 @@ pub fn resolve(
             Some((name, path))
         }
         Some(ExpressionBake::File(path)) => {
-            let name = path.file_stem().map_or_else(
-                || "expression".to_owned(),
-                |s| s.to_string_lossy().into_owned(),
-            );
+            let name = bake_name(&ExpressionBake::File(path.clone()));
             Some((name, path))
         }
     };
@@ -159,6 +163,199 @@ pub fn resolve(
         expressions,
         bake,
     })
+}
+
+/// The assets folder a `.vrm` job found (`None`: none), or why it could not be looked up.
+pub type VrmFolder = Result<Option<PathBuf>, ConvertError>;
+
+/// What a `.vrm` job reads of MakeHuman's expressions and what it writes from them: the
+/// expressions asked as shapes; with `presets`, the presets of [`MAKEHUMAN_PRESETS`] (their
+/// expressions added as shapes) where `folder` has the pose units and that expression, the
+/// recipes kept otherwise, with why; and the expression `asked` (`--expression` or the
+/// description's line) as a shape and an expression instead of a bake: the preset whose table
+/// entry it is, the preset it is named after, else a custom expression of its name. Without
+/// `presets` (`--no-expressions`) a description's expression is not written, and said.
+/// Whatever is asked needs its files, as for any output.
+pub fn resolve_vrm(
+    shapes: Option<&ExpressionShapes>,
+    asked: Option<ExpressionBake>,
+    presets: bool,
+    folder: VrmFolder,
+) -> Result<(Option<ExpressionFiles>, MakeHumanExpressions), ConvertError> {
+    let mut made = MakeHumanExpressions::default();
+    let asked = match asked {
+        Some(ExpressionBake::Ignore) | None => None,
+        Some(asked) if presets => Some(asked),
+        // The flag with --no-expressions is refused with the settings: this is the line.
+        Some(asked) => {
+            made.not_written = Some(bake_name(&asked));
+            None
+        }
+    };
+    let folder = match presets_folder(shapes, asked.as_ref(), presets, folder)? {
+        PresetsFolder::Found(folder) => folder,
+        PresetsFolder::NoPresets(files) => return Ok((files, made)),
+        PresetsFolder::Unavailable(why) => {
+            made.recipes_kept = Some(why);
+            return Ok((None, made));
+        }
+    };
+    let mut files = resolve(shapes, None, Some(&folder))?;
+    let mut table = table_presets(&folder, &files.expressions, &mut made);
+    if let Some(asked) = asked {
+        // A file's stem names a shape and an expression: made a valid name.
+        let name = character_spec::sanitize(&bake_name(&asked));
+        let path = match asked {
+            ExpressionBake::File(path) => path,
+            _ => named(&folder, &name, &shipped_names(&folder), "--expression")?,
+        };
+        add_asked(&files.expressions, &mut table, &name, path)?;
+        let vrm_name = MAKEHUMAN_PRESETS
+            .iter()
+            .find(|(_, e)| *e == name)
+            .map_or(name.as_str(), |(preset, _)| *preset)
+            .to_owned();
+        made.written.retain(|w| w.vrm_name != vrm_name);
+        made.written.push(FromMakeHuman {
+            vrm_name,
+            shape: name,
+            asked: true,
+        });
+    }
+    files.expressions.extend(table);
+    Ok((Some(files), made))
+}
+
+/// Where a `.vrm`'s expressions come from.
+enum PresetsFolder {
+    /// This assets folder, which has the pose units.
+    Found(PathBuf),
+    /// No presets are written (`--no-expressions`): only the shapes asked, read.
+    NoPresets(Option<ExpressionFiles>),
+    /// Nowhere: the recipes stay, for this reason.
+    Unavailable(String),
+}
+
+/// The assets folder a `.vrm`'s expressions come from: what is asked (shapes, an expression)
+/// is refused without it as for any output; the presets alone fall back to their recipes.
+fn presets_folder(
+    shapes: Option<&ExpressionShapes>,
+    asked: Option<&ExpressionBake>,
+    presets: bool,
+    folder: VrmFolder,
+) -> Result<PresetsFolder, ConvertError> {
+    let explicit = shapes.is_some() || asked.is_some();
+    let folder = match folder {
+        Ok(folder) => folder,
+        Err(error) if explicit || !presets => return Err(error),
+        Err(why) => return Ok(PresetsFolder::Unavailable(why.to_string())),
+    };
+    if !presets {
+        let files = shapes
+            .map(|s| resolve(Some(s), None, folder.as_deref()))
+            .transpose()?;
+        return Ok(PresetsFolder::NoPresets(files));
+    }
+    let Some(folder) = folder else {
+        if explicit {
+            resolve(shapes, asked.cloned(), None)?;
+        }
+        return Ok(PresetsFolder::Unavailable(
+            "no MakeHuman assets folder (give --assets DIR, set $MAKEHUMAN_ASSETS or run `mpfb2g4mf data fetch --makehuman-assets`)"
+                .to_owned(),
+        ));
+    };
+    if explicit {
+        refuse_missing(&folder)?;
+    }
+    let missing = missing_files(&folder);
+    if !missing.is_empty() {
+        return Ok(PresetsFolder::Unavailable(format!(
+            "the assets folder {} lacks {} (`mpfb2g4mf data fetch --makehuman-assets` installs them)",
+            folder.display(),
+            missing.join(", ")
+        )));
+    }
+    Ok(PresetsFolder::Found(folder))
+}
+
+/// The presets of [`MAKEHUMAN_PRESETS`] whose expression `folder` has, noted in `made` (and
+/// why the others keep their recipes); the shapes to add for them, those `listed` (asked as
+/// shapes already) left out.
+fn table_presets(
+    folder: &Path,
+    listed: &[(String, PathBuf)],
+    made: &mut MakeHumanExpressions,
+) -> Vec<(String, PathBuf)> {
+    let mut table = Vec::new();
+    let mut lacking = Vec::new();
+    for (preset, name) in MAKEHUMAN_PRESETS {
+        let path = folder.join("expressions").join(format!("{name}.mhpose"));
+        if !path.is_file() {
+            lacking.push(format!("expressions/{name}.mhpose"));
+            continue;
+        }
+        if !listed.iter().any(|(n, _)| n == name) {
+            table.push((name.to_owned(), path));
+        }
+        made.written.push(FromMakeHuman {
+            vrm_name: preset.to_owned(),
+            shape: name.to_owned(),
+            asked: false,
+        });
+    }
+    if !lacking.is_empty() {
+        made.recipes_kept = Some(format!(
+            "the assets folder {} lacks {}",
+            folder.display(),
+            lacking.join(", ")
+        ));
+    }
+    table
+}
+
+/// Adds the asked expression `name` at `path` as a shape: it replaces a table entry of its
+/// name (the file asked wins), is the shape `--expression-shapes` already asks of that file,
+/// and is refused when `--expression-shapes` asks another file under its name.
+fn add_asked(
+    shapes: &[(String, PathBuf)],
+    table: &mut Vec<(String, PathBuf)>,
+    name: &str,
+    path: PathBuf,
+) -> Result<(), ConvertError> {
+    table.retain(|(n, _)| n != name);
+    match shapes.iter().find(|(n, _)| n == name) {
+        None => table.push((name.to_owned(), path)),
+        Some((_, other)) if same_file(other, &path) => {}
+        Some((_, other)) => {
+            return Err(ConvertError::ExpressionNamedTwice {
+                name: name.to_owned(),
+                file: path,
+                other: other.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether two paths name one file (by their canonical paths where they resolve).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// The name an expression asked for goes by: its name, or its file's stem.
+fn bake_name(asked: &ExpressionBake) -> String {
+    match asked {
+        ExpressionBake::Named(name) => name.clone(),
+        ExpressionBake::File(path) => path.file_stem().map_or_else(
+            || "expression".to_owned(),
+            |s| s.to_string_lossy().into_owned(),
+        ),
+        ExpressionBake::Ignore => "none".to_owned(),
+    }
 }
 
 /// What was asked, as the flag spelled it.

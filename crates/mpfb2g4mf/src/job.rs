@@ -374,10 +374,60 @@ impl Resolver {
         )
     }
 
+    /// What the job's expressions read: those asked as shapes and the one baked; for a `.vrm`
+    /// ([`crate::expressions::resolve_vrm`]) the asked one written as an expression instead,
+    /// and the presets MakeHuman's expressions replace where the assets folder has them (what
+    /// the `.vrm` writes from them is set in `options`, with the face units the recipes left
+    /// still need). Only what is asked walks the assets folder; a `.vrm`'s presets only
+    /// locate it.
+    fn expression_files(
+        &self,
+        settings: &Settings,
+        options: &mut ConvertOptions,
+        bake: Option<crate::options::ExpressionBake>,
+    ) -> Result<Option<crate::expressions::ExpressionFiles>, ConvertError> {
+        let shapes = options.shapes.expressions.as_ref();
+        let Some(vrm) = options.vrm.as_mut() else {
+            if shapes.is_none() && bake.is_none() {
+                return Ok(None);
+            }
+            let index = self.asset_index(settings.assets.as_deref())?;
+            return crate::expressions::resolve(
+                shapes,
+                bake,
+                index.as_deref().map(AssetIndex::root),
+            )
+            .map(Some);
+        };
+        let presets = vrm.expressions;
+        let explicit = shapes.is_some()
+            || (presets
+                && bake
+                    .as_ref()
+                    .is_some_and(|b| *b != crate::options::ExpressionBake::Ignore));
+        let folder = if explicit {
+            self.asset_index(settings.assets.as_deref())
+                .map(|index| index.map(|i| i.root().to_path_buf()))
+        } else if presets {
+            mpfb_data::locate_assets(&self.places, settings.assets.as_deref())
+                .map(|found| found.map(|f| f.root().to_path_buf()))
+                .map_err(ConvertError::from)
+        } else {
+            Ok(None)
+        };
+        let (files, made) = crate::expressions::resolve_vrm(shapes, bake, presets, folder)?;
+        if presets {
+            let replaced: Vec<&str> = made.written.iter().map(|w| w.vrm_name.as_str()).collect();
+            options.shapes.units = crate::vrm::needed_units(&replaced);
+        }
+        vrm.makehuman = made;
+        Ok(files)
+    }
+
     /// Decides everything a job reads and how it converts.
     pub fn resolve(&self, request: &JobRequest) -> Result<Job, ConvertError> {
         let settings = &request.settings;
-        let options = ConvertOptions::try_from(Request {
+        let mut options = ConvertOptions::try_from(Request {
             settings,
             output: &request.output,
             name: request.name.as_deref(),
@@ -396,16 +446,7 @@ impl Resolver {
             options.expression.as_ref(),
             described.as_ref().and_then(|d| d.expression.as_deref()),
         );
-        let expressions = if options.shapes.expressions.is_some() || bake.is_some() {
-            let index = self.asset_index(settings.assets.as_deref())?;
-            Some(crate::expressions::resolve(
-                options.shapes.expressions.as_ref(),
-                bake,
-                index.as_deref().map(AssetIndex::root),
-            )?)
-        } else {
-            None
-        };
+        let expressions = self.expression_files(settings, &mut options, bake)?;
         let mut data = DataSlot {
             resolver: self,
             explicit: settings.mpfb_data.clone(),

@@ -693,14 +693,15 @@ fn vrm_options(
             "a .vrm's rest is always VRM's T-pose (tpose.md), which it gets without asking",
         );
     }
+    // A `.vrm` writes an expression asked for as one of its expressions, never into its rest.
     if let Some(expression) = s
         .expression
         .as_ref()
-        .filter(|e| !e.eq_ignore_ascii_case("none"))
+        .filter(|e| s.no_expressions && !e.eq_ignore_ascii_case("none"))
     {
         return refused(
             format!("--expression {expression}"),
-            "a .vrm's rest face is neutral (its expressions are presets); not written as a preset yet",
+            "a .vrm writes an expression as one of its expressions (its rest face stays neutral), which --no-expressions leaves out",
         );
     }
     if let Some(pose) = s.pose.as_ref().filter(|p| !p.eq_ignore_ascii_case("none")) {
@@ -1091,7 +1092,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
                 .map(|t| parse_blend_shape(t))
                 .collect::<Result<_, _>>()?,
             units: match &options.vrm {
-                Some(vrm) if vrm.expressions => crate::vrm::needed_units(),
+                Some(vrm) if vrm.expressions => crate::vrm::needed_units(&[]),
                 _ => Vec::new(),
             },
             expressions: s

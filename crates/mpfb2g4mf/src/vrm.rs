@@ -1,6 +1,8 @@
 //! `.vrm` outputs: what VRM adds to a character, decided from the writers' spec alone (so
 //! `convert` and `to-gltf` decide it the same way): the humanoid map from the bones' G4MF
-//! humanoid names, the expression presets from face units and visemes through [`RECIPES`],
+//! humanoid names, the expression presets from face units and visemes through [`RECIPES`]
+//! and, where the job found MakeHuman's pose units, four of them from MakeHuman's own
+//! expressions through [`MAKEHUMAN_PRESETS`],
 //! the look-at, first-person annotations by asset kind, spring bones for the bones an asset's
 //! sub-rig brings with colliders fitted to the body, and the licence meta from the options.
 //! The tables and why each value is what it is: `spec-notes/vrm.md`.
@@ -73,6 +75,100 @@ pub struct VrmOptions {
     pub contact: Option<String>,
     /// Write the expression presets (and the face units and visemes they need).
     pub expressions: bool,
+    /// The expressions written from MakeHuman's, as the job decided them from the files it
+    /// found (`convert`; `to-gltf` reads none).
+    pub makehuman: MakeHumanExpressions,
+}
+
+/// The emotion presets a `.vrm` takes from MakeHuman's shipped expressions when the job finds
+/// the pose units, `(VRM preset, expression)`: the shipped expression closest to each preset
+/// by its tag and its look (spec-notes/vrm.md shows why each). `relaxed` is none of them and
+/// keeps its face-unit recipe.
+pub const MAKEHUMAN_PRESETS: [(&str, &str); 4] = [
+    ("happy", "smile04"),
+    ("angry", "anger01"),
+    ("sad", "sad02"),
+    ("surprised", "surprise01"),
+];
+
+/// One VRM expression written from a MakeHuman expression's blend shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FromMakeHuman {
+    /// The VRM expression: a preset's name (its recipe replaced) or a custom expression's.
+    pub vrm_name: String,
+    /// The blend shape it binds at weight 1 (named after the MakeHuman expression).
+    pub shape: String,
+    /// Asked with `--expression` or the description's `expression` line, which a `.vrm`
+    /// writes as an expression instead of baking it into its rest.
+    pub asked: bool,
+}
+
+/// What a `.vrm` writes from MakeHuman's expressions, and what it could not (each said).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MakeHumanExpressions {
+    /// The expressions written from MakeHuman's, presets first.
+    pub written: Vec<FromMakeHuman>,
+    /// Why the presets of [`MAKEHUMAN_PRESETS`] not in `written` keep their face-unit
+    /// recipes; `None` when nothing was looked for.
+    pub recipes_kept: Option<String>,
+    /// A description's `expression` line not written, as `--no-expressions` asks.
+    pub not_written: Option<String>,
+}
+
+impl MakeHumanExpressions {
+    /// The expression written as `vrm_name`, if it comes from MakeHuman's.
+    fn shape_of(&self, vrm_name: &str) -> Option<&FromMakeHuman> {
+        self.written.iter().find(|w| w.vrm_name == vrm_name)
+    }
+
+    /// The notes saying where the presets came from and what an asked expression became.
+    fn notes(&self, notes: &mut Vec<String>) {
+        let table: Vec<&FromMakeHuman> = self.written.iter().filter(|w| !w.asked).collect();
+        if !table.is_empty() {
+            notes.push(format!(
+                "VRM presets from MakeHuman's expressions: {}",
+                table
+                    .iter()
+                    .map(|w| format!("{} {}", w.vrm_name, w.shape))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if let Some(why) = &self.recipes_kept {
+            let kept: Vec<&str> = MAKEHUMAN_PRESETS
+                .iter()
+                .map(|(preset, _)| *preset)
+                .filter(|p| self.shape_of(p).is_none())
+                .collect();
+            if !kept.is_empty() {
+                notes.push(format!(
+                    "VRM presets {} from face units, not MakeHuman's expressions: {why}",
+                    kept.join(", ")
+                ));
+            }
+        }
+        for asked in self.written.iter().filter(|w| w.asked) {
+            let kind = if is_preset(&asked.vrm_name) {
+                "preset"
+            } else {
+                "custom expression"
+            };
+            notes.push(format!(
+                "expression {} written as the VRM {kind} {}, not baked: a .vrm's rest face stays neutral",
+                asked.shape, asked.vrm_name
+            ));
+        }
+        if let Some(name) = &self.not_written {
+            notes.push(format!(
+                "expression {name} of the description not written: --no-expressions"
+            ));
+        }
+    }
+}
+
+/// Whether `name` is one of VRM's preset expressions.
+pub fn is_preset(name: &str) -> bool {
+    vrm_writer::PRESET_EXPRESSIONS.contains(&name)
 }
 
 impl Default for VrmOptions {
@@ -84,6 +180,7 @@ impl Default for VrmOptions {
             copyright: None,
             contact: None,
             expressions: true,
+            makehuman: MakeHumanExpressions::default(),
         }
     }
 }
@@ -409,10 +506,12 @@ fn is_look(preset: &str) -> bool {
     preset.starts_with("look")
 }
 
-/// The face units and visemes (target file names) the recipes use, each once.
-pub fn needed_units() -> Vec<&'static str> {
+/// The face units and visemes (target file names) the recipes use, each once, but for the
+/// presets `replaced` (written from MakeHuman's expressions instead).
+pub fn needed_units(replaced: &[&str]) -> Vec<&'static str> {
     let mut units: Vec<&'static str> = RECIPES
         .iter()
+        .filter(|r| !replaced.contains(&r.preset))
         .flat_map(|r| r.units.iter().map(|(u, _)| *u))
         .collect();
     units.sort_unstable();
@@ -453,10 +552,11 @@ pub fn describe(
         .as_ref()
         .is_some_and(|l| l.kind == LookAtKind::Expression);
     let expressions = if options.expressions {
-        expressions(spec, by_expression, &mut notes)
+        expressions(spec, by_expression, &options.makehuman, &mut notes)
     } else {
         Vec::new()
     };
+    options.makehuman.notes(&mut notes);
     if by_expression && !expressions.iter().any(|e| is_look(&e.name)) {
         notes.push(
             "no VRM look-at: the rig has no eye bones that move the eyes and no mesh has the eye-look face units"
@@ -486,57 +586,52 @@ fn meshes(spec: &CharacterSpec) -> impl Iterator<Item = (MeshRef, &MeshSpec)> {
 }
 
 /// The presets of [`RECIPES`] bound to every mesh carrying their shapes (the body, and the
-/// eyebrows and eyelashes that move with it); a preset none of whose shapes is present is
-/// left out with a note.
+/// eyebrows and eyelashes that move with it), those `makehuman` replaces bound to its
+/// expression's shape instead, then its custom expressions; an expression none of whose
+/// shapes is present is left out with a note.
 fn expressions(
     spec: &CharacterSpec,
     by_expression: bool,
+    makehuman: &MakeHumanExpressions,
     notes: &mut Vec<String>,
 ) -> Vec<Expression> {
     let mut written = Vec::new();
-    let mut left_out = Vec::new();
-    for recipe in RECIPES
-        .iter()
-        .filter(|r| by_expression || !is_look(r.preset))
-    {
-        let mut binds = Vec::new();
-        for (unit, weight) in recipe.units {
-            let Some(shape) = shape_name(unit) else {
-                continue;
-            };
-            for (mesh, m) in meshes(spec) {
-                if m.blend_shapes.iter().any(|s| s.name == shape) {
-                    binds.push(MorphBind {
-                        mesh,
-                        shape: shape.to_owned(),
-                        weight: *weight,
-                    });
-                }
-            }
+    let mut left_out: Vec<&str> = Vec::new();
+    for recipe in &RECIPES {
+        let from = makehuman.shape_of(recipe.preset);
+        if from.is_none() && !by_expression && is_look(recipe.preset) {
+            continue;
         }
-        if binds.is_empty() && !recipe.units.is_empty() {
+        let binds: Vec<MorphBind> = match from {
+            Some(from) => binds_of(spec, &from.shape, 1.0),
+            None => recipe
+                .units
+                .iter()
+                .filter_map(|(unit, weight)| Some((shape_name(unit)?, *weight)))
+                .flat_map(|(shape, weight)| binds_of(spec, shape, weight))
+                .collect(),
+        };
+        if binds.is_empty() && (from.is_some() || !recipe.units.is_empty()) {
             left_out.push(recipe.preset);
             continue;
         }
-        let emotion = recipe.override_blink == Override::Block;
         written.push(Expression {
-            name: recipe.preset.to_owned(),
-            preset: true,
             is_binary: recipe.preset.starts_with("blink"),
-            binds,
-            override_blink: recipe.override_blink,
-            // Emotions change the eyes and mouth themselves: gaze and speech blend over them.
-            override_look_at: if emotion {
-                Override::Blend
-            } else {
-                Override::None
-            },
-            override_mouth: if emotion {
-                Override::Blend
-            } else {
-                Override::None
-            },
+            ..expression(
+                recipe.preset,
+                binds,
+                recipe.override_blink == Override::Block,
+            )
         });
+    }
+    for custom in makehuman.written.iter().filter(|w| !is_preset(&w.vrm_name)) {
+        let binds = binds_of(spec, &custom.shape, 1.0);
+        if binds.is_empty() {
+            left_out.push(&custom.vrm_name);
+            continue;
+        }
+        // MakeHuman's expressions are emotions: set as the emotion presets are.
+        written.push(expression(&custom.vrm_name, binds, true));
     }
     if !left_out.is_empty() {
         notes.push(format!(
@@ -545,6 +640,38 @@ fn expressions(
         ));
     }
     written
+}
+
+/// The expression `name` (a preset when VRM has one of that name) setting `binds`, not binary.
+/// An emotion blocks blinking (its eyes are part of it) and blends the look-at and the mouth
+/// over itself (gaze and speech change the eyes and mouth it set).
+fn expression(name: &str, binds: Vec<MorphBind>, emotion: bool) -> Expression {
+    let (blink, over) = if emotion {
+        (Override::Block, Override::Blend)
+    } else {
+        (Override::None, Override::None)
+    };
+    Expression {
+        name: name.to_owned(),
+        preset: is_preset(name),
+        is_binary: false,
+        binds,
+        override_blink: blink,
+        override_look_at: over,
+        override_mouth: over,
+    }
+}
+
+/// `shape` at `weight` on every mesh carrying it, body first.
+fn binds_of(spec: &CharacterSpec, shape: &str, weight: f64) -> Vec<MorphBind> {
+    meshes(spec)
+        .filter(|(_, m)| m.blend_shapes.iter().any(|s| s.name == shape))
+        .map(|(mesh, _)| MorphBind {
+            mesh,
+            shape: shape.to_owned(),
+            weight,
+        })
+        .collect()
 }
 
 /// Whether any mesh's skin gives `bone` a weight.
@@ -959,7 +1086,7 @@ mod tests {
                 assert!((0.0..=1.0).contains(weight), "{}: {unit}", recipe.preset);
             }
         }
-        let units = needed_units();
+        let units = needed_units(&[]);
         assert!(units.contains(&"viseme_aa") && units.contains(&"eyeBlinkLeft"));
         assert_eq!(shape_name("viseme_U"), Some("VisemeOU"));
         assert_eq!(shape_name("eyeBlinkLeft"), Some("FaceEyeClosedLeft"));

@@ -20,3 +20,4 @@ mod rest_pose;
 mod shapes;
 mod to_mpfb;
 mod validate;
+mod vrm_expressions;

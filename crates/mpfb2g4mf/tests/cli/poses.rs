@@ -225,6 +225,15 @@ fn a_descriptions_pose_is_a_one_frame_clip_in_gltf_and_baked_in_g4mf() {
         said.contains("baked into the rest (the description's pose line)"),
         "{said}"
     );
+    // A `.vrm`'s rest is VRM's T-pose: the line is left out, and said.
+    let vrm = dir.path().join("sitting.vrm");
+    let said = described(&vrm, &[]);
+    assert!(
+        said.contains("not converted from sitting.mhm: pose poses/sit01.bvh"),
+        "{said}"
+    );
+    let said = described(&vrm, &["--pose", "none"]);
+    assert!(!said.contains("pose poses/sit01.bvh"), "{said}");
 }
 
 /// `Frame Time:` of a BVH file.
@@ -375,5 +384,132 @@ fn poses_and_clips_are_refused_where_they_cannot_go() {
         assert!(said.contains(expected), "{name}: {said}");
         assert_eq!(said.trim().lines().count(), 1, "{name}: {said}");
         assert!(!out.exists(), "{name} was written");
+    }
+}
+
+/// The stems of `folder`'s files ending in `.extension`, sorted.
+fn stems(folder: &Path, extension: &str) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(folder)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == extension))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// One rig's manifest: a job per expression and per pose (baked, validated), one with every
+/// expression as a shape, one `.glb` with every pose as a clip.
+fn motion_manifest(rig: &str, expressions: &[String], poses: &[String], assets: &Path) -> String {
+    let mut text = String::new();
+    for name in expressions {
+        text.push_str(&format!(
+            "[[jobs]]\nrig_name = \"{rig}\"\nexpression = \"{name}\"\noutput = \"{rig}/x-{name}.g4b\"\n"
+        ));
+    }
+    for name in poses {
+        text.push_str(&format!(
+            "[[jobs]]\nrig_name = \"{rig}\"\npose = \"{name}\"\noutput = \"{rig}/p-{name}.g4b\"\n"
+        ));
+    }
+    let clips: Vec<String> = poses
+        .iter()
+        .map(|p| {
+            let file = assets.join("poses").join(format!("{p}.bvh"));
+            format!("\"{p}={}\"", file.display())
+        })
+        .collect();
+    text.push_str(&format!(
+        "[[jobs]]\nrig_name = \"{rig}\"\nexpression_shapes = \"all\"\noutput = \"{rig}/shapes.g4b\"\n\
+         [[jobs]]\nrig_name = \"{rig}\"\nanimations = [{}]\noutput = \"{rig}/clips.glb\"\n",
+        clips.join(", ")
+    ));
+    text
+}
+
+#[test]
+fn one_batch_a_rig_converts_every_expression_and_pose_of_makehuman() {
+    let test = "one_batch_a_rig_converts_every_expression_and_pose";
+    let Some((data, assets)) = inputs(test) else {
+        return;
+    };
+    let mut needed: Vec<&str> = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
+    needed.push("expressions/smile01.mhpose");
+    let Some(assets) = test_support::makehuman_assets_or_skip(test, &needed).map(|_| assets) else {
+        return;
+    };
+    let expressions = stems(&assets.join("expressions"), "mhpose");
+    let poses = stems(&assets.join("poses"), "bvh");
+    assert_eq!((expressions.len(), poses.len()), (32, 17));
+    let dir = tempfile::tempdir().unwrap();
+    for (rig, _, _) in RIGS {
+        let manifest = dir.path().join(format!("{rig}.toml"));
+        std::fs::write(
+            &manifest,
+            format!(
+                "[defaults]\nmpfb_data = \"{}\"\nassets = \"{}\"\neyes = \"none\"\n\n{}",
+                data.display(),
+                assets.display(),
+                motion_manifest(rig, &expressions, &poses, &assets)
+            ),
+        )
+        .unwrap();
+        let report = dir.path().join(format!("{rig}.json"));
+        let result = run(&[
+            "batch",
+            manifest.to_str().unwrap(),
+            "--quiet",
+            "--validate",
+            "--report",
+            report.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{rig}: {}", stderr(&result));
+        let records: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        let records = records.as_array().unwrap();
+        assert_eq!(records.len(), 32 + 17 + 2, "{rig}");
+        for record in records {
+            assert_eq!(record["status"], "ok", "{rig}: {record}");
+            let text = record["warnings"].to_string();
+            assert!(!text.contains("not converted"), "{rig}: {text}");
+        }
+        // Every expression a shape moving the face and nothing below the neck: on MakeHuman's
+        // base mesh the clavicles' heads, where the neck ends, are 0.196 of the height below
+        // the top (the jaw's weights reach the front of the neck, down to 0.179).
+        let file = read_path(
+            &dir.path().join(format!("{rig}/shapes.g4b")),
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        let rest = crate::shapes::rest_positions(&file);
+        let top = rest.values().map(|q| q[1]).fold(f64::MIN, f64::max);
+        let bottom = rest.values().map(|q| q[1]).fold(f64::MAX, f64::min);
+        let neck = top - 0.19 * (top - bottom);
+        for name in &expressions {
+            let offsets = crate::shapes::shape_offsets(&file, name).unwrap();
+            let moved: Vec<&u32> = offsets
+                .iter()
+                .filter(|(_, d)| d.iter().any(|c| c.abs() > 1e-5))
+                .map(|(v, _)| v)
+                .collect();
+            assert!(
+                moved.len() > 20,
+                "{rig}: {name} moves {} vertices",
+                moved.len()
+            );
+            let low = moved.iter().find(|v| rest[**v][1] < neck);
+            assert!(
+                low.is_none(),
+                "{rig}: {name} moves vertex {low:?} below the neck"
+            );
+        }
+        let clips = dir.path().join(format!("{rig}/clips.glb"));
+        let (root, _) = gltf(&clips);
+        assert_eq!(root.animations.len(), 17, "{rig}");
+        if let Some(reports) = test_support::clients::gltf_validator(test, &[&clips]) {
+            test_support::clients::assert_no_validator_issues(&reports);
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Hostile files of the motion readers reached through `--expression-shapes`: the face pose
 //! units' BVH (NaN channels, unknown channel names, 10,000-deep nesting, a million frames
 //! declared), a `.mhpose` naming unknown units or holding a string weight, a broken skeleton:
-//! one located line and no output, or, for unknown units, a warning naming them.
+//! one located line and no output, or, for unknown units, a warning naming them; and the same
+//! readers through `--pose` and `--animation`, with the clip limits (frames times bones, the
+//! frame time).
 
 use super::{cli, stderr};
 use std::path::{Path, PathBuf};
@@ -118,4 +120,81 @@ fn hostile_motion_files_are_refused_on_one_located_line() {
         said.contains("warning   expression smile01: NoSuchUnit not among the pose units, skipped"),
         "{said}"
     );
+}
+
+/// A one-joint BVH (`root`, three rotation channels) with `frames` frames of zeros every
+/// `time` seconds.
+fn one_joint(frames: usize, time: &str) -> String {
+    let mut text = format!(
+        "HIERARCHY\nROOT root\n{{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\nEnd Site\n{{\nOFFSET 0 0 1\n}}\n}}\nMOTION\nFrames: {frames}\nFrame Time: {time}\n"
+    );
+    for _ in 0..frames {
+        text.push_str("0 0 0\n");
+    }
+    text
+}
+
+#[test]
+fn hostile_pose_and_clip_files_are_refused_on_one_located_line() {
+    let Some(data) = test_support::mpfb_data_or_skip("hostile_pose_and_clip_files") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.glb");
+    let deep = {
+        let mut text = String::from(
+            "HIERARCHY\nROOT j0\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n",
+        );
+        for i in 1..10_000 {
+            text.push_str(&format!(
+                "JOINT j{i}\n{{\nOFFSET 0 0 1\nCHANNELS 3 Xrotation Yrotation Zrotation\n"
+            ));
+        }
+        text
+    };
+    let nan = one_joint(2, "0.04").replace("Frame Time: 0.04\n0 0 0", "Frame Time: 0.04\n0 NaN 0");
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("--pose", nan.clone(), "a channel value `NaN` is not finite"),
+        ("--animation", nan, "a channel value `NaN` is not finite"),
+        ("--pose", deep, "nest deeper than 256"),
+        (
+            "--pose",
+            one_joint(1, "0.04").replace("Frames: 1", "Frames: 1000000000"),
+            "more than 16777216 values",
+        ),
+        (
+            "--pose",
+            one_joint(1, "0.04").replace("Zrotation", "Wrotation"),
+            "unknown channel `Wrotation`",
+        ),
+        ("--pose", one_joint(0, "0.04"), "12:9: a motion of 0 frames"),
+        (
+            "--animation",
+            one_joint(13_000, "0.04"),
+            "is more than a clip holds",
+        ),
+        (
+            "--animation",
+            one_joint(3, "0"),
+            "not a positive number of seconds",
+        ),
+    ];
+    for (i, (flag, text, expected)) in cases.into_iter().enumerate() {
+        let file = dir.path().join(format!("hostile{i}.bvh"));
+        std::fs::write(&file, text).unwrap();
+        let result = cli()
+            .args(["convert", "--rig-name", "default", "--mpfb-data"])
+            .arg(&data)
+            .arg(flag)
+            .arg(&file)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let said = stderr(&result);
+        assert_eq!(result.status.code(), Some(1), "{expected}: {said}");
+        assert_eq!(said.lines().count(), 1, "{expected}: one line: {said}");
+        assert!(said.contains(expected), "{expected}: {said}");
+        assert!(!out.exists(), "{expected}: a file was written");
+    }
 }
