@@ -135,8 +135,9 @@ pub const DEFAULT_EYES: [&str; 4] = [
 
 /// The asset files the README's dressed examples, the dressed golden bytes and the dressed
 /// glTF variants wear (`fixtures/bodies/dressed.mhm`, the ponytail outfit, the population
-/// draws), with the default eyes.
-pub const WORN_BY_EXAMPLES: [&str; 17] = [
+/// draws), with the default eyes, and the MakeHuman files the README's expression, pose and
+/// clip examples read.
+pub const WORN_BY_EXAMPLES: [&str; 27] = [
     "eyes/high-poly/high-poly.mhclo",
     "eyes/high-poly/high-poly.obj",
     "eyes/materials/brown.mhmat",
@@ -154,6 +155,16 @@ pub const WORN_BY_EXAMPLES: [&str; 17] = [
     "clothes/female_sportsuit01/female_sportsuit01.mhclo",
     "clothes/shoes01/shoes01.mhclo",
     "clothes/shoes02/shoes02.mhclo",
+    "rigs/default.mhskel",
+    "rigs/default_weights.mhw",
+    "poseunits/face-poseunits.bvh",
+    "poseunits/face-poseunits.json",
+    "expressions/smile01.mhpose",
+    "expressions/anger01.mhpose",
+    "expressions/surprise01.mhpose",
+    "expressions/fear02.mhpose",
+    "poses/sit01.bvh",
+    "poses/run01.bvh",
 ];
 
 /// The first MakeHuman assets folder holding every one of `files` (paths inside it), looked
