@@ -129,6 +129,56 @@ pub fn parse_mhpose(text: &str) -> Result<MhPose, PoseError> {
     })
 }
 
+/// An MPFB expression (MPFB's expression JSON, `docs/fileformats/expression.md`): a weight per
+/// ARKit face unit, which MPFB applies as the face-unit targets' shape keys.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MpfbExpression {
+    /// `name`.
+    pub name: Option<String>,
+    /// `face_units`: unit name and weight, in file order; weights finite.
+    pub face_units: Vec<(String, f64)>,
+}
+
+/// Reads an MPFB expression's text. `face_units` is required, each weight a finite number
+/// (MPFB's are in [0, 1]); `format_version`, when given, is 1; other keys (`description`,
+/// `tags`, `author`, `license`, ...) are MPFB's metadata and not read.
+pub fn parse_mpfb_expression(text: &str) -> Result<MpfbExpression, PoseError> {
+    let map = parse_object(text, "an MPFB expression")?;
+    match map.get("format_version") {
+        None | Some(Value::Null) => {}
+        Some(v) if v.as_f64() == Some(1.0) => {}
+        Some(_) => return Err(wrong("/format_version", "format version 1")),
+    }
+    let units = match map.get("face_units") {
+        Some(Value::Object(units)) => units,
+        Some(_) => return Err(wrong("/face_units", "an object of face-unit weights")),
+        None => {
+            return Err(PoseError::new(
+                Location::pointer(""),
+                PoseErrorKind::Missing("`face_units`".into()),
+            ));
+        }
+    };
+    if units.len() > MAX_ENTRIES {
+        return Err(PoseError::new(
+            Location::pointer("/face_units"),
+            PoseErrorKind::TooLarge(format!("more than {MAX_ENTRIES} face units")),
+        ));
+    }
+    let mut face_units = Vec::with_capacity(units.len());
+    for (unit, weight) in units {
+        let at = format!("/face_units/{}", location::pointer_token(unit));
+        match weight.as_f64() {
+            Some(w) if w.is_finite() => face_units.push((unit.clone(), w)),
+            _ => return Err(wrong(&at, "a finite number")),
+        }
+    }
+    Ok(MpfbExpression {
+        name: string_at(&map, "name", "")?,
+        face_units,
+    })
+}
+
 /// Reads the face pose units' frame names (`face-poseunits.json`: `framemapping`, frame 0
 /// `Rest`). Names must be unique.
 pub fn parse_unit_names(text: &str) -> Result<Vec<String>, PoseError> {
@@ -406,6 +456,29 @@ pub fn parse_mhw(text: &str) -> Result<Vec<BoneWeights>, PoseError> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_mpfb_expression_reads_its_face_units_in_order_and_refuses_the_rest() {
+        let text = r#"{"format_version": 1, "name": "wink", "face_units": {"eyeBlinkLeft": 1.0, "mouthSmileLeft": 0.25}, "tags": ["x"]}"#;
+        let e = parse_mpfb_expression(text).unwrap();
+        assert_eq!(e.name.as_deref(), Some("wink"));
+        assert_eq!(
+            e.face_units,
+            [
+                ("eyeBlinkLeft".to_owned(), 1.0),
+                ("mouthSmileLeft".to_owned(), 0.25)
+            ]
+        );
+        let bad = parse_mpfb_expression(r#"{"face_units": {"jawOpen": "wide"}}"#).unwrap_err();
+        assert!(bad.to_string().contains("/face_units/jawOpen"), "{bad}");
+        let missing = parse_mpfb_expression(r#"{"name": "x"}"#).unwrap_err();
+        assert!(missing.to_string().contains("face_units"), "{missing}");
+        let version = parse_mpfb_expression(r#"{"format_version": 2, "face_units": {}}"#);
+        assert!(version.unwrap_err().to_string().contains("/format_version"));
+        let twice = parse_mpfb_expression(r#"{"face_units": {"a": 1, "a": 0.5}}"#);
+        assert!(twice.is_err());
+    }
+
     use super::*;
 
     fn message<T: std::fmt::Debug>(result: Result<T, PoseError>) -> String {

@@ -27,6 +27,7 @@ pub use bvh::{Bvh, BvhJoint, BvhMeta, Channel, parse_bvh, parse_meta};
 pub use error::{PoseError, PoseErrorKind};
 pub use expression::{Displacement, FaceRig, fitted_bone_length};
 pub use json_files::{
-    MhPose, MhSkel, SkelBone, parse_mhpose, parse_mhskel, parse_mhw, parse_unit_names,
+    MhPose, MhSkel, MpfbExpression, SkelBone, parse_mhpose, parse_mhskel, parse_mhw,
+    parse_mpfb_expression, parse_unit_names,
 };
 pub use pose::{FramePose, RootTranslation, frame_pose};

@@ -54,6 +54,57 @@ impl ExpressionFiles {
     }
 }
 
+/// Whether `path` is an MPFB expression (`.json`) rather than MakeHuman's `.mhpose`.
+pub fn is_mpfb_expression(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+/// An MPFB expression (`--expression FILE.json`) read, with its face units' targets: baked
+/// into the rest as the weighted sum of their displacements, as MPFB applies them.
+#[derive(Debug, Clone)]
+pub struct LoadedMpfbExpression {
+    /// Its name (the file's stem).
+    pub name: String,
+    /// Each face unit it names that the face units have: its weight and target.
+    pub units: Vec<(f64, std::sync::Arc<mpfb_body::Target>)>,
+    /// The face units it names that MPFB's 52 lack (skipped, as MPFB skips them).
+    pub unknown: Vec<String>,
+}
+
+impl LoadedMpfbExpression {
+    /// Reads the MPFB expression at `path` (at most `limit` bytes) and its face units'
+    /// targets from `face_units` through `target`.
+    pub fn load(
+        path: &Path,
+        limit: u64,
+        face_units: &Path,
+        target: impl Fn(&Path) -> Result<std::sync::Arc<mpfb_body::Target>, ConvertError>,
+    ) -> Result<Self, ConvertError> {
+        let text = read_input_text_of(path, limit, EXPRESSION)?;
+        let expression = located(path, makehuman_poses::parse_mpfb_expression(&text))?;
+        let mut units = Vec::new();
+        let mut unknown = Vec::new();
+        for (unit, weight) in expression.face_units {
+            if crate::shape_names::FACE_UNITS
+                .iter()
+                .any(|(f, _)| *f == unit)
+            {
+                units.push((weight, target(&face_units.join(format!("{unit}.target")))?));
+            } else {
+                unknown.push(unit);
+            }
+        }
+        Ok(Self {
+            name: path.file_stem().map_or_else(
+                || "expression".to_owned(),
+                |s| s.to_string_lossy().into_owned(),
+            ),
+            units,
+            unknown,
+        })
+    }
+}
+
 /// The expression to bake: `--expression` (where `none` ignores the description), else the
 /// description's `expression` line (`expressions/NAME.mhpose`, by its name).
 pub fn bake_choice(

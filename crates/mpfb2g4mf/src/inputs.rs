@@ -324,6 +324,8 @@ pub struct LoadedAssets {
     pub expressions: Option<Arc<crate::expressions::LoadedExpressions>>,
     /// The pose to bake and the clips to write, with the skeletons they need.
     pub poses: Option<Arc<crate::poses::LoadedPoses>>,
+    /// The MPFB expression to bake, with its face units' targets.
+    pub mpfb_expression: Option<Arc<crate::expressions::LoadedMpfbExpression>>,
 }
 
 impl LoadedAssets {
@@ -392,6 +394,14 @@ pub fn load_assets(
                     .map(Arc::new)
             })
             .transpose()?,
+        mpfb_expression: match (&files.mpfb_expression, &files.face_units_dir) {
+            (Some(path), Some(dir)) => Some(Arc::new(
+                crate::expressions::LoadedMpfbExpression::load(path, limit, dir, |target| {
+                    budget.spend(cache.target(target)?)
+                })?,
+            )),
+            _ => None,
+        },
         poses: files
             .poses
             .as_ref()

@@ -93,6 +93,8 @@ pub struct JobFiles {
     pub expressions: Option<crate::expressions::ExpressionFiles>,
     /// What `--pose`, a description's `pose` line and `--animation` read.
     pub poses: Option<crate::poses::PoseFiles>,
+    /// The MPFB expression (`--expression FILE.json`) baked into the rest.
+    pub mpfb_expression: Option<PathBuf>,
 }
 
 impl JobFiles {
@@ -117,6 +119,7 @@ impl JobFiles {
         .chain(self.outfit.files())
         .chain(self.expressions.iter().flat_map(|e| e.files()))
         .chain(self.poses.iter().flat_map(|p| p.files()))
+        .chain(self.mpfb_expression.as_deref())
     }
 }
 
@@ -446,6 +449,16 @@ impl Resolver {
             options.expression.as_ref(),
             described.as_ref().and_then(|d| d.expression.as_deref()),
         );
+        // An MPFB expression is face-unit targets at weights: it needs the face units, not
+        // MakeHuman's files.
+        let (bake, mpfb_expression) = match bake {
+            Some(crate::options::ExpressionBake::File(path))
+                if crate::expressions::is_mpfb_expression(&path) =>
+            {
+                (None, Some(path))
+            }
+            other => (other, None),
+        };
         let expressions = self.expression_files(settings, &mut options, bake)?;
         let mut data = DataSlot {
             resolver: self,
@@ -490,7 +503,9 @@ impl Resolver {
         let units = &options.shapes.units;
         let face_units_dir = shapes_dir(
             &mut data,
-            options.shapes.face_units || units.iter().any(|u| !u.starts_with("viseme_")),
+            options.shapes.face_units
+                || mpfb_expression.is_some()
+                || units.iter().any(|u| !u.starts_with("viseme_")),
             Feature::FaceUnits,
             "faceunits",
         )?;
@@ -527,6 +542,7 @@ impl Resolver {
             rig,
             outfit,
             expressions,
+            mpfb_expression,
         };
         Ok(Job {
             index: request.index,

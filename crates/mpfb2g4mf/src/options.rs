@@ -365,10 +365,14 @@ pub struct Settings {
     /// its default weights), so every rig gets them, those without face bones included.
     #[cfg_attr(feature = "cli", arg(long, value_name = "all|NAME,..."))]
     pub expression_shapes: Option<String>,
-    /// Bake one of MakeHuman's expressions into the rest: a name (`expressions/NAME.mhpose` of
-    /// the assets folder), a `.mhpose` file, or `none` (ignores a description's `expression`
-    /// line). Worn assets follow the face.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME|FILE.mhpose|none"))]
+    /// Bake an expression into the rest: one of MakeHuman's by name (`expressions/NAME.mhpose`
+    /// of the assets folder) or file (`.mhpose`), an MPFB expression (`.json`: face-unit
+    /// weights, the face units' targets summed), or `none` (ignores a description's
+    /// `expression` line). Worn assets follow the face.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "NAME|FILE.mhpose|FILE.json|none")
+    )]
     pub expression: Option<String>,
     /// Bake a frame of a BVH pose into the rest as MakeHuman applies it: a name
     /// (`poses/NAME.bvh` of the assets folder), a `.bvh` file (`FILE.bvh@FRAME` for another
@@ -704,6 +708,16 @@ fn vrm_options(
             "a .vrm writes an expression as one of its expressions (its rest face stays neutral), which --no-expressions leaves out",
         );
     }
+    if let Some(file) = s
+        .expression
+        .as_ref()
+        .filter(|e| e.trim().ends_with(".json"))
+    {
+        return refused(
+            format!("--expression {file}"),
+            "an MPFB expression (face-unit weights) is not written as a .vrm expression yet; MakeHuman's .mhpose expressions are",
+        );
+    }
     if let Some(pose) = s.pose.as_ref().filter(|p| !p.eq_ignore_ascii_case("none")) {
         return refused(
             format!("--pose {pose}"),
@@ -815,14 +829,15 @@ pub fn parse_expression_bake(text: &str) -> Result<ExpressionBake, SettingsError
     let text = text.trim();
     if text.eq_ignore_ascii_case("none") {
         Ok(ExpressionBake::Ignore)
-    } else if text.ends_with(".mhpose") {
+    } else if text.ends_with(".mhpose") || text.ends_with(".json") {
         Ok(ExpressionBake::File(PathBuf::from(text)))
     } else if g4mf_writer::is_valid_name(text) && !text.starts_with('.') {
         Ok(ExpressionBake::Named(text.to_owned()))
     } else {
         Err(SettingsError::ExpressionShapes(
             text.to_owned(),
-            "`--expression` takes a name, a `.mhpose` file or `none`".into(),
+            "`--expression` takes a name, a `.mhpose` or MPFB expression `.json` file, or `none`"
+                .into(),
         ))
     }
 }

@@ -548,3 +548,81 @@ gender = [0.0, 1.0]
         assert!(low.is_none(), "vertex {low:?} below the shoulders moved");
     }
 }
+
+#[test]
+fn an_mpfb_expression_is_its_face_units_weighted_and_baked_into_the_rest() {
+    let Some(data) = test_support::mpfb_data_or_skip("an_mpfb_expression_is_its_face_units") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let expression = dir.path().join("wink.json");
+    std::fs::write(
+        &expression,
+        r#"{"format_version": 1, "name": "wink", "face_units": {"jawOpen": 1.0, "eyeBlinkLeft": 0.5, "noSuchUnit": 1.0}, "author": "us"}"#,
+    )
+    .unwrap();
+    let convert = |out: &std::path::Path, extra: &[&str]| {
+        let output = convert_default(&data, out, extra).output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        output
+    };
+    let neutral = dir.path().join("neutral.g4b");
+    convert(&neutral, &["--face-units"]);
+    let winking = dir.path().join("winking.g4b");
+    let flag = expression.to_str().unwrap();
+    convert(&winking, &["--expression", flag]);
+    let neutral = read_path(&neutral, &ReadOptions::default()).unwrap();
+    let jaw = shape_offsets(&neutral, "FaceJawOpen").unwrap();
+    let blink = shape_offsets(&neutral, "FaceEyeClosedLeft").unwrap();
+    let before = rest_positions(&neutral);
+    let after = rest_positions(&read_path(&winking, &ReadOptions::default()).unwrap());
+    // The baked rest is the neutral rest plus 1 x jawOpen plus 0.5 x eyeBlinkLeft, vertex by
+    // vertex (the shapes' offsets are float32).
+    let mut moved = 0;
+    for (v, p) in &before {
+        let d = |m: &BTreeMap<u32, [f32; 3]>, k: usize| f64::from(m.get(v).map_or(0.0, |o| o[k]));
+        for k in 0..3 {
+            let expected = p[k] + d(&jaw, k) + 0.5 * d(&blink, k);
+            assert!(
+                (after[v][k] - expected).abs() < 2e-6,
+                "vertex {v}: {:?} != {p:?} + offsets",
+                after[v]
+            );
+        }
+        moved += usize::from(jaw.contains_key(v) || blink.contains_key(v));
+    }
+    assert!(moved > 100, "{moved} vertices moved");
+    // A face unit MPFB does not know is skipped, as MPFB skips it, and said.
+    let again = dir.path().join("again.g4b");
+    let output = run(&[
+        "convert",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "--expression",
+        flag,
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    let said = stderr(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("note      MPFB expression wink (2 face units) baked into the rest"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "warning   MPFB expression wink: noSuchUnit not among MPFB's face units, skipped"
+        ),
+        "{said}"
+    );
+    // A `.vrm` is refused on one line (its expressions are presets, not baked).
+    let vrm = dir.path().join("wink.vrm");
+    let output = convert_default(&data, &vrm, &["--expression", flag])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("is not written as a .vrm expression yet"));
+    assert!(!vrm.exists());
+}
