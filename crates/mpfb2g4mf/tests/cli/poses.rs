@@ -513,3 +513,62 @@ fn one_batch_a_rig_converts_every_expression_and_pose_of_makehuman() {
         }
     }
 }
+
+#[test]
+fn a_population_draws_its_poses_and_expressions_from_lists_with_its_seed() {
+    let test = "a_population_draws_its_poses_and_expressions";
+    let Some((data, assets)) = inputs(test) else {
+        return;
+    };
+    let mut needed: Vec<&str> = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
+    needed.extend(["expressions/smile01.mhpose", "expressions/anger01.mhpose"]);
+    if test_support::makehuman_assets_or_skip(test, &needed).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("people.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"[defaults]
+mpfb_data = "{}"
+assets = "{}"
+eyes = "none"
+
+[population]
+rig_name = "game_engine"
+count = 6
+seed = 7
+output = "out/person-{{index}}.g4b"
+[population.ranges]
+gender = [0.0, 1.0]
+[population.draw]
+expression = ["smile01", "anger01"]
+pose = ["sit01", "tpose"]
+"#,
+            data.display(),
+            assets.display()
+        ),
+    )
+    .unwrap();
+    let hips = || -> Vec<f64> {
+        let result = run(&["batch", manifest.to_str().unwrap(), "--quiet"]);
+        assert!(result.status.success(), "{}", stderr(&result));
+        (0..6)
+            .map(|i| {
+                let path = dir.path().join(format!("out/person-{i}.g4b"));
+                bone_frames(&read_path(&path, &ReadOptions::default()).unwrap())["pelvis"]
+                    .0
+                    .y
+            })
+            .collect()
+    };
+    let first = hips();
+    // The same seed draws the same: the same bodies in the same poses.
+    assert_eq!(first, hips());
+    // Both poses were drawn: some bodies sit on the floor, the others stand in a T-pose.
+    let sitting = first.iter().filter(|&&y| y < 0.35).count();
+    let standing = first.iter().filter(|&&y| y > 0.8).count();
+    assert_eq!(sitting + standing, 6, "{first:?}");
+    assert!(sitting > 0 && standing > 0, "{first:?}");
+}
