@@ -117,9 +117,15 @@ fn file_from_input(data: &[u8]) -> (Vec<u8>, bool) {
 
 fuzz_target!(|data: &[u8]| {
     let (file, wide) = file_from_input(data);
+    // The wide half also samples a clip named `Wide` (mutations may give the document
+    // animations): a missing one is an error like any other, never a panic.
     let options = g4mf_preview::SceneOptions {
         blend: if wide { vec![("Wide".into(), 1.0)] } else { Vec::new() },
         no_textures: false,
+        clip: wide.then(|| g4mf_preview::ClipTime {
+            name: "Wide".into(),
+            time: 0.5,
+        }),
     };
     let read = structural::read_options();
     if let Ok(scene) = g4mf_preview::Scene::from_gltf(&file, None, &read, &options) {
