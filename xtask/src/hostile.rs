@@ -249,6 +249,7 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     cases.extend(image_reader_cases(data, work)?);
     cases.extend(eyes_and_proxies_cases(data, work)?);
     cases.extend(preview_cases(data, work)?);
+    cases.extend(clip_cases(data, work)?);
     cases.extend(motion_cases(data, work)?);
     Ok(cases)
 }
@@ -603,6 +604,71 @@ fn preview_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
         .map_err(|e| format!("mkfifo: {e}"))?;
     if !made.success() {
         return Err("mkfifo failed".to_owned());
+    }
+    Ok(cases)
+}
+
+/// Issue 42, pictures of motion: `preview --clip` of a `.glb` whose one channel has a million
+/// keys (sampled between two near its middle), and of one with 100,000 channels sharing a
+/// sampler (each read and sampled).
+fn clip_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    use serde_json::json;
+    use test_support::gltf::GltfBuilder;
+    let folder = work.join("clips");
+    let triangle = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let file = |name: &str, keys: usize, channels: usize| -> Result<PathBuf, String> {
+        let mut b = GltfBuilder::new();
+        let mesh = b.mesh(&triangle, None, &[], None);
+        b.root_node(json!({"mesh": mesh}));
+        let times: Vec<f32> = (0..keys).map(|k| k as f32 * 0.01).collect();
+        let turns: Vec<f32> = (0..keys)
+            .flat_map(|k| {
+                let half = (k as f32 * 0.001).sin() * 0.5;
+                [0.0, 0.0, half.sin(), half.cos()]
+            })
+            .collect();
+        let input = b.floats(&times, "SCALAR");
+        let output = b.floats(&turns, "VEC4");
+        let channel = json!({"sampler": 0, "target": {"node": 0, "path": "rotation"}});
+        b.push(
+            "animations",
+            json!({
+                "name": "wave",
+                "samplers": [{"input": input, "output": output}],
+                "channels": vec![channel; channels]
+            }),
+        );
+        write(&folder.join(name), &b.glb())
+    };
+    let mut cases = Vec::new();
+    for (name, path, keys, channels) in [
+        (
+            "`preview --clip`: one channel of a million keys",
+            "million-keys.glb",
+            1_000_000,
+            1,
+        ),
+        (
+            "`preview --clip`: 100,000 channels sharing one sampler",
+            "many-channels.glb",
+            2,
+            100_000,
+        ),
+    ] {
+        let path = file(path, keys, channels)?;
+        cases.push(Case {
+            name,
+            args: vec![
+                "preview".to_owned(),
+                path.display().to_string(),
+                "--clip".to_owned(),
+                "wave".to_owned(),
+                "--time".to_owned(),
+                "5000.005".to_owned(),
+                "-o".to_owned(),
+                "out/clip.png".to_owned(),
+            ],
+        });
     }
     Ok(cases)
 }

@@ -61,7 +61,8 @@ commands:
                                   and check ARCHITECTURE.md lists each with its reason
   pictures                        render the README's pictures into docs/ (convert, preview,
                                   batch --contact-sheet on the real data), and .glb outputs
-                                  drawn by three.js in headless chromium (clients/render.mjs)
+                                  drawn by three.js in headless chromium (clients/render.mjs);
+                                  `pictures clips` draws the clip strip alone
   scheduler                       run the README's Slurm array on a one-node cluster started here
                                   (slurm-wlm and munge installed, as root): shards byte-identical
                                   to one process, a shard SIGKILLed and one SIGTERMed midway

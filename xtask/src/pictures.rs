@@ -23,7 +23,21 @@ fn run(bin: &Path, args: &[&str]) -> Result<(), String> {
     }
 }
 
-pub fn run_all(_args: &[String]) -> Result<(), String> {
+pub fn run_all(args: &[String]) -> Result<(), String> {
+    // `cargo xtask pictures clips`: the clip strip alone (no chromium needed).
+    if args.first().is_some_and(|a| a == "clips") {
+        let bin = crate::bench::release_binary()?;
+        let data = test_support::mpfb_data().ok_or("no MPFB data")?;
+        let data = data
+            .to_str()
+            .ok_or("the data path is not UTF-8")?
+            .to_owned();
+        let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let docs = test_support::workspace_root().join("docs");
+        clips(&bin, &data, &docs, work.path())?;
+        println!("wrote docs/clip-strip.png");
+        return Ok(());
+    }
     // First, so a machine without chromium or the clients stops before the long part.
     let renderer =
         Renderer::find().map_err(|why| format!("cannot draw the three.js pictures: {why}"))?;
@@ -177,8 +191,10 @@ caucasian = [0.0, 1.0]
     dressed(&bin, data, &docs, work.path())?;
     dressed_in_three(&bin, &renderer, data, &docs, work.path())?;
     expressions(&bin, data, &docs, work.path())?;
+    clips(&bin, data, &docs, work.path())?;
     poses(&bin, data, &docs, work.path())?;
     for name in [
+        "clip-strip.png",
         "dressed-views.png",
         "dressed-t-pose.png",
         "dressed-three.png",
@@ -246,6 +262,51 @@ fn expressions(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), S
         )?;
     }
     Ok(())
+}
+
+/// A frame strip of a clip: MakeHuman's walk (`animations/walks/walk1.bvh`) as a glTF
+/// animation of the default rig, six frames from the side.
+fn clips(bin: &Path, data: &str, docs: &Path, work: &Path) -> Result<(), String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let walk = assets.join("animations/walks/walk1.bvh");
+    let glb = work.join("walk.glb").display().to_string();
+    let clip = format!("walk={}", walk.display());
+    let assets = assets.display().to_string();
+    run(
+        bin,
+        &[
+            "convert",
+            "--rig-name",
+            "default",
+            "--mpfb-data",
+            data,
+            "--assets",
+            &assets,
+            "--animation",
+            &clip,
+            "-q",
+            "-o",
+            &glb,
+        ],
+    )?;
+    let out = docs.join("clip-strip.png").display().to_string();
+    run(
+        bin,
+        &[
+            "preview",
+            &glb,
+            "--clip",
+            "walk",
+            "--time",
+            "0,0.1,0.2,0.3,0.4,0.5",
+            "--view",
+            "side",
+            "--size",
+            "200x360",
+            "-o",
+            &out,
+        ],
+    )
 }
 
 /// A dressed character in three of MakeHuman's poses (`--pose`), side by side at one scale.

@@ -1,9 +1,11 @@
-//! The [`Scene`] of a glTF 2.0 file: the default scene's nodes placed by their transforms,
+//! The [`Scene`] of a glTF 2.0 file: the default scene's nodes placed by their transforms
+//! (posed by a frame of an animation clip when one is asked for: `gltf_clip`),
 //! every triangle primitive with its morph targets at the file's weights (or a caller's by
 //! name), skinned meshes by linear blend skinning with the joints' current world matrices,
 //! materials' base colour, texture and alpha mode as [`DrawStyle`]s, and each skin's joints
 //! as bones.
 
+use crate::gltf_clip::{NodePose, SampledClip};
 use crate::gltf_file::{Budget, GltfError, GltfErrorKind, GltfFile, at};
 use crate::scene::{
     BoneSegment, DrawStyle, MAX_TEXELS, MAX_TRIANGLES, Scene, SceneOptions, TextureCache, Triangle,
@@ -46,19 +48,28 @@ impl Scene {
         options: &SceneOptions,
         textures: Option<&TextureCache>,
     ) -> Result<Scene, GltfError> {
-        let tree = Tree::of(file.json())?;
+        let mut budget = Budget::default();
+        let clip = match &options.clip {
+            Some(clip) => crate::gltf_clip::sample(file, clip, &mut budget)?,
+            None => SampledClip::default(),
+        };
+        let tree = Tree::of(file.json(), &clip.nodes)?;
         let mut builder = Builder {
             file,
             root: file.json(),
             options,
             found: vec![false; options.blend.len()],
-            budget: Budget::default(),
+            budget,
             tree,
+            clip_weights: clip.nodes.into_iter().map(|n| n.weights).collect(),
             skins: vec![None; file.json().skins.len()],
             decoded: Vec::new(),
             texels: 0,
             shared: textures,
-            scene: Scene::default(),
+            scene: Scene {
+                notes: clip.notes,
+                ..Scene::default()
+            },
         };
         for node in builder.tree.drawn(file.json()) {
             builder.add_node(node)?;
@@ -99,7 +110,9 @@ struct Tree {
 }
 
 impl Tree {
-    fn of(root: &json::Root) -> Result<Tree, GltfError> {
+    /// The tree of `root`'s nodes, each placed by its own transform as `poses` (one per node,
+    /// or none) override it.
+    fn of(root: &json::Root, poses: &[NodePose]) -> Result<Tree, GltfError> {
         let n = root.nodes.len();
         let mut parent: Vec<Option<usize>> = vec![None; n];
         for (p, node) in root.nodes.iter().enumerate() {
@@ -124,7 +137,7 @@ impl Tree {
             .collect();
         while let Some((i, above)) = stack.pop() {
             let node = &root.nodes[i];
-            let here = above * local_matrix(node);
+            let here = above * local_matrix(node, poses.get(i));
             world[i] = Some(here);
             stack.extend(node.children.iter().flatten().map(|c| (c.value(), here)));
         }
@@ -168,26 +181,42 @@ impl Tree {
 }
 
 /// A node's local matrix: `matrix`, else translation, rotation (normalised; identity when it
-/// cannot be) and scale.
-fn local_matrix(node: &json::scene::Node) -> DMat4 {
-    if let Some(m) = &node.matrix {
-        return DMat4::from_cols_array(&m.map(f64::from));
-    }
-    let t = node
-        .translation
-        .map_or(DVec3::ZERO, |t| DVec3::from_array(t.map(f64::from)));
-    let s = node
-        .scale
-        .map_or(DVec3::ONE, |s| DVec3::from_array(s.map(f64::from)));
-    let q = node.rotation.as_ref().map_or(DQuat::IDENTITY, |r| {
-        let q = DQuat::from_array(r.0.map(f64::from));
-        if q.is_finite() && q.length_squared() > 0.0 {
-            q.normalize()
-        } else {
-            DQuat::IDENTITY
+/// cannot be) and scale; what a clip's `pose` sets replaces the node's own (a `matrix`, which
+/// glTF forbids on animated nodes, taken apart first).
+fn local_matrix(node: &json::scene::Node, pose: Option<&NodePose>) -> DMat4 {
+    let animated =
+        pose.filter(|p| p.translation.is_some() || p.rotation.is_some() || p.scale.is_some());
+    let (s, q, t) = match (&node.matrix, animated) {
+        (Some(m), None) => return DMat4::from_cols_array(&m.map(f64::from)),
+        (Some(m), Some(_)) => {
+            DMat4::from_cols_array(&m.map(f64::from)).to_scale_rotation_translation()
         }
-    });
-    DMat4::from_scale_rotation_translation(s, q, t)
+        (None, _) => {
+            let t = node
+                .translation
+                .map_or(DVec3::ZERO, |t| DVec3::from_array(t.map(f64::from)));
+            let s = node
+                .scale
+                .map_or(DVec3::ONE, |s| DVec3::from_array(s.map(f64::from)));
+            let q = node.rotation.as_ref().map_or(DQuat::IDENTITY, |r| {
+                let q = DQuat::from_array(r.0.map(f64::from));
+                if q.is_finite() && q.length_squared() > 0.0 {
+                    q.normalize()
+                } else {
+                    DQuat::IDENTITY
+                }
+            });
+            (s, q, t)
+        }
+    };
+    let Some(pose) = animated else {
+        return DMat4::from_scale_rotation_translation(s, q, t);
+    };
+    DMat4::from_scale_rotation_translation(
+        pose.scale.unwrap_or(s),
+        pose.rotation.unwrap_or(q),
+        pose.translation.unwrap_or(t),
+    )
 }
 
 /// `targetNames` of a mesh's extras (the convention Blender and three.js follow).
@@ -220,6 +249,8 @@ struct Builder<'a> {
     found: Vec<bool>,
     budget: Budget,
     tree: Tree,
+    /// Per node, the morph target weights the clip drawn sets, if any.
+    clip_weights: Vec<Option<Vec<f64>>>,
     /// Each skin's joint matrices (joint world times inverse bind), once read.
     skins: Vec<Option<Arc<Vec<DMat4>>>>,
     /// Decoded images by image index and alpha use: the scene texture, or none.
@@ -316,6 +347,10 @@ impl Builder<'_> {
                 ));
             }
             weights = given.iter().map(|&w| f64::from(w)).collect();
+        }
+        if let Some(Some(sampled)) = self.clip_weights.get(n) {
+            // The sampler had one weight per target of this node's mesh (checked there).
+            weights.clone_from(sampled);
         }
         let names = target_names(&mesh.extras).unwrap_or_default();
         for (k, (name, amount)) in self.options.blend.iter().enumerate() {

@@ -8,17 +8,21 @@
 //! MakeHuman render hints ask for: [`DrawStyle`]) and bone segments; [`render`] draws orthographic views of a scene; [`contact_sheet`] tiles
 //! labelled pictures; [`png_bytes`] encodes. [`Scene::from_gltf`] draws `.glb`/`.gltf` files
 //! the same way (read by [`GltfFile`] under the same rules as G4MF), and [`read_scene`]
-//! reads either kind of file ([`g4mf_reader::FileKind::of`]). Why a rasterizer of our own: see
+//! reads either kind of file ([`g4mf_reader::FileKind::of`]); a glTF file's nodes may be posed
+//! by a frame of one of its animations ([`SceneOptions::clip`], [`read_clip_frames`] for a
+//! frame strip). Why a rasterizer of our own: see
 //! ARCHITECTURE.md.
 
 #![forbid(unsafe_code)]
 
+pub mod gltf_clip;
 pub mod gltf_file;
 pub mod gltf_scene;
 pub mod raster;
 pub mod scene;
 pub mod sheet;
 
+pub use gltf_clip::ClipTime;
 pub use gltf_file::{Elements, GltfError, GltfErrorKind, GltfFile};
 pub use gltf_scene::MAX_SCENE_TEXELS;
 pub use raster::{BACKGROUND, MAX_SIDE, Region, RenderOptions, View, render, render_many};
@@ -47,6 +51,11 @@ pub enum PreviewError {
     /// A glTF file cannot be read or pictured (located: file, pointer or byte offset).
     #[error(transparent)]
     Gltf(#[from] GltfError),
+    /// A clip was asked of a G4MF file, which has no animations.
+    #[error(
+        "G4MF files hold no animation clips (the format has no animation section); clips are drawn from .glb and .gltf files"
+    )]
+    ClipOfG4mf,
 }
 
 impl PreviewError {
@@ -56,7 +65,7 @@ impl PreviewError {
         match self {
             PreviewError::Read(e) => e.location.file.is_some(),
             PreviewError::Gltf(e) => e.location.file.is_some(),
-            PreviewError::Dimension(_) | PreviewError::Data(_) => false,
+            PreviewError::Dimension(_) | PreviewError::Data(_) | PreviewError::ClipOfG4mf => false,
         }
     }
 }
@@ -72,6 +81,41 @@ pub fn read_scene(
     options: &SceneOptions,
     textures: Option<&TextureCache>,
 ) -> Result<Scene, PreviewError> {
+    let mut scenes = read_scenes(path, read, std::slice::from_ref(options), textures)?;
+    Ok(scenes.remove(0))
+}
+
+/// The scenes of clip `clip` of the glTF file at `path` at each of `times` (a frame strip),
+/// the file read once, otherwise as [`read_scene`] draws it with `options`. A G4MF file is
+/// refused: it has no animations.
+pub fn read_clip_frames(
+    path: &Path,
+    read: &ReadOptions,
+    options: &SceneOptions,
+    clip: &str,
+    times: &[f64],
+    textures: Option<&TextureCache>,
+) -> Result<Vec<Scene>, PreviewError> {
+    let frames: Vec<SceneOptions> = times
+        .iter()
+        .map(|&time| SceneOptions {
+            clip: Some(ClipTime {
+                name: clip.to_owned(),
+                time,
+            }),
+            ..options.clone()
+        })
+        .collect();
+    read_scenes(path, read, &frames, textures)
+}
+
+/// One scene of the file at `path` per entry of `options` (at least one), the file read once.
+fn read_scenes(
+    path: &Path,
+    read: &ReadOptions,
+    options: &[SceneOptions],
+    textures: Option<&TextureCache>,
+) -> Result<Vec<Scene>, PreviewError> {
     let limit = read.max_json_bytes.saturating_add(read.max_buffer_bytes);
     let bytes = location::read_bounded(path, limit).map_err(|e| {
         g4mf_reader::ReadError::new(
@@ -88,14 +132,23 @@ pub fn read_scene(
             let in_file = |e: GltfError| PreviewError::Gltf(e.with_file(path));
             let file = GltfFile::read_bytes(&bytes, path.parent(), read).map_err(in_file)?;
             drop(bytes);
-            Scene::from_gltf_file(&file, options, textures).map_err(in_file)
+            options
+                .iter()
+                .map(|o| Scene::from_gltf_file(&file, o, textures).map_err(in_file))
+                .collect()
         }
         FileKind::G4mf => {
+            if options.iter().any(|o| o.clip.is_some()) {
+                return Err(PreviewError::ClipOfG4mf);
+            }
             let file = g4mf_reader::read_bytes(&bytes, path.parent(), read)
                 .map_err(|e| e.with_file(path))?;
             drop(bytes);
             let folder = path.parent().map(|path| ImageFolder { path, read });
-            Scene::from_file_in(&file, folder, options, textures)
+            options
+                .iter()
+                .map(|o| Scene::from_file_in(&file, folder, o, textures))
+                .collect()
         }
     }
 }

@@ -355,6 +355,8 @@ pub struct SceneOptions {
     pub blend: Vec<(String, f64)>,
     /// Draw colour factors only, no textures.
     pub no_textures: bool,
+    /// Pose a glTF file's nodes by a frame of this animation clip (G4MF files have none).
+    pub clip: Option<crate::gltf_clip::ClipTime>,
 }
 
 /// A scene build's textures: the file's, by texture index (or why its image is not drawn),

@@ -495,3 +495,102 @@ fn quantized_positions_are_read_and_unknown_required_extensions_refused() {
         "/extensionsRequired/1: the value \"EXT_unknown\" is an extension this reader does not support"
     );
 }
+
+/// [`skinned_strip`] at rest with an animation `swing` turning `arm` from rest to 90 degrees
+/// about +Z over 2 s (`interpolation`) and moving `root` 3 m along +Z.
+fn swinging_strip(interpolation: &str) -> GltfBuilder {
+    let mut b = skinned_strip([0.0, 0.0, 0.0, 1.0]);
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let times = b.floats(&[0.0, 2.0], "SCALAR");
+    let turns = b.floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, s, s], "VEC4");
+    let moves = b.floats(&[0.0, 0.0, 0.0, 0.0, 0.0, 3.0], "VEC3");
+    b.push(
+        "animations",
+        json!({
+            "name": "swing",
+            "samplers": [
+                {"input": times, "output": turns, "interpolation": interpolation},
+                {"input": times, "output": moves, "interpolation": interpolation}
+            ],
+            "channels": [
+                {"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                {"sampler": 1, "target": {"node": 0, "path": "translation"}}
+            ]
+        }),
+    );
+    b
+}
+
+/// The scene of `builder` posed by clip `name` at `time`.
+fn clip_scene(builder: &GltfBuilder, name: &str, time: f64) -> Result<Scene, String> {
+    let options = SceneOptions {
+        clip: Some(g4mf_preview::ClipTime {
+            name: name.into(),
+            time,
+        }),
+        ..SceneOptions::default()
+    };
+    Scene::from_gltf(&builder.glb(), None, &ReadOptions::default(), &options)
+        .map_err(|e| e.to_string())
+}
+
+/// Whether some triangle of `scene` has a corner at `point`.
+fn has_corner(scene: &Scene, point: Vec3) -> bool {
+    scene
+        .triangles
+        .iter()
+        .flat_map(|t| t.corners)
+        .any(|c| c.abs_diff_eq(point, 1e-5))
+}
+
+#[test]
+fn a_clip_frame_poses_the_joints_and_skins_the_mesh() {
+    let linear = swinging_strip("LINEAR");
+    // Half way: the arm turned 45 degrees (slerp), the root moved 1.5 m along +Z. The upper
+    // square's top corner (0, 2, 0) is 1 above the arm's joint: it goes to the joint plus
+    // (-sin 45, cos 45), all moved 1.5 along Z.
+    let half = clip_scene(&linear, "swing", 1.0).unwrap();
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    assert!(has_corner(&half, Vec3::new(-h, 1.0 + h, 1.5)), "top corner");
+    assert!(
+        has_corner(&half, Vec3::new(0.2, 0.0, 1.5)),
+        "lower square moved only"
+    );
+    let arm = half.bones.iter().find(|b| b.name == "arm").unwrap();
+    assert!(arm.head.abs_diff_eq(Vec3::new(0.0, 1.0, 1.5), 1e-5));
+    assert!(
+        arm.tail
+            .abs_diff_eq(Vec3::new(-0.1 * h, 1.0 + 0.1 * h, 1.5), 1e-5)
+    );
+    assert!(half.notes.is_empty(), "{:?}", half.notes);
+    // At the end, and past it (the last key holds, said so): 90 degrees, 3 m.
+    let end = clip_scene(&linear, "swing", 2.0).unwrap();
+    assert!(has_corner(&end, Vec3::new(-1.0, 1.0, 3.0)));
+    let past = clip_scene(&linear, "swing", 7.5).unwrap();
+    assert!(has_corner(&past, Vec3::new(-1.0, 1.0, 3.0)));
+    assert!(
+        past.notes.iter().any(|n| n.contains("last key")),
+        "{:?}",
+        past.notes
+    );
+    // STEP holds the first key until the second.
+    let step = clip_scene(&swinging_strip("STEP"), "swing", 1.9).unwrap();
+    assert!(has_corner(&step, Vec3::new(0.0, 2.0, 0.0)));
+    // Without a clip the file's rest is drawn.
+    let rest = scene(&linear.glb(), &SceneOptions::default());
+    assert!(has_corner(&rest, Vec3::new(0.0, 2.0, 0.0)));
+}
+
+#[test]
+fn unknown_clips_are_refused_with_the_near_names() {
+    let linear = swinging_strip("LINEAR");
+    let e = clip_scene(&linear, "swig", 0.0).unwrap_err();
+    assert!(
+        e.contains("no animation `swig` (did you mean `swing`?); the file has 1: `swing`"),
+        "{e}"
+    );
+    let e = clip_scene(&skinned_strip([0.0, 0.0, 0.0, 1.0]), "swing", 0.0).unwrap_err();
+    assert!(e.contains("the file has no animations"), "{e}");
+    let e = clip_scene(&linear, "swing", f64::NAN).unwrap_err();
+    assert!(e.contains("not a number of seconds"), "{e}");
+}

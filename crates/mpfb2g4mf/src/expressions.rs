@@ -394,14 +394,36 @@ fn named(
     })
 }
 
-/// MakeHuman's skeleton, weights and pose units, and the expressions, read.
+/// MakeHuman's default skeleton, its weights and the face pose units, read: the same for
+/// every body, so a batch reads them once (`inputs::Loader`).
 #[derive(Debug, Clone)]
-pub struct LoadedExpressions {
+pub struct MakeHumanFiles {
     pub(crate) skeleton_file: PathBuf,
     pub(crate) skeleton: MhSkel,
     pub(crate) weights: Vec<makehuman_poses::json_files::BoneWeights>,
     pub(crate) units: Bvh,
     pub(crate) unit_names: Vec<String>,
+}
+
+impl MakeHumanFiles {
+    /// Reads [`ExpressionFiles::makehuman`], each at most `limit` bytes.
+    pub fn load(files: &ExpressionFiles, limit: u64) -> Result<Self, ConvertError> {
+        let [skeleton, weights, units, names] = &files.makehuman;
+        let text = |path: &Path| read_input_text_of(path, limit, MOTION);
+        Ok(Self {
+            skeleton_file: skeleton.clone(),
+            skeleton: located(skeleton, makehuman_poses::parse_mhskel(&text(skeleton)?))?,
+            weights: located(weights, makehuman_poses::parse_mhw(&text(weights)?))?,
+            units: located(units, makehuman_poses::parse_bvh(&text(units)?))?,
+            unit_names: located(names, makehuman_poses::parse_unit_names(&text(names)?))?,
+        })
+    }
+}
+
+/// MakeHuman's skeleton, weights and pose units, and the expressions, read.
+#[derive(Debug, Clone)]
+pub struct LoadedExpressions {
+    pub(crate) makehuman: std::sync::Arc<MakeHumanFiles>,
     /// Each expression's shape name and pose.
     pub expressions: Vec<(String, MhPose)>,
     /// The expression baked into the rest: its name and pose.
@@ -416,46 +438,31 @@ pub(crate) fn located<T>(
 }
 
 impl LoadedExpressions {
-    /// Reads `files`, each at most `limit` bytes.
-    pub fn load(files: &ExpressionFiles, limit: u64) -> Result<Self, ConvertError> {
-        let [skeleton, weights, units, names] = &files.makehuman;
-        let text = |path: &Path, kind: Kind| read_input_text_of(path, limit, kind);
+    /// Reads the expressions of `files`, each at most `limit` bytes; `makehuman` gives
+    /// MakeHuman's files (read once per batch).
+    pub fn load(
+        files: &ExpressionFiles,
+        limit: u64,
+        makehuman: impl FnOnce() -> Result<std::sync::Arc<MakeHumanFiles>, ConvertError>,
+    ) -> Result<Self, ConvertError> {
+        let pose = |path: &Path| {
+            let text = read_input_text_of(path, limit, EXPRESSION)?;
+            located(path, makehuman_poses::parse_mhpose(&text))
+        };
         let expressions = files
             .expressions
             .iter()
-            .map(|(name, path)| {
-                let pose = located(
-                    path,
-                    makehuman_poses::parse_mhpose(&text(path, EXPRESSION)?),
-                )?;
-                Ok((name.clone(), pose))
-            })
+            .map(|(name, path)| Ok((name.clone(), pose(path)?)))
             .collect::<Result<Vec<_>, ConvertError>>()?;
         let bake = files
             .bake
             .as_ref()
-            .map(|(name, path)| {
-                let pose = located(
-                    path,
-                    makehuman_poses::parse_mhpose(&text(path, EXPRESSION)?),
-                )?;
-                Ok::<_, ConvertError>((name.clone(), pose))
-            })
+            .map(|(name, path)| Ok::<_, ConvertError>((name.clone(), pose(path)?)))
             .transpose()?;
         Ok(Self {
-            bake,
-            skeleton_file: skeleton.clone(),
-            skeleton: located(
-                skeleton,
-                makehuman_poses::parse_mhskel(&text(skeleton, MOTION)?),
-            )?,
-            weights: located(weights, makehuman_poses::parse_mhw(&text(weights, MOTION)?))?,
-            units: located(units, makehuman_poses::parse_bvh(&text(units, MOTION)?))?,
-            unit_names: located(
-                names,
-                makehuman_poses::parse_unit_names(&text(names, MOTION)?),
-            )?,
+            makehuman: makehuman()?,
             expressions,
+            bake,
         })
     }
 }

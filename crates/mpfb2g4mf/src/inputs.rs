@@ -350,7 +350,7 @@ pub fn shipped_or_matched(rig_path: &Path) -> Result<HumanoidNames, ConvertError
 /// Reads what the job needs besides rig, mesh, weights and body.
 pub fn load_assets(
     job: &Job,
-    cache: &TargetCache,
+    (cache, motion): (&TargetCache, &MotionCache),
     limit: u64,
     budget: &Displacements,
 ) -> Result<LoadedAssets, ConvertError> {
@@ -387,12 +387,22 @@ pub fn load_assets(
         expressions: files
             .expressions
             .as_ref()
-            .map(|e| crate::expressions::LoadedExpressions::load(e, limit).map(Arc::new))
+            .map(|e| {
+                crate::expressions::LoadedExpressions::load(e, limit, || motion.makehuman(e, limit))
+                    .map(Arc::new)
+            })
             .transpose()?,
         poses: files
             .poses
             .as_ref()
-            .map(|p| crate::poses::LoadedPoses::load(p, limit).map(Arc::new))
+            .map(|p| {
+                crate::poses::LoadedPoses::load(
+                    p,
+                    |path| motion.bvh(path, limit),
+                    |path| motion.skeleton(path, limit),
+                )
+                .map(Arc::new)
+            })
             .transpose()?,
     })
 }
@@ -1044,7 +1054,91 @@ pub struct Loader {
     /// Skins by file and whether their images are read.
     skins: HashMap<(PathBuf, bool), Shared<LoadedMaterial>>,
     targets: TargetCache,
+    motion: MotionCache,
     max_input_bytes: Option<u64>,
+}
+
+/// MakeHuman's motion files parsed once per batch: the expressions' skeleton, weights and
+/// pose units (by the skeleton's path), BVH files and `.mhskel` skeletons (by path). A file
+/// no job of the batch announced is read for the job that asks.
+#[derive(Default)]
+pub struct MotionCache {
+    makehuman: HashMap<PathBuf, Shared<crate::expressions::MakeHumanFiles>>,
+    bvhs: HashMap<PathBuf, Shared<makehuman_poses::Bvh>>,
+    skeletons: HashMap<PathBuf, Shared<makehuman_poses::MhSkel>>,
+}
+
+impl MotionCache {
+    /// The files `jobs` read, each counted per job so it is freed after its last job.
+    pub fn new(jobs: &[Job]) -> Self {
+        let expressions = || jobs.iter().filter_map(|j| j.files.expressions.as_ref());
+        let poses = || jobs.iter().filter_map(|j| j.files.poses.as_ref());
+        Self {
+            makehuman: shared_map(expressions().map(|e| e.makehuman[0].clone())),
+            bvhs: shared_map(
+                poses().flat_map(|p| p.bake.iter().chain(&p.clips).map(|m| m.path.clone())),
+            ),
+            skeletons: shared_map(
+                poses().flat_map(|p| p.default_skeleton.iter().chain(&p.rig_skeleton).cloned()),
+            ),
+        }
+    }
+
+    /// MakeHuman's files for `files`' expressions.
+    fn makehuman(
+        &self,
+        files: &crate::expressions::ExpressionFiles,
+        limit: u64,
+    ) -> Result<Arc<crate::expressions::MakeHumanFiles>, ConvertError> {
+        let load = || crate::expressions::MakeHumanFiles::load(files, limit);
+        match self.makehuman.get(&files.makehuman[0]) {
+            Some(shared) => shared.get(load),
+            None => load().map(Arc::new),
+        }
+    }
+
+    /// The BVH file at `path`.
+    fn bvh(&self, path: &Path, limit: u64) -> Result<Arc<makehuman_poses::Bvh>, ConvertError> {
+        let load = || crate::poses::read_bvh(path, limit);
+        match self.bvhs.get(path) {
+            Some(shared) => shared.get(load),
+            None => load().map(Arc::new),
+        }
+    }
+
+    /// The `.mhskel` file at `path`.
+    fn skeleton(
+        &self,
+        path: &Path,
+        limit: u64,
+    ) -> Result<Arc<makehuman_poses::MhSkel>, ConvertError> {
+        let load = || crate::poses::read_skeleton(path, limit);
+        match self.skeletons.get(path) {
+            Some(shared) => shared.get(load),
+            None => load().map(Arc::new),
+        }
+    }
+
+    /// `job` is done with its files.
+    fn release(&self, job: &Job) {
+        if let Some(e) = &job.files.expressions {
+            if let Some(shared) = self.makehuman.get(&e.makehuman[0]) {
+                shared.release();
+            }
+        }
+        if let Some(p) = &job.files.poses {
+            for motion in p.bake.iter().chain(&p.clips) {
+                if let Some(shared) = self.bvhs.get(&motion.path) {
+                    shared.release();
+                }
+            }
+            for path in p.default_skeleton.iter().chain(&p.rig_skeleton) {
+                if let Some(shared) = self.skeletons.get(path) {
+                    shared.release();
+                }
+            }
+        }
+    }
 }
 
 impl Loader {
@@ -1063,6 +1157,7 @@ impl Loader {
                     .filter_map(|j| Some((j.files.outfit.skin.clone()?, reads_images(j)))),
             ),
             targets: TargetCache::default(),
+            motion: MotionCache::new(jobs),
             max_input_bytes: None,
         }
     }
@@ -1131,7 +1226,7 @@ impl Loader {
             .as_ref()
             .map(|b| load_body(b, files, limit, &self.targets, &budget))
             .transpose()?;
-        let assets = load_assets(job, &self.targets, limit, &budget)?;
+        let assets = load_assets(job, (&self.targets, &self.motion), limit, &budget)?;
         let read_images = reads_images(job);
         // Each asset's files parse on their own: in parallel (a suit's are the largest).
         use rayon::prelude::*;
@@ -1191,6 +1286,7 @@ impl Loader {
 
     /// Says `job` is done with its shared files; the last job frees them.
     pub fn release(&self, job: &Job) {
+        self.motion.release(job);
         if let Some(shared) = self.rigs.get(&job.files.rig) {
             shared.release();
         }

@@ -1,7 +1,7 @@
 //! The `mpfb2g4mf` command: `convert` an MPFB rig, weights and body into G4MF, run the
 //! `demo`, set the `data` up, and `validate`, `inspect`, `preview` or convert back (`to-mpfb`).
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mpfb_rig::{ObjFrame, UpAxis};
 use mpfb2g4mf::LoadedMesh;
@@ -138,8 +138,43 @@ struct PreviewArgs {
     /// Close up on a bone (its node name, e.g. `head`): frames a sphere around it.
     #[arg(long, value_name = "BONE")]
     focus: Option<String>,
+    /// Pose a glTF file by a frame of its animation clip NAME (at `--time`, 0 by default).
+    #[arg(long, value_name = "NAME")]
+    clip: Option<String>,
+    /// Seconds into the `--clip`; several, separated by commas, draw a frame strip side by
+    /// side (before the clip's first key or after its last, the end keys hold).
+    #[arg(long, value_name = "SECONDS[,SECONDS...]", value_parser = parse_times, allow_negative_numbers = true)]
+    time: Option<Times>,
     #[command(flatten)]
     read: ReadArgs,
+}
+
+/// Most frames `--time` draws: a picture holds at most this many panels.
+const MAX_FRAMES: usize = 16;
+
+/// The times `--time` gives, in seconds.
+#[derive(Clone)]
+struct Times(Vec<f64>);
+
+/// `T` or `T,T,...`: each a finite number of seconds, 0 or more, at most [`MAX_FRAMES`].
+fn parse_times(text: &str) -> std::result::Result<Times, String> {
+    let times = text
+        .split(',')
+        .map(|t| {
+            t.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|t| t.is_finite() && *t >= 0.0)
+                .ok_or_else(|| format!("`{}` is not a time: seconds, 0 or more", t.trim()))
+        })
+        .collect::<std::result::Result<Vec<f64>, String>>()?;
+    if times.len() > MAX_FRAMES {
+        return Err(format!(
+            "{} times; a frame strip has at most {MAX_FRAMES}",
+            times.len()
+        ));
+    }
+    Ok(Times(times))
 }
 
 /// `NAME=AMOUNT` with a finite amount.
@@ -757,26 +792,62 @@ fn run_inspect(args: InspectArgs) -> Result<()> {
     Ok(())
 }
 
+/// The times `preview` draws a clip at (0 without `--time`), refused without `--clip` or when
+/// the files, times and views make more panels than a picture holds.
+fn preview_times(args: &PreviewArgs) -> Result<Vec<f64>> {
+    let times = match (&args.clip, &args.time) {
+        (None, Some(_)) => bail!("--time is a time into a clip: give the clip with --clip NAME"),
+        (Some(_), Some(times)) => times.0.clone(),
+        _ => vec![0.0],
+    };
+    let panels = args.files.len() * times.len() * if args.view == ViewArg::All { 3 } else { 1 };
+    if panels > MAX_FRAMES {
+        bail!(
+            "{} files, {} times and the views make {panels} pictures; one picture holds at most {MAX_FRAMES}",
+            args.files.len(),
+            times.len()
+        );
+    }
+    Ok(times)
+}
+
+/// The scenes `preview` draws, in order: each file's, or with `--clip` each file's frame at
+/// each of `times`; their notes printed as warnings (a strip's shared notes once).
+fn preview_scenes(args: &PreviewArgs, times: &[f64]) -> Result<Vec<g4mf_preview::Scene>> {
+    let read = args.read.options();
+    let scene_options = g4mf_preview::SceneOptions {
+        blend: args.blend.clone(),
+        no_textures: args.no_textures,
+        clip: None,
+    };
+    let mut scenes = Vec::new();
+    for path in &args.files {
+        let drawn = match &args.clip {
+            Some(clip) => {
+                g4mf_preview::read_clip_frames(path, &read, &scene_options, clip, times, None)
+            }
+            None => g4mf_preview::read_scene(path, &read, &scene_options, None).map(|s| vec![s]),
+        }
+        .map_err(|e| picture_error(path, e))?;
+        let mut said = std::collections::HashSet::new();
+        for note in drawn.iter().flat_map(|s| &s.notes) {
+            if said.insert(note) {
+                eprintln!("mpfb2g4mf: warning: {}: {note}", path.display());
+            }
+        }
+        scenes.extend(drawn);
+    }
+    Ok(scenes)
+}
+
 fn run_preview(args: PreviewArgs) -> Result<()> {
     mpfb2g4mf::files::check_output_apart(
         "the picture",
         &args.output,
         args.files.iter().map(PathBuf::as_path),
     )?;
-    let read = args.read.options();
-    let scene_options = g4mf_preview::SceneOptions {
-        blend: args.blend.clone(),
-        no_textures: args.no_textures,
-    };
-    let mut scenes = Vec::new();
-    for path in &args.files {
-        let scene = g4mf_preview::read_scene(path, &read, &scene_options, None)
-            .map_err(|e| picture_error(path, e))?;
-        for note in &scene.notes {
-            eprintln!("mpfb2g4mf: warning: {}: {note}", path.display());
-        }
-        scenes.push(scene);
-    }
+    let times = preview_times(&args)?;
+    let scenes = preview_scenes(&args, &times)?;
     let region = match &args.focus {
         None => None,
         Some(bone) => {
@@ -801,8 +872,9 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
         ViewArg::ThreeQuarter => vec![g4mf_preview::View::ThreeQuarter],
         ViewArg::All => g4mf_preview::View::ALL.to_vec(),
     };
+    let per_scene = views.len() as u32;
     let scenes: Vec<&g4mf_preview::Scene> = scenes.iter().collect();
-    let image = g4mf_preview::render_many(
+    let mut image = g4mf_preview::render_many(
         &scenes,
         &g4mf_preview::RenderOptions {
             views,
@@ -813,9 +885,31 @@ fn run_preview(args: PreviewArgs) -> Result<()> {
             ..Default::default()
         },
     );
+    if times.len() > 1 {
+        label_frames(&mut image, &times, per_scene, args.size.0);
+    }
     mpfb2g4mf::files::write_atomic(&args.output, &g4mf_preview::png_bytes(&image))
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     Ok(())
+}
+
+/// Writes each frame's time over its panels (`per_scene` panels of `width` pixels a frame,
+/// the frames of each file in `times` order).
+fn label_frames(image: &mut image::RgbaImage, times: &[f64], per_scene: u32, width: u32) {
+    let panels = image.width() / width.max(1);
+    for panel in 0..panels {
+        let time = times[(panel / per_scene.max(1)) as usize % times.len()];
+        let x = panel * width + 4;
+        let scale = if width >= 256 { 2 } else { 1 };
+        g4mf_preview::sheet::draw_text(
+            image,
+            &format!("{time} s"),
+            x,
+            4,
+            scale,
+            width.saturating_sub(8),
+        );
+    }
 }
 
 fn run_to_gltf(args: ToGltfArgs) -> Result<()> {

@@ -9,6 +9,7 @@ use crate::limits::{Kind, read_input_text_of};
 use crate::options::PoseBake;
 use makehuman_poses::{Bvh, MhSkel};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// MakeHuman's default skeleton, relative to the assets folder: the body's leg length, which
 /// scales a pose's root move, is its `upperleg02.L` fitted to the body.
@@ -174,8 +175,8 @@ fn named(folder: Option<&Path>, name: &str, described: bool) -> Result<PathBuf, 
 pub struct LoadedMotion {
     /// Its name, file, frame and origin.
     pub file: MotionFile,
-    /// The motion.
-    pub bvh: Bvh,
+    /// The motion (shared by the jobs of a batch that read the file).
+    pub bvh: Arc<Bvh>,
 }
 
 /// The poses, clips and skeletons a job reads, read.
@@ -186,17 +187,37 @@ pub struct LoadedPoses {
     /// The clips.
     pub clips: Vec<LoadedMotion>,
     /// MakeHuman's default skeleton and its file.
-    pub default_skeleton: Option<(PathBuf, MhSkel)>,
+    pub default_skeleton: Option<(PathBuf, Arc<MhSkel>)>,
     /// The rig's own `.mhskel` and its file.
-    pub rig_skeleton: Option<(PathBuf, MhSkel)>,
+    pub rig_skeleton: Option<(PathBuf, Arc<MhSkel>)>,
+}
+
+/// Reads a BVH file (at most `limit` bytes).
+pub fn read_bvh(path: &Path, limit: u64) -> Result<Bvh, ConvertError> {
+    located(
+        path,
+        makehuman_poses::parse_bvh(&read_input_text_of(path, limit, MOTION)?),
+    )
+}
+
+/// Reads a `.mhskel` file (at most `limit` bytes).
+pub fn read_skeleton(path: &Path, limit: u64) -> Result<MhSkel, ConvertError> {
+    located(
+        path,
+        makehuman_poses::parse_mhskel(&read_input_text_of(path, limit, MOTION)?),
+    )
 }
 
 impl LoadedPoses {
-    /// Reads `files`, each at most `limit` bytes; a pose's frame must be in its file.
-    pub fn load(files: &PoseFiles, limit: u64) -> Result<Self, ConvertError> {
-        let text = |path: &Path| read_input_text_of(path, limit, MOTION);
+    /// Reads `files` through `bvh` and `skeleton` (each file read once per batch); a pose's
+    /// frame must be in its file.
+    pub fn load(
+        files: &PoseFiles,
+        bvh: impl Fn(&Path) -> Result<Arc<Bvh>, ConvertError>,
+        skeleton: impl Fn(&Path) -> Result<Arc<MhSkel>, ConvertError>,
+    ) -> Result<Self, ConvertError> {
         let motion = |file: &MotionFile| -> Result<LoadedMotion, ConvertError> {
-            let bvh = located(&file.path, makehuman_poses::parse_bvh(&text(&file.path)?))?;
+            let bvh = bvh(&file.path)?;
             if file.frame >= bvh.frame_count() {
                 return Err(ConvertError::BodyPose(format!(
                     "{}: frame {} asked, the file has {}",
@@ -210,11 +231,8 @@ impl LoadedPoses {
                 bvh,
             })
         };
-        let skeleton = |path: &PathBuf| -> Result<(PathBuf, MhSkel), ConvertError> {
-            Ok((
-                path.clone(),
-                located(path, makehuman_poses::parse_mhskel(&text(path)?))?,
-            ))
+        let skeleton = |path: &PathBuf| -> Result<(PathBuf, Arc<MhSkel>), ConvertError> {
+            Ok((path.clone(), skeleton(path)?))
         };
         Ok(Self {
             bake: files.bake.as_ref().map(motion).transpose()?,

@@ -10,6 +10,8 @@
 mod archives;
 #[path = "hostile_inputs/assets.rs"]
 mod assets;
+#[path = "hostile_inputs/clips.rs"]
+mod clips;
 #[path = "hostile_inputs/closed_pipe.rs"]
 mod closed_pipe;
 #[path = "hostile_inputs/eyes_and_proxies.rs"]

@@ -33,14 +33,15 @@ impl<'a> Face<'a> {
     /// numbering) are `body`.
     pub fn fit(loaded: &'a LoadedExpressions, body: &[DVec3]) -> Result<Self, ConvertError> {
         let body_dm: Vec<DVec3> = body.iter().map(|&v| v * TARGET_UNITS_PER_METRE).collect();
+        let files = &loaded.makehuman;
         let rig = located(
-            &loaded.skeleton_file,
+            &files.skeleton_file,
             FaceRig::new(
-                &loaded.skeleton,
+                &files.skeleton,
                 &body_dm,
-                &loaded.units,
-                &loaded.unit_names,
-                &loaded.weights,
+                &files.units,
+                &files.unit_names,
+                &files.weights,
             ),
         )?;
         Ok(Face {

@@ -88,7 +88,7 @@ fn depths(frame: &FramePose) -> Vec<usize> {
 pub fn retarget(
     character: &Character,
     frame: &FramePose,
-    rig_skeleton: Option<&(std::path::PathBuf, MhSkel)>,
+    rig_skeleton: Option<&(std::path::PathBuf, std::sync::Arc<MhSkel>)>,
     rig_path: &Path,
     file_skeleton: impl FnOnce() -> Skeleton,
 ) -> Result<Retarget, ConvertError> {
