@@ -737,7 +737,10 @@ fn refuse_clips(
     if OutputFormat::of_path(output, false).is_some_and(OutputFormat::is_gltf) {
         let vrm = OutputFormat::of_path(output, false) == Some(OutputFormat::Vrm);
         for (i, (name, _)) in clips.iter().enumerate().filter(|_| vrm) {
-            if let Some((other, _)) = clips[..i].iter().find(|(o, _)| o.eq_ignore_ascii_case(name)) {
+            if let Some((other, _)) = clips[..i]
+                .iter()
+                .find(|(o, _)| o.eq_ignore_ascii_case(name))
+            {
                 return Err(SettingsError::Animation(
                     location::text::escape_controls(&texts[i]).into_owned(),
                     format!(

@@ -15,14 +15,14 @@ pub mod model;
 mod place;
 mod spring;
 pub mod tpose;
-mod vrmc_vrm;
 pub mod vrma;
+mod vrmc_vrm;
 mod write;
 
 pub use error::VrmError;
 pub use humanoid::{HumanoidError, REQUIRED, VRM_BONES, from_g4mf_names};
 pub use meta::LICENSE_URL;
 pub use model::*;
-pub use vrmc_vrm::PRESET_EXPRESSIONS;
 pub use vrma::{VRMC_VRM_ANIMATION, Vrma, VrmaError, make_vrma};
+pub use vrmc_vrm::PRESET_EXPRESSIONS;
 pub use write::{VRMC_SPRING_BONE, VRMC_VRM, VrmWritten, make_vrm};

@@ -9,6 +9,7 @@
 //! world, so on the avatar the clip was made for every human bone's world frame is the clip's.
 //! Bones that are not human bones are left out: `VRMC_vrm_animation` animates human bones (and
 //! expressions, look-at) only, and a player keeps the others at their rest under their parents.
+//! So are the eyes ([`NOT_ANIMATED`]), which the spec leaves to the look-at.
 //! [`Vrma::still`] names those the clip turns, so a caller can say so.
 
 use crate::humanoid::{self, HumanoidError};
@@ -21,6 +22,10 @@ use std::collections::BTreeMap;
 
 /// The `VRMC_vrm_animation` extension's name.
 pub const VRMC_VRM_ANIMATION: &str = "VRMC_vrm_animation";
+
+/// Human bones a `.vrma` may not name (`VRMC_vrm_animation` leaves the eyes to its look-at):
+/// left out like the bones that are not human bones.
+pub const NOT_ANIMATED: [&str; 2] = ["leftEye", "rightEye"];
 
 /// A turn of a bone from its rest, relative to its parent, above which a bone left out of a
 /// `.vrma` counts as one the clip moves (degrees; float noise is far below it).
@@ -62,7 +67,7 @@ pub struct Vrma {
     pub file: GlbParts,
     /// Human bones in it.
     pub human_bones: usize,
-    /// Bones left out (not human bones).
+    /// Bones left out (not human bones, and the eyes).
     pub left_out: usize,
     /// The bones left out that the clip turns from their rest relative to their parent (more
     /// than 0.01°) at some key: a player keeps them at rest. Skeleton order.
@@ -81,6 +86,11 @@ pub fn make_vrma(
     clip: &ClipSpec,
 ) -> Result<Vrma, VrmaError> {
     humanoid::check(&spec.bones, humanoid)?;
+    let humanoid: BTreeMap<&str, usize> = humanoid
+        .iter()
+        .filter(|(name, _)| !NOT_ANIMATED.contains(&name.as_str()))
+        .map(|(name, &b)| (name.as_str(), b))
+        .collect();
     let bones = spec.bones.len();
     for (key, pose) in clip.poses.iter().enumerate() {
         if pose.len() != bones {
@@ -130,10 +140,10 @@ pub fn make_vrma(
     gltf_writer::add_clips(&mut built, &skeleton, std::slice::from_ref(&human_clip))
         .map_err(gltf)?;
     let mut human_bones = Map::new();
-    for (name, &b) in humanoid {
+    for (&name, &b) in &humanoid {
         // Every human bone has a slot and a node (build_gltf wrote one per bone).
         let node = slot[b].and_then(|i| built.bone_nodes.get(i)).copied();
-        human_bones.insert(name.clone(), json!({ "node": node }));
+        human_bones.insert(name.to_owned(), json!({ "node": node }));
     }
     let extension = json!({
         "specVersion": "1.0",
@@ -153,7 +163,11 @@ pub fn make_vrma(
 
 /// The first bone above `bone` that is a human bone, as its place among them (bounded: a
 /// cycle, which `humanoid::check` has refused, ends it).
-fn nearest_human_ancestor(bones: &[BoneSpec], slot: &[Option<usize>], bone: usize) -> Option<usize> {
+fn nearest_human_ancestor(
+    bones: &[BoneSpec],
+    slot: &[Option<usize>],
+    bone: usize,
+) -> Option<usize> {
     let mut at = bones[bone].parent;
     for _ in 0..bones.len() {
         let p = at.filter(|&p| p < bones.len())?;
@@ -224,6 +238,7 @@ mod tests {
             ("rightUpperArm", Some(2), [-0.2, 1.4, 0.0]),
             ("rightLowerArm", Some(14), [-0.45, 1.4, 0.0]),
             ("rightHand", Some(15), [-0.7, 1.4, 0.0]),
+            ("leftEye", Some(3), [0.03, 1.6, 0.1]),
         ];
         let bones: Vec<BoneSpec> = names.iter().map(|(n, p, h)| bone(n, *p, *h)).collect();
         let humanoid = bones
@@ -272,7 +287,8 @@ mod tests {
     fn human_bones_become_nodes_under_their_human_parents_and_the_rest_are_left_out() {
         let (spec, humanoid) = avatar();
         let vrma = make_vrma(&spec, &humanoid, &clip(&spec)).unwrap();
-        assert_eq!((vrma.human_bones, vrma.left_out, vrma.keys), (15, 2, 2));
+        // The eye is a human bone of the avatar, but the spec leaves it to the look-at.
+        assert_eq!((vrma.human_bones, vrma.left_out, vrma.keys), (15, 3, 2));
         // The twist bone turns; root does not (it carries its children rigidly at rest).
         assert_eq!(vrma.still, ["leftTwist"]);
         let doc = document(&vrma);
@@ -280,16 +296,32 @@ mod tests {
         let extension = &doc["extensions"][VRMC_VRM_ANIMATION];
         assert_eq!(extension["specVersion"], "1.0");
         let nodes = doc["nodes"].as_array().unwrap();
-        let node_of = |name: &str| extension["humanoid"]["humanBones"][name]["node"].as_u64().unwrap() as usize;
-        assert_eq!(extension["humanoid"]["humanBones"].as_object().unwrap().len(), 15);
-        for (name, _) in &humanoid {
+        let node_of = |name: &str| {
+            extension["humanoid"]["humanBones"][name]["node"]
+                .as_u64()
+                .unwrap() as usize
+        };
+        assert_eq!(
+            extension["humanoid"]["humanBones"]
+                .as_object()
+                .unwrap()
+                .len(),
+            15
+        );
+        for name in humanoid.keys().filter(|n| *n != "leftEye") {
             assert_eq!(nodes[node_of(name)]["name"], name.as_str());
         }
-        assert!(nodes.iter().all(|n| n["name"] != "root" && n["name"] != "leftTwist"));
+        assert!(
+            nodes
+                .iter()
+                .all(|n| !["root", "leftTwist", "leftEye"].contains(&n["name"].as_str().unwrap()))
+        );
         // The lower arm hangs from the upper arm: its translation is the head 0.25 m along X
         // (the twist bone's 0.1 m and its own 0.15 m), in the upper arm's frame (identity).
         let lower = &nodes[node_of("leftLowerArm")];
-        let upper_children = nodes[node_of("leftUpperArm")]["children"].as_array().unwrap();
+        let upper_children = nodes[node_of("leftUpperArm")]["children"]
+            .as_array()
+            .unwrap();
         assert_eq!(upper_children, &[json!(node_of("leftLowerArm"))]);
         let t = lower["translation"].as_array().unwrap();
         assert!((t[0].as_f64().unwrap() - 0.25).abs() < 1e-6, "{t:?}");
@@ -313,7 +345,18 @@ mod tests {
         let mut short = clip(&spec);
         short.poses[1].pop();
         let refused = make_vrma(&spec, &humanoid, &short).unwrap_err();
-        assert!(matches!(refused, VrmaError::KeyBones { key: 1, posed: 16, bones: 17, .. }), "{refused}");
+        assert!(
+            matches!(
+                refused,
+                VrmaError::KeyBones {
+                    key: 1,
+                    posed: 17,
+                    bones: 18,
+                    ..
+                }
+            ),
+            "{refused}"
+        );
         let mut no_hips = humanoid.clone();
         no_hips.remove("hips");
         let refused = make_vrma(&spec, &no_hips, &clip(&spec)).unwrap_err();

@@ -34,15 +34,26 @@ pub(super) fn write_clips(
     options: &ConvertOptions,
     notes: &mut Vec<String>,
 ) -> Result<Vec<(PendingFile, u64)>, ConvertError> {
+    // A folder where a clip goes would fail its rename after others were renamed: refused
+    // before anything is written, so the set is replaced whole or not at all.
+    if let Some(path) = clips
+        .iter()
+        .map(|c| vrma_path(&options.output, &c.name))
+        .find(|p| p.is_dir())
+    {
+        return Err(ConvertError::Output {
+            path,
+            source: std::io::Error::other("a folder is there, where the clip's .vrma goes"),
+        });
+    }
     let mut files = Vec::with_capacity(clips.len());
     for clip in clips {
         let path = vrma_path(&options.output, &clip.name);
-        let vrma = vrm_writer::make_vrma(spec, humanoid, clip).map_err(|source| {
-            ConvertError::Vrma {
+        let vrma =
+            vrm_writer::make_vrma(spec, humanoid, clip).map_err(|source| ConvertError::Vrma {
                 path: path.clone(),
                 source,
-            }
-        })?;
+            })?;
         let parts: Vec<&[u8]> = vrma.file.parts().collect();
         let file = PendingFile::write(&path, &parts).map_err(|source| ConvertError::Output {
             path: path.clone(),
