@@ -450,6 +450,30 @@ mod tests {
         assert_eq!(names(), ["folder.g4b", "out.g4b"]);
     }
 
+    /// Siblings (a `.vrm`'s `.vrma` clips) appear with the file when it is committed, and
+    /// go with it when it is dropped uncommitted.
+    #[test]
+    fn siblings_appear_with_the_file_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("a.vrm");
+        let clip = dir.path().join("a.walk.vrma");
+        std::fs::write(&clip, b"old clip").unwrap();
+        let set = || {
+            let sibling = PendingFile::write(&clip, &[b"new clip"]).unwrap();
+            PendingFile::write(&main, &[b"avatar"])
+                .unwrap()
+                .with_siblings(vec![sibling])
+        };
+        drop(set());
+        assert!(!main.exists());
+        assert_eq!(std::fs::read(&clip).unwrap(), b"old clip");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        set().commit().unwrap();
+        assert_eq!(std::fs::read(&main).unwrap(), b"avatar");
+        assert_eq!(std::fs::read(&clip).unwrap(), b"new clip");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
     #[test]
     fn writes_replace_and_leave_no_temporary_files() {
         let dir = tempfile::tempdir().unwrap();

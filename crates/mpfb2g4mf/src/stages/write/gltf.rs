@@ -95,6 +95,13 @@ fn weight_pairs(spec: &CharacterSpec) -> usize {
         .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count())
 }
 
+/// What making a `.vrm` said (notes), added (the summary) and mapped (VRM name -> bone index).
+pub(crate) type MadeVrm = (
+    Vec<String>,
+    crate::summary::VrmSummary,
+    std::collections::BTreeMap<String, usize>,
+);
+
 /// Makes the built glTF a VRM avatar (`VRMC_vrm`, `VRMC_springBone`) as `crate::vrm` decides
 /// it from `spec`; what deciding it noticed, one note each, what it added, and its humanoid
 /// map (VRM name -> bone index).
@@ -104,14 +111,7 @@ pub(crate) fn make_vrm(
     options: &crate::vrm::VrmOptions,
     thumbnail: Option<Vec<u8>>,
     output: &Path,
-) -> Result<
-    (
-        Vec<String>,
-        crate::summary::VrmSummary,
-        std::collections::BTreeMap<String, usize>,
-    ),
-    ConvertError,
-> {
+) -> Result<MadeVrm, ConvertError> {
     let described = crate::vrm::describe(spec, options, thumbnail.map(std::sync::Arc::new))
         .map_err(|source| ConvertError::VrmHumanoid {
             rig: output.to_path_buf(),
