@@ -106,27 +106,7 @@ pub fn make_vrma(
         clip: clip.name.clone(),
         source,
     };
-    // Human bones in skeleton order; `slot[b]` is bone b's place among them.
-    let mut slot = vec![None; bones];
-    let mut human: Vec<usize> = humanoid.values().copied().collect();
-    human.sort_unstable();
-    for (i, &b) in human.iter().enumerate() {
-        slot[b] = Some(i);
-    }
-    let skeleton = CharacterSpec {
-        name: spec.name.clone(),
-        skeleton_position: spec.skeleton_position,
-        bones: human
-            .iter()
-            .map(|&b| BoneSpec {
-                parent: nearest_human_ancestor(&spec.bones, &slot, b),
-                extras: None,
-                ..spec.bones[b].clone()
-            })
-            .collect(),
-        generator: spec.generator.clone(),
-        ..CharacterSpec::default()
-    };
+    let (skeleton, human, slot) = human_skeleton(spec, &humanoid);
     let human_clip = ClipSpec {
         name: clip.name.clone(),
         times: clip.times.clone(),
@@ -159,6 +139,36 @@ pub fn make_vrma(
         still: still_bones(spec, &slot, clip),
         keys: clip.times.len(),
     })
+}
+
+/// The human bones of `spec` (those `humanoid` names) alone as a skeleton, each under its
+/// nearest human ancestor; with the human bones' indices in skeleton order and each bone's
+/// place among them (`slot[b]`, none for a bone left out).
+fn human_skeleton(
+    spec: &CharacterSpec,
+    humanoid: &BTreeMap<&str, usize>,
+) -> (CharacterSpec, Vec<usize>, Vec<Option<usize>>) {
+    let mut slot = vec![None; spec.bones.len()];
+    let mut human: Vec<usize> = humanoid.values().copied().collect();
+    human.sort_unstable();
+    for (i, &b) in human.iter().enumerate() {
+        slot[b] = Some(i);
+    }
+    let skeleton = CharacterSpec {
+        name: spec.name.clone(),
+        skeleton_position: spec.skeleton_position,
+        bones: human
+            .iter()
+            .map(|&b| BoneSpec {
+                parent: nearest_human_ancestor(&spec.bones, &slot, b),
+                extras: None,
+                ..spec.bones[b].clone()
+            })
+            .collect(),
+        generator: spec.generator.clone(),
+        ..CharacterSpec::default()
+    };
+    (skeleton, human, slot)
 }
 
 /// The first bone above `bone` that is a human bone, as its place among them (bounded: a

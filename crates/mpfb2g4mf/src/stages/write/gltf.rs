@@ -29,25 +29,12 @@ pub(super) fn write_gltf(
     };
     let mut built = gltf_writer::build_gltf(&spec, &layout)?;
     crate::timings::lap("write: build");
-    let mut notes = Vec::new();
-    let mut vrm_summary = None;
-    let mut clip_files = Vec::new();
-    if let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) {
-        let (said, summary, humanoid) =
-            make_vrm(&mut built, &spec, vrm, thumbnail, &options.output)?;
-        (notes, vrm_summary) = (said, Some(summary));
-        crate::timings::lap("write: vrm");
-        clip_files = super::vrma::write_clips(&spec, &humanoid, &clips, options, &mut notes)?;
-    } else {
-        // The clips stage said what each clip is.
-        gltf_writer::add_clips(&mut built, &spec, &clips)?;
-    }
+    let (mut notes, vrm_summary, (siblings, clip_bytes)) =
+        vrm_or_clips(&mut built, &spec, options, format, (thumbnail, clips))?;
     if options.validate {
         check_valid(&built, &options.output)?;
     }
     let copies = copy_images(textures)?;
-    let clip_bytes: u64 = clip_files.iter().map(|(_, bytes)| bytes).sum();
-    let siblings = clip_files.into_iter().map(|(file, _)| file).collect();
     let mut output = output(
         &mut built,
         &options.output,
@@ -86,6 +73,34 @@ pub(super) fn write_gltf(
         // gltf-json's validation finds only errors.
         validation: Vec::new(),
     })
+}
+
+/// A `.vrm` made of `built` with its clips as `.vrma` files to commit with it (and their
+/// bytes), or, for any other glTF, the clips added as animations; what the VRM noted and
+/// added.
+fn vrm_or_clips(
+    built: &mut BuiltGltf,
+    spec: &CharacterSpec,
+    options: &ConvertOptions,
+    format: OutputFormat,
+    (thumbnail, clips): (Option<Vec<u8>>, Vec<gltf_writer::ClipSpec>),
+) -> Result<
+    (
+        Vec<String>,
+        Option<crate::summary::VrmSummary>,
+        super::vrma::ClipFiles,
+    ),
+    ConvertError,
+> {
+    let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) else {
+        // The clips stage said what each clip is.
+        gltf_writer::add_clips(built, spec, &clips)?;
+        return Ok((Vec::new(), None, (Vec::new(), 0)));
+    };
+    let (mut notes, summary, humanoid) = make_vrm(built, spec, vrm, thumbnail, &options.output)?;
+    crate::timings::lap("write: vrm");
+    let files = super::vrma::write_clips(spec, &humanoid, &clips, options, &mut notes)?;
+    Ok((notes, Some(summary), files))
 }
 
 /// How many (vertex, bone) pairs carry a weight above zero.

@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 /// How many of the bones a clip turns but a `.vrma` leaves out a note names.
 const NAMED_STILL: usize = 8;
 
+/// A `.vrm`'s clip files, each written to its temporary file, and their bytes in all.
+pub(crate) type ClipFiles = (Vec<PendingFile>, u64);
+
 /// Where clip `clip` of the `.vrm` at `output` goes: beside it, `STEM.CLIP.vrma` (clip names
 /// are G4MF names, which hold no `/`, `\` or `.`, so the name stays in the folder and reads
 /// back as the `.vrm`'s stem and the clip's name).
@@ -25,15 +28,15 @@ pub(crate) fn vrma_path(output: &Path, clip: &str) -> PathBuf {
 }
 
 /// Makes each of `clips` a `.vrma` of the avatar `spec` (its humanoid map `humanoid`, as the
-/// `.vrm` has it) and writes it to its temporary file; the files with their sizes, to be
-/// committed with the `.vrm`. Says each in `notes`.
+/// `.vrm` has it) and writes it to its temporary file; the files, to be committed with the
+/// `.vrm`, and their bytes. Says each in `notes`.
 pub(super) fn write_clips(
     spec: &CharacterSpec,
     humanoid: &BTreeMap<String, usize>,
     clips: &[gltf_writer::ClipSpec],
     options: &ConvertOptions,
     notes: &mut Vec<String>,
-) -> Result<Vec<(PendingFile, u64)>, ConvertError> {
+) -> Result<ClipFiles, ConvertError> {
     // A folder where a clip goes would fail its rename after others were renamed: refused
     // before anything is written, so the set is replaced whole or not at all.
     if let Some(path) = clips
@@ -47,6 +50,7 @@ pub(super) fn write_clips(
         });
     }
     let mut files = Vec::with_capacity(clips.len());
+    let mut bytes = 0;
     for clip in clips {
         let path = vrma_path(&options.output, &clip.name);
         let vrma =
@@ -60,12 +64,13 @@ pub(super) fn write_clips(
             source,
         })?;
         notes.push(note(&path, &clip.name, &vrma));
-        files.push((file, vrma.file.len() as u64));
+        files.push(file);
+        bytes += vrma.file.len() as u64;
     }
     if !clips.is_empty() {
         crate::timings::lap("write: vrma");
     }
-    Ok(files)
+    Ok((files, bytes))
 }
 
 /// The note saying where a clip went and what of the skeleton it holds.
