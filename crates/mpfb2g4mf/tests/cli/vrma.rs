@@ -84,26 +84,16 @@ fn worst_difference(
             times.join(","),
         ],
     )?;
-    assert_eq!(
-        played["errors"],
-        Value::Array(Vec::new()),
-        "three-vrm: {played}"
-    );
-    assert_eq!(
-        played["warnings"],
-        Value::Array(Vec::new()),
-        "three-vrm: {played}"
-    );
+    let (errors, warnings) = (&played["errors"], &played["warnings"]);
+    assert_eq!(errors, &Value::Array(Vec::new()), "three-vrm: {errors}");
+    assert_eq!(warnings, &Value::Array(Vec::new()), "three-vrm: {warnings}");
     let sampled = node_client(
         TEST,
         "three-clip.mjs",
         &[glb.display().to_string(), clip.to_owned(), times.join(",")],
     )?;
-    assert_eq!(
-        sampled["errors"],
-        Value::Array(Vec::new()),
-        "three.js: {sampled}"
-    );
+    let errors = &sampled["errors"];
+    assert_eq!(errors, &Value::Array(Vec::new()), "three.js: {errors}");
     let glb_rest = by_name(&sampled["rest"]);
     let rest: HashMap<&str, DQuat> = played["rest"]
         .as_array()
