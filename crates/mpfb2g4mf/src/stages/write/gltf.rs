@@ -29,8 +29,9 @@ pub(super) fn write_gltf(
     };
     let mut built = gltf_writer::build_gltf(&spec, &layout)?;
     crate::timings::lap("write: build");
-    let (mut notes, vrm_summary, (siblings, clip_bytes)) =
+    let (mut notes, vrm_summary, clip_files) =
         vrm_or_clips(&mut built, &spec, options, format, (thumbnail, clips))?;
+    notes.extend(clip_files.notes);
     if options.validate {
         check_valid(&built, &options.output)?;
     }
@@ -39,9 +40,9 @@ pub(super) fn write_gltf(
         &mut built,
         &options.output,
         (options.pretty, format, commit),
-        siblings,
+        clip_files.files,
     )?;
-    output.2 += clip_bytes;
+    output.2 += clip_files.bytes;
     let (pending, images) = settle_copies(output.0, copies);
     let body = spec
         .mesh
@@ -67,6 +68,7 @@ pub(super) fn write_gltf(
         attachment_unweighted,
         images,
         texture_warnings: texture_warnings(textures),
+        clip_warnings: clip_files.warnings,
         unweighted_to_root: true,
         notes,
         vrm: vrm_summary,
@@ -95,11 +97,11 @@ fn vrm_or_clips(
     let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) else {
         // The clips stage said what each clip is.
         gltf_writer::add_clips(built, spec, &clips)?;
-        return Ok((Vec::new(), None, (Vec::new(), 0)));
+        return Ok((Vec::new(), None, super::vrma::ClipFiles::default()));
     };
-    let (mut notes, summary, humanoid) = make_vrm(built, spec, vrm, thumbnail, &options.output)?;
+    let (notes, summary, humanoid) = make_vrm(built, spec, vrm, thumbnail, &options.output)?;
     crate::timings::lap("write: vrm");
-    let files = super::vrma::write_clips(spec, &humanoid, &clips, options, &mut notes)?;
+    let files = super::vrma::write_clips(spec, &humanoid, &clips, options)?;
     Ok((notes, Some(summary), files))
 }
 

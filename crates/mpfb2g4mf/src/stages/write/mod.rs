@@ -68,6 +68,8 @@ pub struct Written {
     pub images: Vec<PathBuf>,
     /// What became of images worth a word: missing ones (placeholder written), profiles kept.
     pub texture_warnings: Vec<String>,
+    /// What the `.vrma` files beside a `.vrm` leave out of its clips (bones they turn).
+    pub clip_warnings: Vec<String>,
     /// Vertices no bone moves were given to the root bone with weight 1 (glTF, whose weights
     /// must sum to one), not left unmoved (G4MF).
     pub unweighted_to_root: bool,

@@ -13,8 +13,20 @@ use std::path::{Path, PathBuf};
 /// How many of the bones a clip turns but a `.vrma` leaves out a note names.
 const NAMED_STILL: usize = 8;
 
-/// A `.vrm`'s clip files, each written to its temporary file, and their bytes in all.
-pub(crate) type ClipFiles = (Vec<PendingFile>, u64);
+/// What writing a `.vrm`'s clips left: the files, each written to its temporary file, to
+/// commit with it; their bytes in all; a note per file and a warning per clip that turns
+/// bones its `.vrma` leaves out.
+#[derive(Debug, Default)]
+pub(crate) struct ClipFiles {
+    /// The `.vrma` files, not yet in place.
+    pub files: Vec<PendingFile>,
+    /// Their bytes.
+    pub bytes: u64,
+    /// One note per file.
+    pub notes: Vec<String>,
+    /// The bones a clip turns that its file leaves out, one warning per clip.
+    pub warnings: Vec<String>,
+}
 
 /// Where clip `clip` of the `.vrm` at `output` goes: beside it, `STEM.CLIP.vrma` (clip names
 /// are G4MF names, which hold no `/`, `\` or `.`, so the name stays in the folder and reads
@@ -28,14 +40,12 @@ pub(crate) fn vrma_path(output: &Path, clip: &str) -> PathBuf {
 }
 
 /// Makes each of `clips` a `.vrma` of the avatar `spec` (its humanoid map `humanoid`, as the
-/// `.vrm` has it) and writes it to its temporary file; the files, to be committed with the
-/// `.vrm`, and their bytes. Says each in `notes`.
+/// `.vrm` has it) and writes it to its temporary file, to be committed with the `.vrm`.
 pub(super) fn write_clips(
     spec: &CharacterSpec,
     humanoid: &BTreeMap<String, usize>,
     clips: &[gltf_writer::ClipSpec],
     options: &ConvertOptions,
-    notes: &mut Vec<String>,
 ) -> Result<ClipFiles, ConvertError> {
     // A folder where a clip goes would fail its rename after others were renamed: refused
     // before anything is written, so the set is replaced whole or not at all.
@@ -49,8 +59,7 @@ pub(super) fn write_clips(
             source: std::io::Error::other("a folder is there, where the clip's .vrma goes"),
         });
     }
-    let mut files = Vec::with_capacity(clips.len());
-    let mut bytes = 0;
+    let mut written = ClipFiles::default();
     for clip in clips {
         let path = vrma_path(&options.output, &clip.name);
         let vrma =
@@ -63,46 +72,47 @@ pub(super) fn write_clips(
             path: path.clone(),
             source,
         })?;
-        notes.push(note(&path, &clip.name, &vrma));
-        files.push(file);
-        bytes += vrma.file.len() as u64;
+        written.notes.push(note(&path, &clip.name, &vrma));
+        written
+            .warnings
+            .extend(still_warning(&clip.name, &vrma.still));
+        written.files.push(file);
+        written.bytes += vrma.file.len() as u64;
     }
     if !clips.is_empty() {
         crate::timings::lap("write: vrma");
     }
-    Ok((files, bytes))
+    Ok(written)
 }
 
 /// The note saying where a clip went and what of the skeleton it holds.
 fn note(path: &Path, clip: &str, vrma: &vrm_writer::Vrma) -> String {
     let file = path.file_name().unwrap_or_default().to_string_lossy();
-    let mut note = format!(
+    format!(
         "clip `{clip}` written beside the .vrm as {file} (VRMC_vrm_animation: {} human bones, {} key{}); the {} other bones are not in it and stay at their rest under their parents when it plays",
         vrma.human_bones,
         vrma.keys,
         if vrma.keys == 1 { "" } else { "s" },
         vrma.left_out,
-    );
-    if !vrma.still.is_empty() {
-        let named: Vec<&str> = vrma
-            .still
-            .iter()
-            .take(NAMED_STILL)
-            .map(String::as_str)
-            .collect();
-        let more = vrma.still.len() - named.len();
-        note.push_str(&format!(
-            ", though the clip turns {} of them: {}{}",
-            vrma.still.len(),
-            named.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        ));
+    )
+}
+
+/// The warning for the bones clip `clip` turns that its `.vrma` leaves out (`still`), if any:
+/// a player keeps them at rest, so the bones below them follow the human bones alone.
+fn still_warning(clip: &str, still: &[String]) -> Option<String> {
+    if still.is_empty() {
+        return None;
     }
-    note
+    let named: Vec<&str> = still.iter().take(NAMED_STILL).map(String::as_str).collect();
+    let more = match still.len() - named.len() {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    Some(format!(
+        "clip `{clip}` turns {} bones that are not VRM human bones, which its .vrma leaves out (a player keeps them at rest under their parents): {}{more}",
+        still.len(),
+        named.join(", "),
+    ))
 }
 
 #[cfg(test)]
