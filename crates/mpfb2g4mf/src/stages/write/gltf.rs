@@ -31,7 +31,6 @@ pub(super) fn write_gltf(
     crate::timings::lap("write: build");
     let (mut notes, vrm_summary, clip_files) =
         vrm_or_clips(&mut built, &spec, options, format, (thumbnail, clips))?;
-    notes.extend(clip_files.notes);
     if options.validate {
         check_valid(&built, &options.output)?;
     }
@@ -99,9 +98,10 @@ fn vrm_or_clips(
         gltf_writer::add_clips(built, spec, &clips)?;
         return Ok((Vec::new(), None, super::vrma::ClipFiles::default()));
     };
-    let (notes, summary, humanoid) = make_vrm(built, spec, vrm, thumbnail, &options.output)?;
+    let (mut notes, summary, humanoid) = make_vrm(built, spec, vrm, thumbnail, &options.output)?;
     crate::timings::lap("write: vrm");
-    let files = super::vrma::write_clips(spec, &humanoid, &clips, options)?;
+    let mut files = super::vrma::write_clips(spec, &humanoid, &clips, options)?;
+    notes.append(&mut files.notes);
     Ok((notes, Some(summary), files))
 }
 
