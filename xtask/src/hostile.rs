@@ -251,6 +251,7 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     cases.extend(preview_cases(data, work)?);
     cases.extend(clip_cases(data, work)?);
     cases.extend(motion_cases(data, work)?);
+    cases.extend(vrma_cases(data, work)?);
     Ok(cases)
 }
 
@@ -741,4 +742,46 @@ fn motion_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
             args: convert("--pose", &format!("{longest}@6000"), "out/last.g4b"),
         },
     ])
+}
+
+/// Issue 42: a `.vrm`'s clips as `.vrma` files beside it: a long clip (6,000 frames of
+/// MakeHuman's 163 joints, 56 MB of BVH, under the 64 MiB a motion file may be) to a `.vrm`,
+/// its human bones keyed in a `.vrma`.
+fn vrma_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let assets = test_support::makehuman_assets().ok_or("no MakeHuman assets folder")?;
+    let sit = std::fs::read_to_string(assets.join("poses/sit01.bvh")).map_err(|e| e.to_string())?;
+    let motion = sit.find("MOTION").ok_or("sit01.bvh: no MOTION")?;
+    let frame = sit
+        .lines()
+        .skip_while(|l| !l.starts_with("Frame Time"))
+        .nth(1)
+        .ok_or("sit01.bvh: no frame")?;
+    let frames = 6_000;
+    let mut text = String::with_capacity(motion + frames * (frame.len() + 1) + 64);
+    text.push_str(&sit[..motion]);
+    text.push_str(&format!("MOTION\nFrames: {frames}\nFrame Time: 0.033333\n"));
+    for _ in 0..frames {
+        text.push_str(frame);
+        text.push('\n');
+    }
+    let longest = write(&work.join("vrma-longest.bvh"), text.as_bytes())?;
+    let args = [
+        "convert",
+        "--quiet",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        &data.display().to_string(),
+        "--animation",
+        &longest.display().to_string(),
+        "-o",
+        "out/longest.vrm",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    Ok(vec![Case {
+        name: "a 6,000-frame clip of MakeHuman's 163 joints, to a `.vrm` and its `.vrma`",
+        args,
+    }])
 }

@@ -43,6 +43,9 @@ pub struct PendingFile {
     /// Shared files it names (copied images): kept once it is in place, released if it is
     /// dropped uncommitted.
     companions: Vec<SharedFile>,
+    /// Files that go beside it as one set (a `.vrm`'s `.vrma` clips): put in place with it,
+    /// removed with it when it is dropped uncommitted.
+    siblings: Vec<PendingFile>,
 }
 
 impl PendingFile {
@@ -54,6 +57,7 @@ impl PendingFile {
             path: path.to_path_buf(),
             temp: Some(temp),
             companions: Vec::new(),
+            siblings: Vec::new(),
         };
         // On error, dropping `pending` removes the temporary file.
         written.map(|()| pending)
@@ -71,8 +75,32 @@ impl PendingFile {
         self
     }
 
-    /// Syncs the file and renames it over its destination.
+    /// Files that go beside it as one set (each written to its temporary file): put in place
+    /// by [`PendingFile::commit`] with it, removed with it when it is dropped uncommitted.
+    pub fn with_siblings(mut self, siblings: Vec<PendingFile>) -> Self {
+        self.siblings.extend(siblings);
+        self
+    }
+
+    /// Syncs the file and renames it over its destination. With siblings, every file of the
+    /// set is synced before any is renamed, so a failure while they reach the disk replaces
+    /// none of them; then the siblings are renamed, the file itself last (an error names the
+    /// sibling it is about).
     pub fn commit(mut self) -> std::io::Result<()> {
+        if let Some(temp) = &self.temp {
+            temp.as_file().sync_all()?;
+        }
+        for sibling in &self.siblings {
+            if let Some(temp) = &sibling.temp {
+                temp.as_file()
+                    .sync_all()
+                    .map_err(|e| naming(&sibling.path, e))?;
+            }
+        }
+        for sibling in std::mem::take(&mut self.siblings) {
+            let path = sibling.path.clone();
+            sibling.commit().map_err(|e| naming(&path, e))?;
+        }
         let Some(temp) = self.temp.take() else {
             return Ok(());
         };
@@ -82,6 +110,11 @@ impl PendingFile {
             .for_each(SharedFile::keep);
         Ok(())
     }
+}
+
+/// `error` saying it is about `path` (a sibling's: the caller names the main file).
+fn naming(path: &Path, error: std::io::Error) -> std::io::Error {
+    std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
 }
 
 impl Drop for PendingFile {
@@ -415,6 +448,30 @@ mod tests {
         let pending = PendingFile::write(&folder, &[b"x"]).unwrap();
         assert!(pending.commit().is_err());
         assert_eq!(names(), ["folder.g4b", "out.g4b"]);
+    }
+
+    /// Siblings (a `.vrm`'s `.vrma` clips) appear with the file when it is committed, and
+    /// go with it when it is dropped uncommitted.
+    #[test]
+    fn siblings_appear_with_the_file_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("a.vrm");
+        let clip = dir.path().join("a.walk.vrma");
+        std::fs::write(&clip, b"old clip").unwrap();
+        let set = || {
+            let sibling = PendingFile::write(&clip, &[b"new clip"]).unwrap();
+            PendingFile::write(&main, &[b"avatar"])
+                .unwrap()
+                .with_siblings(vec![sibling])
+        };
+        drop(set());
+        assert!(!main.exists());
+        assert_eq!(std::fs::read(&clip).unwrap(), b"old clip");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        set().commit().unwrap();
+        assert_eq!(std::fs::read(&main).unwrap(), b"avatar");
+        assert_eq!(std::fs::read(&clip).unwrap(), b"new clip");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -965,7 +965,8 @@ fn facts_of(character: &Character, extras: &MpfbExtras, body: &Body, mesh: &Load
 }
 
 /// The warnings known once the file is written: the body's scale, the skin's, the images',
-/// vertices no bone moves, and a mesh without weights.
+/// the bones a `.vrma` leaves out of its clip, vertices no bone moves, and a mesh without
+/// weights.
 fn say_after_writing(
     said: &mut Said,
     parts: Parts<'_>,
@@ -981,6 +982,7 @@ fn say_after_writing(
         WarningKind::Textures,
         written.texture_warnings.iter().cloned(),
     );
+    said.warn_all(WarningKind::Fit, written.clip_warnings.iter().cloned());
     // glTF weights must sum to one: such vertices go to the root bone (MakeHuman's rule).
     let fate = if written.unweighted_to_root {
         " (given to the root bone with weight 1)"

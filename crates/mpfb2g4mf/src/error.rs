@@ -49,6 +49,15 @@ pub enum ConvertError {
     /// The VRM parts of a `.vrm` output could not be made.
     #[error("{0}")]
     Vrm(#[from] vrm_writer::VrmError),
+    /// A `.vrm`'s clip could not be made the `.vrma` beside it.
+    #[error("{}: {source}", path.display())]
+    Vrma {
+        /// The `.vrma` it was to be.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: vrm_writer::VrmaError,
+    },
     /// The output names one of the job's inputs.
     #[error(transparent)]
     SameFile(#[from] crate::paths::SameFile),

@@ -383,7 +383,7 @@ pub struct Settings {
     pub pose: Option<String>,
     /// An animation clip from a BVH file, `NAME=FILE.bvh` or `FILE.bvh` (named after its
     /// stem); repeatable. Written in `.glb`/`.gltf` outputs as a glTF animation (every frame,
-    /// retargeted as `--pose` is); a `.vrm` gets each beside it as `NAME.vrma`.
+    /// retargeted as `--pose` is); a `.vrm` gets each beside it as `STEM.NAME.vrma`.
     #[cfg_attr(feature = "cli", arg(long = "animation", value_name = "NAME=FILE.bvh"))]
     #[serde(rename = "animations")]
     pub animations: Vec<String>,
@@ -741,17 +741,34 @@ fn vrm_options(
 }
 
 /// Refuses animation clips for outputs that cannot hold them: G4MF has no animation
-/// section; a `.vrm`'s clips (`.vrma` files beside it) are not written yet.
-fn refuse_clips(output: &std::path::Path, vrm: bool) -> Result<(), SettingsError> {
-    let why = match OutputFormat::of_path(output, false) {
-        Some(format) if format.is_gltf() && !vrm => return Ok(()),
-        _ if vrm => "a .vrm's clips go beside it as .vrma files, which are not written yet",
-        _ => "G4MF has no animation section (write a .glb or .gltf for clips)",
-    };
+/// section. A `.vrm`'s clips go beside it as `.vrma` files named after them, so two names
+/// that differ only in case (one file on a case-insensitive file system) are refused there.
+fn refuse_clips(
+    output: &std::path::Path,
+    clips: &[(String, PathBuf)],
+    texts: &[String],
+) -> Result<(), SettingsError> {
+    if OutputFormat::of_path(output, false).is_some_and(OutputFormat::is_gltf) {
+        let vrm = OutputFormat::of_path(output, false) == Some(OutputFormat::Vrm);
+        for (i, (name, _)) in clips.iter().enumerate().filter(|_| vrm) {
+            if let Some((other, _)) = clips[..i]
+                .iter()
+                .find(|(o, _)| o.eq_ignore_ascii_case(name))
+            {
+                return Err(SettingsError::Animation(
+                    location::text::escape_controls(&texts[i]).into_owned(),
+                    format!(
+                        "clips `{other}` and `{name}` would be one .vrma file on a case-insensitive file system (name them apart)"
+                    ),
+                ));
+            }
+        }
+        return Ok(());
+    }
     Err(SettingsError::NotForOutput {
         flag: "--animation".into(),
         output: output.to_path_buf(),
-        why,
+        why: "G4MF has no animation section (write a .glb or .gltf for clips)",
     })
 }
 
@@ -1131,7 +1148,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         }
         options.animations = parse_animations(&s.animations)?;
         if !options.animations.is_empty() {
-            refuse_clips(request.output, options.vrm.is_some())?;
+            refuse_clips(request.output, &options.animations, &s.animations)?;
         }
         if s.human.is_some() || s.phenotype.is_some() || !s.targets.is_empty() {
             options.body = Some(BodyOptions {

@@ -122,7 +122,7 @@ pub fn to_gltf(
     let mut vrm_summary = None;
     if format == OutputFormat::Vrm {
         let vrm = options.vrm.clone().unwrap_or_default();
-        let (said, summary) = gltf::make_vrm(&mut built, &spec, &vrm, None, input)?;
+        let (said, summary, _) = gltf::make_vrm(&mut built, &spec, &vrm, None, input)?;
         notes.extend(said);
         vrm_summary = Some(summary);
     }
@@ -132,9 +132,8 @@ pub fn to_gltf(
     let (_, external, bytes) = gltf::output(
         &mut built,
         &options.output,
-        options.pretty,
-        format,
-        Commit::Now,
+        (options.pretty, format, Commit::Now),
+        Vec::new(),
     )?;
     notes.extend(gltf::mesh_notes(&built.meshes, layout.max_influences));
     let unmoved: usize = built.meshes.iter().map(|m| m.given_to_root).sum();

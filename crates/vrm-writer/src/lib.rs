@@ -4,7 +4,7 @@
 //! `VRMC_springBone` (spring joints and their colliders), from a writer-neutral [`VrmSpec`]
 //! that names bones and meshes as the [`CharacterSpec`](character_spec::CharacterSpec) does.
 //! Also the VRM T-pose measured on a skeleton ([`tpose`]), so callers can hold a rest to
-//! `tpose.md`. What maps where is in `spec-notes/vrm.md`.
+//! `tpose.md`, and animation clips as `.vrma` files (`VRMC_vrm_animation`, [`vrma`]). What maps where is in `spec-notes/vrm.md`.
 
 #![forbid(unsafe_code)]
 
@@ -15,6 +15,7 @@ pub mod model;
 mod place;
 mod spring;
 pub mod tpose;
+pub mod vrma;
 mod vrmc_vrm;
 mod write;
 
@@ -22,5 +23,6 @@ pub use error::VrmError;
 pub use humanoid::{HumanoidError, REQUIRED, VRM_BONES, from_g4mf_names};
 pub use meta::LICENSE_URL;
 pub use model::*;
+pub use vrma::{VRMC_VRM_ANIMATION, Vrma, VrmaError, make_vrma};
 pub use vrmc_vrm::PRESET_EXPRESSIONS;
 pub use write::{VRMC_SPRING_BONE, VRMC_VRM, VrmWritten, make_vrm};

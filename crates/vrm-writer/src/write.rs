@@ -102,7 +102,7 @@ pub fn make_vrm(
 }
 
 /// Puts extension `name` on the root and in `extensionsUsed` (once).
-fn put_extension(built: &mut BuiltGltf, name: &str, object: Value) {
+pub(crate) fn put_extension(built: &mut BuiltGltf, name: &str, object: Value) {
     built
         .root
         .extensions

@@ -21,3 +21,4 @@ mod shapes;
 mod to_mpfb;
 mod validate;
 mod vrm_expressions;
+mod vrma;

@@ -334,6 +334,7 @@ fn poses_and_clips_are_refused_where_they_cannot_go() {
     let sit = assets.join("poses/sit01.bvh");
     let sit = sit.to_str().unwrap();
     let clip = format!("sit={sit}");
+    let twin = format!("Sit={sit}");
     let past = format!("{sit}@2");
     let cases: Vec<(&str, Vec<&str>, &str)> = vec![
         (
@@ -353,8 +354,8 @@ fn poses_and_clips_are_refused_where_they_cannot_go() {
         ),
         (
             "clip.vrm",
-            vec!["--animation", &clip],
-            ".vrma files, which are not written yet",
+            vec!["--animation", &clip, "--animation", &twin],
+            "clips `sit` and `Sit` would be one .vrma file",
         ),
         ("near.g4b", vec!["--pose", "sit1"], "did you mean `sit01`?"),
         (

@@ -71,6 +71,7 @@ pub(super) fn write_g4mf(
         attachment_unweighted: statistics.attachment_unweighted,
         images,
         texture_warnings: texture_warnings(textures),
+        clip_warnings: Vec::new(),
         unweighted_to_root: false,
         notes: Vec::new(),
         vrm: None,

@@ -29,20 +29,19 @@ pub(super) fn write_gltf(
     };
     let mut built = gltf_writer::build_gltf(&spec, &layout)?;
     crate::timings::lap("write: build");
-    let mut notes = Vec::new();
-    // The clips stage said what each clip is.
-    gltf_writer::add_clips(&mut built, &spec, &clips)?;
-    let mut vrm_summary = None;
-    if let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) {
-        let (said, summary) = make_vrm(&mut built, &spec, vrm, thumbnail, &options.output)?;
-        (notes, vrm_summary) = (said, Some(summary));
-        crate::timings::lap("write: vrm");
-    }
+    let (mut notes, vrm_summary, clip_files) =
+        vrm_or_clips(&mut built, &spec, options, format, (thumbnail, clips))?;
     if options.validate {
         check_valid(&built, &options.output)?;
     }
     let copies = copy_images(textures)?;
-    let output = output(&mut built, &options.output, options.pretty, format, commit)?;
+    let mut output = output(
+        &mut built,
+        &options.output,
+        (options.pretty, format, commit),
+        clip_files.files,
+    )?;
+    output.2 += clip_files.bytes;
     let (pending, images) = settle_copies(output.0, copies);
     let body = spec
         .mesh
@@ -68,12 +67,42 @@ pub(super) fn write_gltf(
         attachment_unweighted,
         images,
         texture_warnings: texture_warnings(textures),
+        clip_warnings: clip_files.warnings,
         unweighted_to_root: true,
         notes,
         vrm: vrm_summary,
         // gltf-json's validation finds only errors.
         validation: Vec::new(),
     })
+}
+
+/// A `.vrm` made of `built` with its clips as `.vrma` files to commit with it (and their
+/// bytes), or, for any other glTF, the clips added as animations; what the VRM noted and
+/// added.
+fn vrm_or_clips(
+    built: &mut BuiltGltf,
+    spec: &CharacterSpec,
+    options: &ConvertOptions,
+    format: OutputFormat,
+    (thumbnail, clips): (Option<Vec<u8>>, Vec<gltf_writer::ClipSpec>),
+) -> Result<
+    (
+        Vec<String>,
+        Option<crate::summary::VrmSummary>,
+        super::vrma::ClipFiles,
+    ),
+    ConvertError,
+> {
+    let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) else {
+        // The clips stage said what each clip is.
+        gltf_writer::add_clips(built, spec, &clips)?;
+        return Ok((Vec::new(), None, super::vrma::ClipFiles::default()));
+    };
+    let (mut notes, summary, humanoid) = make_vrm(built, spec, vrm, thumbnail, &options.output)?;
+    crate::timings::lap("write: vrm");
+    let mut files = super::vrma::write_clips(spec, &humanoid, &clips, options)?;
+    notes.append(&mut files.notes);
+    Ok((notes, Some(summary), files))
 }
 
 /// How many (vertex, bone) pairs carry a weight above zero.
@@ -83,15 +112,23 @@ fn weight_pairs(spec: &CharacterSpec) -> usize {
         .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count())
 }
 
+/// What making a `.vrm` said (notes), added (the summary) and mapped (VRM name -> bone index).
+pub(crate) type MadeVrm = (
+    Vec<String>,
+    crate::summary::VrmSummary,
+    std::collections::BTreeMap<String, usize>,
+);
+
 /// Makes the built glTF a VRM avatar (`VRMC_vrm`, `VRMC_springBone`) as `crate::vrm` decides
-/// it from `spec`; what deciding it noticed, one note each, and what it added.
+/// it from `spec`; what deciding it noticed, one note each, what it added, and its humanoid
+/// map (VRM name -> bone index).
 pub(crate) fn make_vrm(
     built: &mut BuiltGltf,
     spec: &CharacterSpec,
     options: &crate::vrm::VrmOptions,
     thumbnail: Option<Vec<u8>>,
     output: &Path,
-) -> Result<(Vec<String>, crate::summary::VrmSummary), ConvertError> {
+) -> Result<MadeVrm, ConvertError> {
     let described = crate::vrm::describe(spec, options, thumbnail.map(std::sync::Arc::new))
         .map_err(|source| ConvertError::VrmHumanoid {
             rig: output.to_path_buf(),
@@ -111,7 +148,7 @@ pub(crate) fn make_vrm(
         colliders: written.colliders,
         thumbnail: written.thumbnail_image.is_some(),
     };
-    Ok((described.notes, summary))
+    Ok((described.notes, summary, described.vrm.humanoid))
 }
 
 /// What the glTF writer changed of the meshes, one line each: influences dropped beyond
@@ -161,21 +198,22 @@ pub(crate) fn check_valid(built: &BuiltGltf, output: &Path) -> Result<(), Conver
 pub(crate) type Output = (Option<crate::atomic::PendingFile>, Vec<PathBuf>, u64);
 
 /// Encodes the built character in `format` and writes it to `path`: a `.glb` now or, with
-/// [`Commit::Later`], as a pending file; a `.gltf` with its buffer replaced as a pair.
+/// [`Commit::Later`], as a pending file, with the files that go beside it (`siblings`, a
+/// `.vrm`'s `.vrma` clips) put in place with it; a `.gltf` with its buffer replaced as a pair.
 pub(crate) fn output(
     built: &mut BuiltGltf,
     path: &Path,
-    pretty: bool,
-    format: OutputFormat,
-    commit: Commit,
+    (pretty, format, commit): (bool, OutputFormat, Commit),
+    siblings: Vec<crate::atomic::PendingFile>,
 ) -> Result<Output, ConvertError> {
     let container = ContainerOptions { pretty };
     if format.is_glb() {
         let file = gltf_writer::glb_parts(built, container)?;
         crate::timings::lap("write: encode");
         let parts: Vec<&[u8]> = file.parts().collect();
-        let written =
-            crate::atomic::PendingFile::write(path, &parts).map_err(output_error(path))?;
+        let written = crate::atomic::PendingFile::write(path, &parts)
+            .map_err(output_error(path))?
+            .with_siblings(siblings);
         let pending = match commit {
             Commit::Now => {
                 written.commit().map_err(output_error(path))?;

@@ -2,10 +2,11 @@
 //! named surfaces, materials, textures decided per `--textures`, skins, blend shapes, MPFB
 //! extras), then written by the output's format: G4MF (`g4mf.rs`: `g4mf-writer`'s layout, the
 //! weights the skin cannot carry as binary accessors, the thumbnail) or glTF 2.0 (`gltf.rs`:
-//! `gltf-writer`), atomically.
+//! `gltf-writer`; a `.vrm`'s clips as `.vrma` files beside it, `vrma.rs`), atomically.
 
 mod g4mf;
 pub(crate) mod gltf;
+pub(crate) mod vrma;
 
 use g4mf::Uncarried;
 
@@ -67,6 +68,8 @@ pub struct Written {
     pub images: Vec<PathBuf>,
     /// What became of images worth a word: missing ones (placeholder written), profiles kept.
     pub texture_warnings: Vec<String>,
+    /// What the `.vrma` files beside a `.vrm` leave out of its clips (bones they turn).
+    pub clip_warnings: Vec<String>,
     /// Vertices no bone moves were given to the root bone with weight 1 (glTF, whose weights
     /// must sum to one), not left unmoved (G4MF).
     pub unweighted_to_root: bool,
@@ -560,7 +563,7 @@ pub fn write(
         .thumbnail
         .then(|| crate::picture::thumbnail(&character));
     let mut textures = TextureTable::new(options.textures, &options.output);
-    // Clips are glTF's alone (options refuse them for G4MF outputs).
+    // Clips are glTF's alone (options refuse them for G4MF outputs); a `.vrm`'s go beside it.
     let clips: Vec<gltf_writer::ClipSpec> = std::mem::take(&mut character.clips)
         .into_iter()
         .map(|c| gltf_writer::ClipSpec {
