@@ -394,14 +394,7 @@ pub fn load_assets(
                     .map(Arc::new)
             })
             .transpose()?,
-        mpfb_expression: match (&files.mpfb_expression, &files.face_units_dir) {
-            (Some(path), Some(dir)) => Some(Arc::new(
-                crate::expressions::LoadedMpfbExpression::load(path, limit, dir, |target| {
-                    budget.spend(cache.target(target)?)
-                })?,
-            )),
-            _ => None,
-        },
+        mpfb_expression: load_mpfb_expression(files, (cache, budget), limit)?,
         poses: files
             .poses
             .as_ref()
@@ -415,6 +408,20 @@ pub fn load_assets(
             })
             .transpose()?,
     })
+}
+
+/// The MPFB expression a job bakes, with its face units' targets (through the batch's cache).
+fn load_mpfb_expression(
+    files: &JobFiles,
+    (cache, budget): (&TargetCache, &Displacements),
+    limit: u64,
+) -> Result<Option<Arc<crate::expressions::LoadedMpfbExpression>>, ConvertError> {
+    let (Some(path), Some(dir)) = (&files.mpfb_expression, &files.face_units_dir) else {
+        return Ok(None);
+    };
+    let target = |target: &Path| budget.spend(cache.target(target)?);
+    crate::expressions::LoadedMpfbExpression::load(path, limit, dir, target)
+        .map(|e| Some(Arc::new(e)))
 }
 
 /// The blend shapes `options` ask for, in order: face units (G4MF name order), visemes (the
