@@ -1421,3 +1421,16 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// clap's own checks of the whole command tree (duplicate flags, bad defaults, conflicts
+    /// naming missing arguments): the help text docs/cli.md is generated from is sound.
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

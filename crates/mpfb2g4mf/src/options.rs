@@ -1179,6 +1179,23 @@ impl TryFrom<Request<'_>> for ConvertOptions {
 mod tests {
     use super::*;
 
+    /// The defaults are spelled once: an empty command line and an empty manifest table both
+    /// give `Settings::default()`, whatever clap's and serde's own defaults would be.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn an_empty_command_line_and_an_empty_table_are_the_defaults() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            settings: Settings,
+        }
+        let parsed = Wrap::try_parse_from(["convert"]).unwrap().settings;
+        assert_eq!(parsed, Settings::default());
+        let table: Settings = serde_json::from_str("{}").unwrap();
+        assert_eq!(table, Settings::default());
+    }
+
     #[test]
     fn defaults_are_the_documented_ones_and_bad_values_are_refused_once() {
         let settings = Settings::default();

@@ -16,6 +16,7 @@ mod humanoid;
 mod poses;
 mod poses_blender;
 mod preview;
+mod reference;
 mod rest_pose;
 mod shapes;
 mod to_mpfb;
