@@ -11,6 +11,36 @@
 //! the rest (the stages, caches, asset fitting, tables) are its inside and reachable only
 //! through them. [`files`] and [`process`] gather what a program around the pipeline needs:
 //! files written whole or not at all, and a process's interrupt handling and timings.
+//!
+//! ```no_run
+//! use mpfb2g4mf::job::{JobRequest, Resolver, RigChoice};
+//! use mpfb2g4mf::options::Settings;
+//!
+//! // MPFB's game-engine rig on a described body, smiling and sitting, as a glTF file.
+//! let settings = Settings {
+//!     human: Some("characters/ada.mhm".into()),
+//!     expression: Some("smile01".into()),
+//!     pose: Some("sit01".into()),
+//!     ..Settings::default()
+//! };
+//! let request = JobRequest {
+//!     index: 0,
+//!     rig: Some(RigChoice::Name("game_engine".into())),
+//!     weights: None,
+//!     no_weights: false,
+//!     mesh: None,
+//!     output: "out/ada.glb".into(),
+//!     name: None,
+//!     settings,
+//! };
+//! // The data folder and assets are found as the command line finds them ($MPFB_DATA, ...).
+//! let job = Resolver::from_env().resolve(&request)?;
+//! let summary = mpfb2g4mf::convert::run(&job)?;
+//! for warning in &summary.warnings {
+//!     eprintln!("{}", warning.message);
+//! }
+//! # Ok::<(), mpfb2g4mf::ConvertError>(())
+//! ```
 
 mod atomic;
 mod confine;
