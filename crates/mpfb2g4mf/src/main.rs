@@ -385,8 +385,8 @@ struct ToMpfbArgs {
     /// MPFB data folder to take the base mesh from.
     #[arg(long)]
     mpfb_data: Option<PathBuf>,
-    /// Mesh units to metres for --mesh.
-    #[arg(long, default_value_t = 0.1)]
+    /// Mesh units to metres for --mesh (the bounds `convert --mesh-scale` has).
+    #[arg(long, default_value_t = 0.1, value_parser = mesh_scale)]
     mesh_scale: f64,
     #[command(flatten)]
     read: ReadArgs,
@@ -954,6 +954,16 @@ fn picture_error(path: &Path, e: g4mf_preview::PreviewError) -> anyhow::Error {
         anyhow::Error::new(e)
     } else {
         anyhow::Error::new(e).context(format!("cannot picture {}", path.display()))
+    }
+}
+
+/// `--mesh-scale` of `to-mpfb`, refused outside the bounds `convert` refuses (one message).
+fn mesh_scale(text: &str) -> std::result::Result<f64, String> {
+    let scale: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if mpfb2g4mf::options::MESH_SCALES.contains(&scale) {
+        Ok(scale)
+    } else {
+        Err(mpfb2g4mf::options::SettingsError::MeshScale(scale).to_string())
     }
 }
 

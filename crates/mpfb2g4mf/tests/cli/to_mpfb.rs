@@ -57,3 +57,24 @@ fn blend_shapes_go_back_to_target_files() {
     }
     assert_eq!(files, 67);
 }
+
+#[test]
+fn to_mpfb_refuses_the_mesh_scales_convert_refuses() {
+    // The bounds are `options::MESH_SCALES`, checked before any file is read.
+    for scale in ["0", "NaN", "1e7", "inf"] {
+        let output = run(&[
+            "to-mpfb",
+            "no-such.g4b",
+            "--out-dir",
+            "no-such-dir",
+            "--mesh-scale",
+            scale,
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{scale}");
+        let said = stderr(&output);
+        assert!(
+            said.contains("the mesh scale must be between 1e-6 and 1e6"),
+            "{scale}: {said}"
+        );
+    }
+}
