@@ -620,21 +620,23 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Without the handler a signal still ends the process; only the clean-up is lost.
     let _ = mpfb2g4mf::process::install_interrupt_handler();
+    // Commands whose verdict is their exit status return it; the others succeed or fail.
+    let done = |result: Result<()>| result.map(|()| ExitCode::SUCCESS);
     let result = match cli.command {
-        Command::Convert(args) => run_convert(args),
-        Command::Demo(args) => run_demo(args),
+        Command::Convert(args) => done(run_convert(args)),
+        Command::Demo(args) => done(run_demo(args)),
         Command::Validate(args) => run_validate(args),
-        Command::Inspect(args) => run_inspect(args),
-        Command::ToMpfb(args) => run_to_mpfb(args),
-        Command::ToGltf(args) => run_to_gltf(args),
-        Command::Batch(args) => run_batch(args),
-        Command::Preview(args) => run_preview(args),
+        Command::Inspect(args) => done(run_inspect(args)),
+        Command::ToMpfb(args) => done(run_to_mpfb(args)),
+        Command::ToGltf(args) => done(run_to_gltf(args)),
+        Command::Batch(args) => done(run_batch(args)),
+        Command::Preview(args) => done(run_preview(args)),
         Command::Data(DataCommand::Status(args)) => run_data_status(args),
-        Command::Data(DataCommand::Fetch(args)) => run_data_fetch(args),
+        Command::Data(DataCommand::Fetch(args)) => done(run_data_fetch(args)),
     };
     mpfb2g4mf::process::lap("after the command");
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             // One line: the outermost context and the root cause, which carries the position,
             // then which flag changes the outcome (library errors name no flags).
@@ -740,7 +742,7 @@ fn refuse_invalid_gltf(
     Ok(())
 }
 
-fn run_validate(args: ValidateArgs) -> Result<()> {
+fn run_validate(args: ValidateArgs) -> Result<ExitCode> {
     let mut options = g4mf_validator::ValidateOptions::default();
     options.read = args.read.options();
     options.profile = args.profile.map(|p| match p {
@@ -777,12 +779,12 @@ fn run_validate(args: ValidateArgs) -> Result<()> {
             }
         }
     }
-    if reports.iter().all(g4mf_validator::Report::is_valid) {
-        Ok(())
+    // The reports were printed; the exit code carries the verdict.
+    Ok(if reports.iter().all(g4mf_validator::Report::is_valid) {
+        ExitCode::SUCCESS
     } else {
-        // The reports were printed; the exit code carries the verdict.
-        std::process::exit(1)
-    }
+        ExitCode::from(1)
+    })
 }
 
 fn run_inspect(args: InspectArgs) -> Result<()> {
@@ -1279,7 +1281,7 @@ fn run_demo(args: DemoArgs) -> Result<()> {
     report(&summary, &args.report)
 }
 
-fn run_data_status(args: StatusArgs) -> Result<()> {
+fn run_data_status(args: StatusArgs) -> Result<ExitCode> {
     let places = mpfb_data::Places::from_env();
     let status = mpfb2g4mf::setup::StatusReport::gather(
         &places,
@@ -1291,11 +1293,12 @@ fn run_data_status(args: StatusArgs) -> Result<()> {
     } else {
         out!("{}", status.text())?;
     }
-    if status.mpfb_data.is_none() {
-        // The report said why; the exit code says no conversion can find its data.
-        std::process::exit(1);
-    }
-    Ok(())
+    // The report said why; the exit code says no conversion can find its data.
+    Ok(if status.mpfb_data.is_none() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn run_data_fetch(args: FetchArgs) -> Result<()> {
@@ -1442,5 +1445,13 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// A command's verdict is its return value (`main` turns it into the exit status), never
+    /// an exit from inside it: destructors run and buffered output is flushed.
+    #[test]
+    fn no_command_exits_the_process_itself() {
+        let exit = ["process", "::exit("].concat();
+        assert!(!include_str!("main.rs").contains(&exit));
     }
 }
