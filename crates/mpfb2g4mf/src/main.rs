@@ -504,7 +504,7 @@ struct BatchArgs {
     #[arg(long)]
     validate: bool,
     /// Largest input file accepted, in MiB.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = mpfb2g4mf::options::Settings::default().max_input_mib)]
     max_input_mib: u64,
     /// Run only shard K of N (0-based; job i belongs to shard i mod N).
     #[arg(long, value_parser = parse_shard)]
