@@ -8,7 +8,7 @@
 //! and the README's dressed example runs on what it installed. Needs the network, so it is not
 //! part of the required tests.
 //!
-//! It prints a console transcript (each command and its output) for the README.
+//! It prints a console transcript (each command and its output) for docs/fresh-clone.md.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

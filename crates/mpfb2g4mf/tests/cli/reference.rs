@@ -86,3 +86,41 @@ fn docs_cli_md_is_what_help_prints() {
         );
     }
 }
+
+/// Documents hold no path of the machine that made them (its home, its checkout, its
+/// temporary folders): examples use `~` or `/home/you`.
+#[test]
+fn no_document_holds_the_paths_of_the_machine_that_made_it() {
+    let root = test_support::workspace_root();
+    let mut documents = vec![
+        root.join("README.md"),
+        root.join("ARCHITECTURE.md"),
+        root.join("clients/README.md"),
+        root.join("CONTRIBUTING.md"),
+    ];
+    for folder in ["docs", "spec-notes"] {
+        for entry in std::fs::read_dir(root.join(folder)).unwrap().flatten() {
+            if entry.path().extension().is_some_and(|e| e == "md") {
+                documents.push(entry.path());
+            }
+        }
+    }
+    let home = std::env::var("HOME").unwrap_or_default();
+    let checkout = root.display().to_string();
+    let machine = [
+        "/root/",
+        "/tmp/fresh",
+        "/tmp/.tmp",
+        "/work/main",
+        "/work/shared",
+    ];
+    for document in documents {
+        let text = std::fs::read_to_string(&document).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let own = machine.iter().any(|p| line.contains(p))
+                || (home.len() > 1 && line.contains(&format!("{home}/")))
+                || line.contains(&checkout);
+            assert!(!own, "{}:{}: {line}", document.display(), n + 1);
+        }
+    }
+}
