@@ -9,7 +9,7 @@
 //! says how those were built). Medians of wall time and of peak memory (GNU time's maximum
 //! resident set).
 
-use crate::bench::median;
+use crate::measure::median;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -107,6 +107,6 @@ fn timed_batch(contender: &Contender, manifest: &Path, jobs: &str) -> Result<(f6
     if !output.status.success() {
         return Err(format!("{}: {stderr}", contender.name));
     }
-    let kib = crate::bench::peak_kib(&stderr)?;
+    let kib = crate::measure::peak_kib(&stderr)?;
     Ok((seconds, kib as f64 / 1024.0))
 }

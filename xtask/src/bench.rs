@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: runs the criterion benchmarks and prints one table of medians, with
 //! each stage's ratio to the baseline (serde_json Values of the same JSON + reading the OBJ).
 
+use crate::measure::{median, peak_kib};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -576,23 +577,6 @@ fn best_batch(
         best = best.min(time_process_with(bin, &args, env)?);
     }
     Ok(best)
-}
-
-/// The median of some timings (NaN for none).
-/// The middle value (the upper of the two middle ones for an even count; NaN for none).
-pub(crate) fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
-/// The peak resident memory, in KiB, that GNU time's `-f %M` appended to a command's
-/// standard error as its last line.
-pub(crate) fn peak_kib(stderr: &str) -> Result<u64, String> {
-    stderr
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .ok_or_else(|| format!("cannot read the peak RSS from: {stderr}"))
 }
 
 /// Whole processes, interleaved, `rounds` rounds, medians: `cat` of a convert's three

@@ -4,7 +4,7 @@
 //! every round, with the file size a body; then each format's warm-body stage table, which
 //! shows where the time goes.
 
-use crate::bench::median;
+use crate::measure::median;
 use crate::populations::{BODIES, batch, files_with, manifests_as, stage_table};
 use std::path::Path;
 

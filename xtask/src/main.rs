@@ -14,6 +14,7 @@ mod fresh_clone;
 mod fuzz;
 mod hostile;
 mod long_functions;
+mod measure;
 mod pictures;
 mod populations;
 mod roundtrip;

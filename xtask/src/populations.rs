@@ -8,7 +8,7 @@
 //! write does): the physical floor of a batch's output. Then the peak memory of
 //! `batch --contact-sheet` over the naked population.
 
-use crate::bench::median;
+use crate::measure::median;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -402,7 +402,7 @@ fn contact_sheet_memory(bin: &Path, naked: &Population, work: &Path) -> Result<(
         if !output.status.success() {
             return Err(format!("batch --contact-sheet failed: {text}"));
         }
-        let kib = crate::bench::peak_kib(&text)?;
+        let kib = crate::measure::peak_kib(&text)?;
         figures.push(format!("--jobs {jobs} {:.1} MiB", kib as f64 / 1024.0));
     }
     println!(

@@ -9,6 +9,7 @@
 use crate::buffer::{BufferBuilder, IndexWidth, index_of};
 use crate::error::WriteError;
 use crate::prepared::{OrderedSkin, PreparedSurface, encoded_offsets, ordered, prepared};
+pub use crate::skin::{WrittenSkin, order_skin};
 use character_spec::{
     AttachmentSpec, BoneSpec, CharacterSpec, ImageSpec, Influences, MaterialSpec, MeshSpec,
     NameRegistry, SurfaceSpec, TextureSpec,
@@ -51,10 +52,6 @@ impl Default for CharacterOptions {
         }
     }
 }
-
-/// A skin as written: `(vertex, group, weight)` in file order (shared: meshes with the same
-/// influences and joints share one).
-pub type WrittenSkin = Arc<Vec<(u32, u32, f32)>>;
 
 /// A built character: the document, its one buffer, and where things went.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,43 +170,6 @@ fn ordered_influences(
         }
     }
     Ok(ordered(influences, group_of_bone))
-}
-
-/// Merges repeated (vertex, bone) influences, converts to float32, and orders them as G4MF
-/// requires: vertices ascending, weights descending, equal weights by ascending group.
-pub fn order_skin(influences: impl IntoIterator<Item = (u32, u32, f64)>) -> Vec<(u32, u32, f32)> {
-    let influences = influences.into_iter();
-    let mut list: Vec<(u32, u32, f64)> = Vec::with_capacity(influences.size_hint().1.unwrap_or(0));
-    list.extend(influences);
-    // Callers usually pass influences already in vertex order: then no global sort is needed.
-    if !list.windows(2).all(|w| w[0].0 <= w[1].0) {
-        list.sort_unstable_by_key(|e| e.0);
-    }
-    let mut out: Vec<(u32, u32, f32)> = Vec::with_capacity(list.len());
-    for run in list.chunk_by_mut(|a, b| a.0 == b.0) {
-        // Fast path: a run already in G4MF order with distinct groups (what a resolver that
-        // sorts in f64 usually hands us) only needs rounding.
-        let ordered = run.windows(2).all(|w| {
-            let (a, b) = (w[0].2 as f32, w[1].2 as f32);
-            a > b || (a == b && w[0].1 < w[1].1)
-        });
-        // Runs are a handful of influences: a pairwise check beats allocating to sort.
-        let distinct = || (1..run.len()).all(|i| run[..i].iter().all(|e| e.1 != run[i].1));
-        if ordered && distinct() {
-            out.extend(run.iter().map(|&(v, g, w)| (v, g, w as f32)));
-            continue;
-        }
-        run.sort_unstable_by_key(|e| e.1);
-        let start = out.len();
-        // Repeated (vertex, group) pairs add up in f64, rounded to f32 once.
-        for same in run.chunk_by(|a, b| a.1 == b.1) {
-            let sum: f64 = same.iter().map(|e| e.2).sum();
-            out.push((same[0].0, same[0].1, sum as f32));
-        }
-        // Ordered on the float32 values actually written, so the file's order holds exactly.
-        out[start..].sort_unstable_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
-    }
-    out
 }
 
 /// Builds the document and buffer of a character with the default layout options.

@@ -7,6 +7,7 @@ pub mod character;
 pub mod container;
 pub mod error;
 mod prepared;
+mod skin;
 pub mod thumbnail;
 
 pub use buffer::{BufferBuilder, Encoded, IndexWidth, VIEW_ALIGNMENT};

@@ -7,8 +7,8 @@
 //! done once; the bytes are the same either way.
 
 use crate::buffer::{Encoded, IndexWidth};
-use crate::character::{WrittenSkin, order_skin};
 use crate::error::WriteError;
+use crate::skin::{WrittenSkin, order_skin};
 use character_spec::{Influences, Offsets, SurfaceSpec, Surfaces};
 use std::sync::{Arc, Mutex, OnceLock};
 

@@ -103,7 +103,7 @@ pub fn add_clips(
     }
     built.buffer = buffer.into_bytes();
     let length = built.buffer.len();
-    crate::container::declare_buffer(built, length, None);
+    built.declare_buffer(length, None);
     Ok(channels_written)
 }
 

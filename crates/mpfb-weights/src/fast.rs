@@ -12,7 +12,7 @@
 //! parser, after checking each token against JSON's number grammar, so the bits are those
 //! of serde_json with `float_roundtrip`.
 
-use crate::parse::{WeightGroup, WeightsFile};
+use crate::weights_file::{WeightGroup, WeightsFile};
 use serde_json::Value;
 use std::collections::HashSet;
 

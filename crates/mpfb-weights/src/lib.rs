@@ -6,6 +6,7 @@ pub mod fast;
 pub mod parse;
 pub mod resolve;
 pub mod skin;
+mod weights_file;
 
 pub use error::{Location, WeightsError, WeightsErrorKind, WeightsWarning};
 pub use parse::{

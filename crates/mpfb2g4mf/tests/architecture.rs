@@ -8,11 +8,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Every module of `src/` (`stages::fit`, `job`, ...) with its source before `#[cfg(test)]`.
+/// Every module of this crate's `src/` (`stages::fit`, `job`, ...) with its code.
 fn modules() -> BTreeMap<String, String> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    crate_modules(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+/// Every module of the crate whose sources are in `src` (`stages::fit`, `job`, ...; the crate
+/// roots are `lib` and `main`) with its source before `#[cfg(test)]`, comment lines left out.
+fn crate_modules(src: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let mut stack = vec![src.clone()];
+    let mut stack = vec![src.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
             let path = entry.path();
@@ -20,27 +25,37 @@ fn modules() -> BTreeMap<String, String> {
                 stack.push(path);
                 continue;
             }
-            let relative = path.strip_prefix(&src).unwrap().to_str().unwrap();
+            let relative = path.strip_prefix(src).unwrap().to_str().unwrap();
             let Some(stem) = relative.strip_suffix(".rs") else {
                 continue;
             };
             let name = stem.trim_end_matches("/mod").replace('/', "::");
             let text = std::fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap().to_owned();
+            let code = text.split("#[cfg(test)]").next().unwrap();
+            // Comments (doc links among them) import nothing.
+            let code: String = code
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .flat_map(|line| [line, "\n"])
+                .collect();
             out.insert(name, code);
         }
     }
     out
 }
 
-/// The modules `code` (of module `name`) refers to: `crate::x`, `crate::stages::x`,
-/// `crate::{x, y}`, and `super::x` inside `stages`.
+/// The modules `code` (of module `name`) refers to: `crate::x::y`, `crate::{x, y::z}`, and
+/// `super::x` (resolved from `name`'s parent), each as the longest known module the path
+/// starts with. The crate roots (`lib`, `main`) are not modules here: their items are the
+/// crate's front door, and every module is declared there. Likewise a child module's use of
+/// its parent's own items (`super::Item`) is part of the nesting, not an import.
 fn references(name: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
+    let parent = name.rsplit_once("::").map_or("", |(parent, _)| parent);
     let mut out = BTreeSet::new();
     let mut add = |base: &str, path: &str| {
         let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
         // The longest known module the path starts with.
-        for len in (1..=parts.len().min(2)).rev() {
+        for len in (1..=parts.len()).rev() {
             let candidate = format!("{base}{}", parts[..len].join("::"));
             if known.contains(&candidate) {
                 if candidate != name {
@@ -51,8 +66,21 @@ fn references(name: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<Stri
         }
     };
     let is_path = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
-    for (prefix, base) in [("crate::", ""), ("super::", "stages::")] {
+    let super_base = if parent.is_empty() {
+        String::new()
+    } else {
+        format!("{parent}::")
+    };
+    for (prefix, base) in [("crate::", ""), ("super::", super_base.as_str())] {
         for (i, _) in code.match_indices(prefix) {
+            // `$crate::` in a macro is the crate's root too; `foo_super::` is no prefix.
+            if code[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                continue;
+            }
             let rest = &code[i + prefix.len()..];
             if let Some(group) = rest.strip_prefix('{') {
                 // `crate::{a, b::c, stages::d}`: every path of the group.
@@ -70,36 +98,18 @@ fn references(name: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<Stri
     out
 }
 
-#[test]
-fn grouped_imports_count_too() {
-    let known: BTreeSet<String> = ["convert", "job", "stages::fit"]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-    let refs = references(
-        "batch",
-        "use crate::{convert, job::Job, stages::fit};",
-        &known,
-    );
-    assert_eq!(
-        refs.into_iter().collect::<Vec<_>>(),
-        ["convert", "job", "stages::fit"]
-    );
-}
-
-#[test]
-fn modules_form_no_cycle_and_only_entry_points_import_the_driver() {
-    let modules = modules();
+/// The import graph of a crate's modules (crate roots left out, see [`references`]).
+fn import_graph(modules: &BTreeMap<String, String>) -> BTreeMap<&str, BTreeSet<String>> {
     let known: BTreeSet<String> = modules.keys().cloned().collect();
-    assert!(
-        known.contains("job") && known.contains("stages::fit"),
-        "{known:?}"
-    );
-    let graph: BTreeMap<&str, BTreeSet<String>> = modules
+    modules
         .iter()
         .filter(|(name, _)| !matches!(name.as_str(), "lib" | "main"))
         .map(|(name, code)| (name.as_str(), references(name, code, &known)))
-        .collect();
+        .collect()
+}
+
+/// A path of imports from a module back to itself, if the graph has one.
+fn find_cycle(graph: &BTreeMap<&str, BTreeSet<String>>) -> Option<Vec<String>> {
     // Depth-first search for a path back to where it started.
     fn cycle<'a>(
         graph: &'a BTreeMap<&str, BTreeSet<String>>,
@@ -128,10 +138,98 @@ fn modules_form_no_cycle_and_only_entry_points_import_the_driver() {
         path.pop();
         None
     }
-    for start in graph.keys() {
-        let found = cycle(&graph, start, &mut Vec::new(), &mut BTreeSet::new());
-        assert!(found.is_none(), "an import cycle: {found:?}");
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|start| cycle(graph, start, &mut Vec::new(), &mut done))
+}
+
+/// Every crate of the workspace (`crates/*` and `xtask`; not `fuzz`, outside the workspace)
+/// as (name, `src` folder).
+fn workspace_crates() -> Vec<(String, std::path::PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut out: Vec<(String, std::path::PathBuf)> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().join("src").is_dir())
+        .map(|entry| {
+            (
+                entry.file_name().to_string_lossy().into_owned(),
+                entry.path().join("src"),
+            )
+        })
+        .collect();
+    out.push(("xtask".to_owned(), root.join("xtask/src")));
+    out.sort();
+    out
+}
+
+#[test]
+fn grouped_imports_count_too() {
+    let known: BTreeSet<String> = ["convert", "job", "stages::fit"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let refs = references(
+        "batch",
+        "use crate::{convert, job::Job, stages::fit};",
+        &known,
+    );
+    assert_eq!(
+        refs.into_iter().collect::<Vec<_>>(),
+        ["convert", "job", "stages::fit"]
+    );
+}
+
+#[test]
+fn a_cycle_through_super_and_nested_modules_is_found() {
+    let modules: BTreeMap<String, String> = [
+        ("lib", "pub mod a; pub mod b;"),
+        ("a", "pub mod inner;"),
+        ("a::inner", "use crate::b::Thing;"),
+        ("b", "pub struct Thing; use crate::a::inner::helper;"),
+        ("c", "fn f() { super::a::x(); } // not_super::b"),
+    ]
+    .iter()
+    .map(|(name, code)| ((*name).to_owned(), (*code).to_owned()))
+    .collect();
+    let graph = import_graph(&modules);
+    assert_eq!(
+        find_cycle(&graph).unwrap(),
+        ["a::inner", "b", "a::inner"],
+        "{graph:?}"
+    );
+    // `super::` of a top-level module is the crate root; `not_super::` is no prefix.
+    assert_eq!(graph["c"].iter().collect::<Vec<_>>(), ["a"], "{graph:?}");
+}
+
+/// ARCHITECTURE.md's invariant for every crate of the workspace: no module imports another
+/// that imports it back, directly or through others.
+#[test]
+fn every_crate_s_modules_form_no_import_cycle() {
+    let crates = workspace_crates();
+    assert!(crates.len() > 10, "{crates:?}");
+    let mut cycles = Vec::new();
+    for (name, src) in &crates {
+        let modules = crate_modules(src);
+        if let Some(found) = find_cycle(&import_graph(&modules)) {
+            cycles.push(format!("{name}: {}", found.join(" -> ")));
+        }
     }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+#[test]
+fn modules_form_no_cycle_and_only_entry_points_import_the_driver() {
+    let modules = modules();
+    let known: BTreeSet<String> = modules.keys().cloned().collect();
+    assert!(
+        known.contains("job") && known.contains("stages::fit"),
+        "{known:?}"
+    );
+    let graph = import_graph(&modules);
+    let found = find_cycle(&graph);
+    assert!(found.is_none(), "an import cycle: {found:?}");
     let importers: Vec<&str> = graph
         .iter()
         .filter(|(_, refs)| refs.contains("convert"))
