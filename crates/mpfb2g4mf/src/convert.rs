@@ -698,8 +698,9 @@ fn pose_and_name(
         &derived.bind,
     )?;
     said.warn_all(WarningKind::Skin, bind_warnings);
-    let character = make_clips(character, parts, options, body, said)?;
-    let character = bake_rest(character, parts, options, body, names.as_ref(), said)?;
+    let leg = leg_of(parts, body)?;
+    let character = make_clips(character, parts, options, leg, said)?;
+    let character = bake_rest(character, parts, options, leg, names.as_ref(), said)?;
     let Some(names) = names.filter(|_| assets.humanoid.is_some()) else {
         return Ok((character, None));
     };
@@ -724,7 +725,7 @@ fn bake_rest(
     character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
-    body: &Body,
+    leg: Option<f64>,
     names: Option<&Names>,
     said: &mut Said,
 ) -> Result<Character, ConvertError> {
@@ -738,7 +739,17 @@ fn bake_rest(
             stages::rest_pose::bake(character, &posed)?
         }
     };
-    bake_pose(character, parts, options, body, said)
+    bake_pose(character, parts, options, leg, said)
+}
+
+/// The body's leg length MakeHuman scales a BVH root's move by, measured once for the job's
+/// pose and clips (`None` without them or without MakeHuman's default skeleton).
+fn leg_of(parts: Parts<'_>, body: &Body) -> Result<Option<f64>, ConvertError> {
+    let Some(poses) = parts.assets.poses.as_deref() else {
+        return Ok(None);
+    };
+    let positions: Vec<DVec3> = body.g4mf_positions().collect();
+    stages::pose::leg_length(poses, &positions)
 }
 
 /// Whether `motion` is a description's pose line written as a one-frame clip: on glTF
@@ -755,7 +766,7 @@ fn make_clips(
     mut character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
-    body: &Body,
+    leg: Option<f64>,
     said: &mut Said,
 ) -> Result<Character, ConvertError> {
     let Some(poses) = parts.assets.poses.as_deref() else {
@@ -765,8 +776,6 @@ fn make_clips(
     if poses.clips.is_empty() && line.is_none() {
         return Ok(character);
     }
-    let positions: Vec<DVec3> = body.g4mf_positions().collect();
-    let leg = stages::pose::leg_length(poses, &positions)?;
     for motion in line.into_iter().chain(&poses.clips) {
         let frames = match line {
             Some(l) if std::ptr::eq(l, motion) => motion.file.frame..motion.file.frame + 1,
@@ -786,7 +795,7 @@ fn bake_pose(
     character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
-    body: &Body,
+    leg: Option<f64>,
     said: &mut Said,
 ) -> Result<Character, ConvertError> {
     let Some(poses) = parts.assets.poses.as_deref() else {
@@ -795,8 +804,6 @@ fn bake_pose(
     let Some(motion) = poses.bake.as_ref().filter(|m| !line_as_clip(m, options)) else {
         return Ok(character);
     };
-    let positions: Vec<DVec3> = body.g4mf_positions().collect();
-    let leg = stages::pose::leg_length(poses, &positions)?;
     let posed = stages::pose::posed(
         &character,
         motion,

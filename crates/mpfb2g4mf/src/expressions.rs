@@ -121,22 +121,79 @@ pub fn bake_choice(
     }
 }
 
-/// The expression names `expressions/` of `folder` holds (`NAME.mhpose`), sorted.
-fn shipped_names(folder: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(folder.join("expressions"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| {
-            let path = e.path();
-            (path.extension()? == "mhpose")
-                .then(|| path.file_stem()?.to_str().map(str::to_owned))?
+/// A folder of named files in the assets folder: MakeHuman's expressions, its poses.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Library {
+    /// The folder, relative to the assets folder.
+    pub folder: &'static str,
+    /// The files' extension.
+    pub extension: &'static str,
+    /// What a file is, for messages.
+    pub kind: &'static str,
+}
+
+/// `expressions/NAME.mhpose`.
+pub(crate) const EXPRESSIONS: Library = Library {
+    folder: "expressions",
+    extension: "mhpose",
+    kind: "expression",
+};
+
+impl Library {
+    /// The names its folder in `assets` holds (file stems that are G4MF names), sorted.
+    pub(crate) fn names(self, assets: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(assets.join(self.folder))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| {
+                let path = e.path();
+                (path.extension()? == self.extension)
+                    .then(|| path.file_stem()?.to_str().map(str::to_owned))?
+            })
+            .filter(|n| g4mf_writer::is_valid_name(n))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// `FOLDER/NAME.EXTENSION` of `assets`, or an error naming `asked` and the near names
+    /// among `known` (the folder's names, listed when `None`).
+    pub(crate) fn file(
+        self,
+        assets: &Path,
+        name: &str,
+        known: Option<&[String]>,
+        asked: &str,
+    ) -> Result<PathBuf, ConvertError> {
+        let path = assets
+            .join(self.folder)
+            .join(format!("{name}.{}", self.extension));
+        if path.is_file() {
+            return Ok(path);
+        }
+        let listed;
+        let available = match known {
+            Some(known) => known,
+            None => {
+                listed = self.names(assets);
+                &listed[..]
+            }
+        };
+        let near = location::near::near_names(name, available.iter().map(String::as_str));
+        Err(ConvertError::UnknownAsset {
+            kind: self.kind.into(),
+            name: location::text::excerpt(name, 80),
+            asked: asked.into(),
+            folder: assets.join(self.folder),
+            note: if near.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean {}?)", near.join(", "))
+            },
         })
-        .filter(|n| g4mf_writer::is_valid_name(n))
-        .collect();
-    names.sort();
-    names
+    }
 }
 
 /// The files of [`MAKEHUMAN_FILES`] `folder` lacks.
@@ -178,7 +235,7 @@ pub fn resolve(
         });
     };
     refuse_missing(folder)?;
-    let available = shipped_names(folder);
+    let available = EXPRESSIONS.names(folder);
     let names = match shapes {
         None => Vec::new(),
         Some(ExpressionShapes::All) => available.clone(),
@@ -193,14 +250,14 @@ pub fn resolve(
     let expressions = names
         .into_iter()
         .map(|name| {
-            let path = named(folder, &name, &available, "--expression-shapes")?;
+            let path = EXPRESSIONS.file(folder, &name, Some(&available), "--expression-shapes")?;
             Ok((name, path))
         })
         .collect::<Result<Vec<_>, ConvertError>>()?;
     let bake = match bake {
         None | Some(ExpressionBake::Ignore) => None,
         Some(ExpressionBake::Named(name)) => {
-            let path = named(folder, &name, &available, "--expression")?;
+            let path = EXPRESSIONS.file(folder, &name, Some(&available), "--expression")?;
             Some((name, path))
         }
         Some(ExpressionBake::File(path)) => {
@@ -258,7 +315,7 @@ pub fn resolve_vrm(
         let name = character_spec::sanitize(&bake_name(&asked));
         let path = match asked {
             ExpressionBake::File(path) => path,
-            _ => named(&folder, &name, &shipped_names(&folder), "--expression")?,
+            _ => EXPRESSIONS.file(&folder, &name, None, "--expression")?,
         };
         add_asked(&files.expressions, &mut table, &name, path)?;
         let vrm_name = MAKEHUMAN_PRESETS
@@ -418,31 +475,6 @@ fn asked_names(shapes: Option<&ExpressionShapes>, bake: Option<&ExpressionBake>)
         (None, Some(ExpressionBake::File(path))) => path.display().to_string(),
         (None, _) => String::new(),
     }
-}
-
-/// `expressions/NAME.mhpose` of `folder`, or an error naming `asked` and near names.
-fn named(
-    folder: &Path,
-    name: &str,
-    available: &[String],
-    asked: &str,
-) -> Result<PathBuf, ConvertError> {
-    let path = folder.join("expressions").join(format!("{name}.mhpose"));
-    if path.is_file() {
-        return Ok(path);
-    }
-    let near = location::near::near_names(name, available.iter().map(String::as_str));
-    Err(ConvertError::UnknownAsset {
-        kind: "expression".into(),
-        name: location::text::excerpt(name, 80),
-        asked: asked.into(),
-        folder: folder.join("expressions"),
-        note: if near.is_empty() {
-            String::new()
-        } else {
-            format!(" (did you mean {}?)", near.join(", "))
-        },
-    })
 }
 
 /// MakeHuman's default skeleton, its weights and the face pose units, read: the same for

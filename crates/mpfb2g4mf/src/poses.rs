@@ -4,7 +4,7 @@
 //! character with them.
 
 use crate::error::ConvertError;
-use crate::expressions::located;
+use crate::expressions::{Library, located};
 use crate::limits::{Kind, read_input_text_of};
 use crate::options::PoseBake;
 use makehuman_poses::{Bvh, MhSkel};
@@ -74,20 +74,12 @@ pub fn bake_choice(flag: Option<&PoseBake>, described: Option<&str>) -> Option<(
     }
 }
 
-/// The pose names `poses/` of `folder` holds (`NAME.bvh`), sorted.
-fn shipped_names(folder: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(folder.join("poses"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let path = e.path();
-            (path.extension()? == "bvh").then(|| path.file_stem()?.to_str().map(str::to_owned))?
-        })
-        .collect();
-    names.sort();
-    names
-}
+/// `poses/NAME.bvh`.
+const POSES: Library = Library {
+    folder: "poses",
+    extension: "bvh",
+    kind: "pose",
+};
 
 /// The files a job's poses and clips need: `bake` (with whether a description named it),
 /// `clips`, for the rig named `rig`, in the assets folder `folder` (`None`: none found; a
@@ -151,23 +143,7 @@ fn named(folder: Option<&Path>, name: &str, described: bool) -> Result<PathBuf, 
             name: name.to_owned(),
         });
     };
-    let path = folder.join("poses").join(format!("{name}.bvh"));
-    if path.is_file() {
-        return Ok(path);
-    }
-    let available = shipped_names(folder);
-    let near = location::near::near_names(name, available.iter().map(String::as_str));
-    Err(ConvertError::UnknownAsset {
-        kind: "pose".into(),
-        name: location::text::excerpt(name, 80),
-        asked: asked.into(),
-        folder: folder.join("poses"),
-        note: if near.is_empty() {
-            String::new()
-        } else {
-            format!(" (did you mean {}?)", near.join(", "))
-        },
-    })
+    POSES.file(folder, name, None, asked)
 }
 
 /// A BVH read, with what it is.
