@@ -916,7 +916,9 @@ pub struct JobRecord {
     /// Why it failed.
     pub error: Option<String>,
     /// Warnings of the conversion.
-    pub warnings: Vec<crate::summary::Warning>,
+    pub warnings: Vec<crate::diagnostics::Diagnostic>,
+    /// Notes of the conversion.
+    pub notes: Vec<crate::diagnostics::Diagnostic>,
     /// Bytes written.
     pub bytes: u64,
     /// Milliseconds spent on this job (loading shared inputs included when this job loaded them).
@@ -937,6 +939,7 @@ impl JobRecord {
             status: Status::Ok,
             error: None,
             warnings: Vec::new(),
+            notes: Vec::new(),
             bytes: 0,
             millis: 0.0,
         }
@@ -1142,6 +1145,7 @@ impl<'a> Batch<'a> {
             }),
             Ok((summary, None)) => {
                 record.warnings = summary.warnings;
+                record.notes = summary.notes;
                 record.bytes = summary.bytes;
                 self.finish(slot, record, started);
             }
@@ -1187,6 +1191,7 @@ impl<'a> Batch<'a> {
         match file.commit() {
             Ok(()) => {
                 record.warnings = summary.warnings;
+                record.notes = summary.notes;
                 record.bytes = summary.bytes;
             }
             Err(source) => self.fail(

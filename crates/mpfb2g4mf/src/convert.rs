@@ -5,6 +5,7 @@
 //! errors and the summary live in their own modules so the stages never import the driver.
 
 use crate::atomic::PendingFile;
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::inputs::{
     LoadedAssets, LoadedBody, LoadedJob, LoadedMaterial, LoadedMesh, LoadedPose, LoadedRig,
@@ -20,7 +21,7 @@ use crate::stages::{
     transforms::{self, Hidden},
     write::Commit,
 };
-use crate::summary::{DataUsed, InfluenceChanges, Summary, Warning, WarningKind, WornSummary};
+use crate::summary::{DataUsed, InfluenceChanges, Summary, WornSummary};
 use character::Character;
 use glam::DVec3;
 use mpfb_rig::RigLayout;
@@ -147,27 +148,8 @@ struct Parts<'a> {
     helper_eyes: Option<&'a LoadedMaterial>,
 }
 
-/// What the stages said, in the order they noticed it.
-#[derive(Default)]
-struct Said {
-    warnings: Vec<Warning>,
-    notes: Vec<String>,
-}
-
-impl Said {
-    fn warn(&mut self, kind: WarningKind, message: impl Into<String>) {
-        self.warnings.push(Warning::new(kind, message));
-    }
-
-    fn warn_all(&mut self, kind: WarningKind, messages: impl IntoIterator<Item = String>) {
-        self.warnings
-            .extend(messages.into_iter().map(|m| Warning::new(kind, m)));
-    }
-}
-
 /// What the summary reports of the character as it goes to the write stage (which takes it).
 struct Facts {
-    height_warning: Option<String>,
     kept_vertices: usize,
     worn: Vec<WornSummary>,
     blend_shapes: usize,
@@ -197,7 +179,14 @@ fn convert_parts(
     let format = format_that_takes(parts, options)?;
     let body = body_of(parts, options)?;
     crate::timings::lap("body");
-    let fit = stages::fit::fit(parts.rig, parts.mesh, &body, options.allow_fallback)?;
+    let mut said = Diagnostics::denying(options.deny.clone());
+    let fit = stages::fit::fit(
+        parts.rig,
+        parts.mesh,
+        &body,
+        options.allow_fallback,
+        &mut said,
+    )?;
     crate::timings::lap("fit");
     let assembled = assemble(
         parts.rig,
@@ -209,15 +198,14 @@ fn convert_parts(
         &parts.assets.bone_map,
         options,
         &derived.assemble,
+        &mut said,
     )?;
     crate::timings::lap("assemble");
     let Assembled {
         character,
         mut extras,
-        warnings: assembly_warnings,
     } = assembled;
-    let mut said = Said::default();
-    say_not_converted(parts, options, &fit.warnings, &mut said);
+    say_not_converted(parts, options, &mut said);
     let character = attach_shapes(character, parts, options, derived, &body, &mut said)?;
     let (character, hidden) = wear(character, &mut extras, parts, options, derived, &mut said)?;
     crate::timings::lap("wear");
@@ -225,18 +213,26 @@ fn convert_parts(
     let (character, humanoid) = pose_and_name(character, parts, options, at, derived, &mut said)?;
     let character = extract_helpers(character, parts, options, &hidden, derived, &mut said);
     let (character, influence_changes) = finish(character, parts, options, &body, derived);
-    let facts = facts_of(&character, &extras, &body, parts.mesh);
+    let facts = facts_of(&character, &extras, &body, parts.mesh, &mut said);
+    say_unskinned(parts, &mut said);
     let decided = Decided {
         fallbacks: fit.fallbacks,
         humanoid,
         influence_changes,
         hidden_body_vertices: hidden_body_vertices(options, &hidden),
     };
-    let mut written =
-        stages::write::write(character, extras, options, format, commit, &derived.write)
-            .map_err(|e| made_by(parts, e))?;
+    said.refuse_denied(&options.output)?;
+    let mut written = stages::write::write(
+        character,
+        extras,
+        options,
+        format,
+        commit,
+        &derived.write,
+        &mut said,
+    )
+    .map_err(|e| made_by(parts, e))?;
     crate::timings::lap("write");
-    say_after_writing(&mut said, parts, &facts, assembly_warnings, &written);
     let pending = written.pending.take();
     let mut summary = summary_of(parts, options, format, facts, decided, said, written);
     summary.data = data;
@@ -319,9 +315,10 @@ fn summary_of(
     format: OutputFormat,
     facts: Facts,
     decided: Decided,
-    said: Said,
+    said: Diagnostics,
     written: stages::write::Written,
 ) -> Summary {
+    let (warnings, notes) = said.into_warnings_and_notes();
     Summary {
         output: options.output.clone(),
         external: written.external,
@@ -343,8 +340,8 @@ fn summary_of(
         max_influences: written.max_influences,
         unweighted_vertices: written.unweighted_vertices,
         fallbacks: decided.fallbacks,
-        notes: said.notes,
-        warnings: said.warnings,
+        notes,
+        warnings,
         ground_offset: facts.ground_offset,
         humanoid: decided.humanoid.map(|n| crate::summary::HumanoidSummary {
             source: n.source,
@@ -396,23 +393,6 @@ fn check_mesh(mesh: &LoadedMesh, options: &ConvertOptions) -> Result<(), Convert
         });
     }
     Ok(())
-}
-
-/// `--validate`: what `validate` would say of the written file besides errors (which refused
-/// it): warnings as warnings, infos as notes.
-fn say_validation(said: &mut Said, findings: &[g4mf_validator::Finding]) {
-    for finding in findings {
-        let line = format!(
-            "validator: {} at {}: {}",
-            finding.code,
-            finding.place(),
-            finding.message
-        );
-        match finding.severity {
-            g4mf_validator::Severity::Info => said.notes.push(line),
-            _ => said.warn(WarningKind::Validate, line),
-        }
-    }
 }
 
 /// The output's format, when it can take the rig: a rig a glTF skin cannot address is refused
@@ -485,13 +465,7 @@ fn made_by(parts: Parts<'_>, error: ConvertError) -> ConvertError {
 /// we do not read, and assets
 /// without an assets folder to find them in; and the colour `--eye-material` gave the helper
 /// eyes ([`say_helper_iris`]).
-fn say_not_converted(
-    parts: Parts<'_>,
-    options: &ConvertOptions,
-    fit_warnings: &[String],
-    said: &mut Said,
-) {
-    said.warn_all(WarningKind::Fit, fit_warnings.iter().cloned());
+fn say_not_converted(parts: Parts<'_>, options: &ConvertOptions, said: &mut Diagnostics) {
     say_helper_iris(parts, options, said);
     if let Some(described) = parts.described {
         let source = || {
@@ -503,8 +477,8 @@ fn say_not_converted(
         let ignored = matches!(options.pose, Some(crate::options::PoseBake::Ignore));
         if let Some(pose) = described.description.pose.as_ref() {
             if options.vrm.is_some() && !ignored {
-                said.warn(
-                    WarningKind::Description,
+                said.say(
+                    Code::DescriptionPoseLeftOut,
                     format!(
                         "not converted from {}: pose {} (a .vrm's rest is VRM's T-pose; write a .glb for its pose as a clip, or give --pose none)",
                         source(),
@@ -514,8 +488,8 @@ fn say_not_converted(
             }
         }
         if !described.description.not_converted.is_empty() {
-            said.warn(
-                WarningKind::Description,
+            said.say(
+                Code::DescriptionNotConverted,
                 format!(
                     "not converted from {}: {}",
                     source(),
@@ -525,8 +499,8 @@ fn say_not_converted(
         }
     }
     if !parts.assets.not_worn.is_empty() {
-        said.warn(
-            WarningKind::Description,
+        said.say(
+            Code::AssetsNotFound,
             format!(
                 "not converted (no MakeHuman assets folder: give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`): {}",
                 parts.assets.not_worn.join(", ")
@@ -546,7 +520,7 @@ fn attach_shapes(
     options: &ConvertOptions,
     derived: &Derivations,
     body: &Body,
-    said: &mut Said,
+    said: &mut Diagnostics,
 ) -> Result<Character, ConvertError> {
     let kept_shapes = parts.described.map_or(&[][..], |d| d.shapes.as_slice());
     let mut all_shapes: Vec<LoadedShape> = parts
@@ -576,8 +550,10 @@ fn attach_shapes(
         let (baked, bake) = face.bake(character);
         character = baked;
         if let Some((name, units)) = bake {
-            said.notes
-                .push(format!("expression {name} baked into the rest"));
+            said.say(
+                Code::ExpressionBaked,
+                format!("expression {name} baked into the rest"),
+            );
             skipped.push((name, units));
         }
     }
@@ -585,8 +561,8 @@ fn attach_shapes(
         character = bake_mpfb_expression(character, expression, said);
     }
     for (name, units) in skipped.into_iter().filter(|(_, u)| !u.is_empty()) {
-        said.warn(
-            WarningKind::Shapes,
+        said.say(
+            Code::ExpressionUnitsSkipped,
             format!(
                 "expression {name}: {} not among the pose units, skipped",
                 units.join(", ")
@@ -603,7 +579,7 @@ fn attach_shapes(
 fn bake_mpfb_expression(
     mut character: Character,
     expression: &crate::expressions::LoadedMpfbExpression,
-    said: &mut Said,
+    said: &mut Diagnostics,
 ) -> Character {
     let mut moved = std::collections::HashMap::<u32, DVec3>::new();
     for (weight, target) in &expression.units {
@@ -617,14 +593,17 @@ fn bake_mpfb_expression(
             *position += *d / 10.0;
         }
     }
-    said.notes.push(format!(
-        "MPFB expression {} ({} face units) baked into the rest",
-        expression.name,
-        expression.units.len()
-    ));
+    said.say(
+        Code::MpfbExpressionBaked,
+        format!(
+            "MPFB expression {} ({} face units) baked into the rest",
+            expression.name,
+            expression.units.len()
+        ),
+    );
     if !expression.unknown.is_empty() {
-        said.warn(
-            WarningKind::Shapes,
+        said.say(
+            Code::MpfbExpressionUnitsSkipped,
             format!(
                 "MPFB expression {}: {} not among MPFB's face units, skipped",
                 expression.name,
@@ -642,10 +621,9 @@ fn wear(
     parts: Parts<'_>,
     options: &ConvertOptions,
     derived: &Derivations,
-    said: &mut Said,
+    said: &mut Diagnostics,
 ) -> Result<(Character, Hidden), ConvertError> {
-    let mut warnings = Vec::new();
-    let worn = stages::wear::wear(
+    stages::wear::wear(
         character,
         extras,
         parts.worn,
@@ -653,11 +631,9 @@ fn wear(
             materials: options.materials,
             allow_fallback: options.allow_fallback,
         },
-        &mut warnings,
+        said,
         &derived.wear,
-    )?;
-    said.warn_all(WarningKind::Assets, warnings);
-    Ok(worn)
+    )
 }
 
 /// Humanoid names found (to rename with, to find the limbs of a computed T-pose, and the
@@ -669,7 +645,7 @@ fn pose_and_name(
     options: &ConvertOptions,
     (hidden, body): (&Hidden, &Body),
     derived: &Derivations,
-    said: &mut Said,
+    said: &mut Diagnostics,
 ) -> Result<(Character, Option<Names>), ConvertError> {
     let assets = parts.assets;
     let computed_t_pose = matches!(&assets.rest_pose, Some(pose) if pose.is_computed());
@@ -688,31 +664,31 @@ fn pose_and_name(
             .filter(|p| !hidden.parts.contains(p))
             .collect(),
     };
-    let mut bind_warnings = Vec::new();
     let character = stages::bind::bind_unweighted_helpers(
         character,
         &face_parts,
         names.as_ref(),
         find_names,
-        &mut bind_warnings,
+        said,
         &derived.bind,
     )?;
-    said.warn_all(WarningKind::Skin, bind_warnings);
     let leg = leg_of(parts, body)?;
     let character = make_clips(character, parts, options, leg, said)?;
     let character = bake_rest(character, parts, options, leg, names.as_ref(), said)?;
     let Some(names) = names.filter(|_| assets.humanoid.is_some()) else {
         return Ok((character, None));
     };
-    let (character, warnings) = stages::humanoid::rename(character, &names.table, &names.source)?;
-    said.warn_all(WarningKind::Humanoid, warnings);
+    let character = stages::humanoid::rename(character, &names.table, &names.source, said)?;
     if !names.not_placed.is_empty() {
-        said.notes.push(format!(
-            "humanoid {} ({} bones); not placed: {}",
-            names.source,
-            names.table.len(),
-            names.not_placed.join(", ")
-        ));
+        said.say(
+            Code::HumanoidNotPlaced,
+            format!(
+                "humanoid {} ({} bones); not placed: {}",
+                names.source,
+                names.table.len(),
+                names.not_placed.join(", ")
+            ),
+        );
     }
     // A `.vrm` always has humanoid names (options ask for them).
     stages::humanoid::check_vrm(&character, options.vrm.is_some(), &parts.rig.path)?;
@@ -727,15 +703,17 @@ fn bake_rest(
     options: &ConvertOptions,
     leg: Option<f64>,
     names: Option<&Names>,
-    said: &mut Said,
+    said: &mut Diagnostics,
 ) -> Result<Character, ConvertError> {
     let character = match &parts.assets.rest_pose {
         None => character,
         Some(pose) => {
-            let (posed, source, bent) =
-                stages::rest_pose::posed_frames(&character, pose, &parts.rig.path, names)?;
-            said.notes.push(format!("rest pose baked from {source}"));
-            said.warn_all(WarningKind::Fit, bent);
+            let (posed, source) =
+                stages::rest_pose::posed_frames(&character, pose, &parts.rig.path, names, said)?;
+            said.say(
+                Code::RestPoseBaked,
+                format!("rest pose baked from {source}"),
+            );
             stages::rest_pose::bake(character, &posed)?
         }
     };
@@ -767,7 +745,7 @@ fn make_clips(
     parts: Parts<'_>,
     options: &ConvertOptions,
     leg: Option<f64>,
-    said: &mut Said,
+    said: &mut Diagnostics,
 ) -> Result<Character, ConvertError> {
     let Some(poses) = parts.assets.poses.as_deref() else {
         return Ok(character);
@@ -781,9 +759,9 @@ fn make_clips(
             Some(l) if std::ptr::eq(l, motion) => motion.file.frame..motion.file.frame + 1,
             _ => 0..motion.bvh.frame_count(),
         };
-        let clip = stages::pose::clip(&character, motion, frames, poses, leg, &parts.rig.path)?;
-        said.notes.push(clip.note);
-        said.warn_all(WarningKind::Fit, clip.warnings);
+        let at = (leg, parts.rig.path.as_path());
+        let clip = stages::pose::clip(&character, motion, frames, poses, at, said)?;
+        said.say(Code::ClipMade, clip.note);
         character.clips.push(clip.clip);
     }
     Ok(character)
@@ -796,7 +774,7 @@ fn bake_pose(
     parts: Parts<'_>,
     options: &ConvertOptions,
     leg: Option<f64>,
-    said: &mut Said,
+    said: &mut Diagnostics,
 ) -> Result<Character, ConvertError> {
     let Some(poses) = parts.assets.poses.as_deref() else {
         return Ok(character);
@@ -809,17 +787,18 @@ fn bake_pose(
         motion,
         motion.file.frame,
         poses,
-        leg,
-        &parts.rig.path,
+        (leg, &parts.rig.path),
+        said,
     )?;
     let from = if motion.file.described {
         " (the description's pose line)"
     } else {
         ""
     };
-    said.notes
-        .push(format!("{} baked into the rest{from}", posed.note));
-    said.warn_all(WarningKind::Fit, posed.warnings);
+    said.say(
+        Code::PoseBaked,
+        format!("{} baked into the rest{from}", posed.note),
+    );
     stages::rest_pose::bake(character, &posed.frames)
 }
 
@@ -831,28 +810,23 @@ fn extract_helpers(
     options: &ConvertOptions,
     hidden: &Hidden,
     derived: &Derivations,
-    said: &mut Said,
+    said: &mut Diagnostics,
 ) -> Character {
     let moved: Vec<bool> = character
         .blend_shapes
         .iter()
         .map(|s| !s.offsets.is_empty())
         .collect();
-    let mut helper_warnings = Vec::new();
     let character = transforms::extract_helpers(
         character,
         options.helpers,
         hidden,
         options.keep_hidden_body,
         &file_name(&parts.mesh.path),
-        &mut helper_warnings,
+        said,
         &derived.transforms,
     );
-    let mut shape_warnings = Vec::new();
-    let character = stages::shapes::prune(character, &moved, &mut shape_warnings);
-    said.warn_all(WarningKind::Helpers, helper_warnings);
-    said.warn_all(WarningKind::Shapes, shape_warnings);
-    character
+    stages::shapes::prune(character, &moved, said)
 }
 
 /// A material for every polygon, when materials are written.
@@ -903,35 +877,54 @@ fn helper_iris_family(parts: Parts<'_>) -> (&'static str, bool) {
 
 /// Says which colour `--eye-material` gave the helper eyes' painted iris: it is guessed from
 /// the material's name, so the summary always names it (and says when no iris is painted).
-fn say_helper_iris(parts: Parts<'_>, options: &ConvertOptions, said: &mut Said) {
+fn say_helper_iris(parts: Parts<'_>, options: &ConvertOptions, said: &mut Diagnostics) {
     let Some(material) = parts.helper_eyes else {
         return;
     };
     let file = file_name(&material.path);
     let (family, known) = helper_iris_family(parts);
     let [r, g, b] = crate::iris::iris_srgb(family);
-    let message = if options.helpers == Helpers::None {
-        format!("helper eyes: `--helpers none` keeps no eyes: {file}'s colour is not drawn")
+    let (code, message) = if options.helpers == Helpers::None {
+        (
+            Code::HelperIrisNotDrawn,
+            format!("helper eyes: `--helpers none` keeps no eyes: {file}'s colour is not drawn"),
+        )
     } else if !options.materials || options.textures == TextureMode::None {
-        format!(
-            "helper eyes: no iris is painted (no materials or `--textures none`): {file}'s colour is not drawn"
+        (
+            Code::HelperIrisNotDrawn,
+            format!(
+                "helper eyes: no iris is painted (no materials or `--textures none`): {file}'s colour is not drawn"
+            ),
         )
     } else if known {
-        format!(
-            "helper eyes: iris painted `{family}` (sRGB {r} {g} {b}), the colour the name of {file} gives (its image is not drawn on helper eyes)"
+        (
+            Code::HelperIrisFromName,
+            format!(
+                "helper eyes: iris painted `{family}` (sRGB {r} {g} {b}), the colour the name of {file} gives (its image is not drawn on helper eyes)"
+            ),
         )
     } else {
         let families: Vec<&str> = crate::iris::IRIS_SRGB.iter().map(|(n, _)| *n).collect();
-        format!(
-            "helper eyes: {file} names no iris colour we know ({}): iris painted `{family}` (sRGB {r} {g} {b})",
-            families.join(", ")
+        (
+            Code::HelperIrisUnknown,
+            format!(
+                "helper eyes: {file} names no iris colour we know ({}): iris painted `{family}` (sRGB {r} {g} {b})",
+                families.join(", ")
+            ),
         )
     };
-    said.warn(WarningKind::Textures, message);
+    said.say(code, message);
 }
 
-/// What the summary needs of the finished character before the write stage takes it.
-fn facts_of(character: &Character, extras: &MpfbExtras, body: &Body, mesh: &LoadedMesh) -> Facts {
+/// What the summary needs of the finished character before the write stage takes it; the
+/// body's height said when it is far from a human's.
+fn facts_of(
+    character: &Character,
+    extras: &MpfbExtras,
+    body: &Body,
+    mesh: &LoadedMesh,
+    said: &mut Diagnostics,
+) -> Facts {
     let height_warning = match &extras.mesh.topology {
         // A body topology replaced the mesh: its vertices are not the OBJ's, so the fitted
         // mesh itself is measured (G4MF space is the OBJ's Y-up frame times the scale).
@@ -953,8 +946,10 @@ fn facts_of(character: &Character, extras: &MpfbExtras, body: &Body, mesh: &Load
         ),
     }
     .map(|w| w.to_string());
+    if let Some(warning) = height_warning {
+        said.say(Code::BodyScale, warning);
+    }
     Facts {
-        height_warning,
         kept_vertices: character.mesh.positions.len(),
         worn: extras
             .attachments
@@ -971,57 +966,11 @@ fn facts_of(character: &Character, extras: &MpfbExtras, body: &Body, mesh: &Load
     }
 }
 
-/// The warnings known once the file is written: the body's scale, the skin's, the images',
-/// the bones a `.vrma` leaves out of its clip, vertices no bone moves, and a mesh without
-/// weights.
-fn say_after_writing(
-    said: &mut Said,
-    parts: Parts<'_>,
-    facts: &Facts,
-    assembly_warnings: Vec<String>,
-    written: &stages::write::Written,
-) {
-    if let Some(w) = &facts.height_warning {
-        said.warn(WarningKind::Scale, w.clone());
-    }
-    said.warn_all(WarningKind::Skin, assembly_warnings);
-    said.warn_all(
-        WarningKind::Textures,
-        written.texture_warnings.iter().cloned(),
-    );
-    said.warn_all(WarningKind::Fit, written.clip_warnings.iter().cloned());
-    // glTF weights must sum to one: such vertices go to the root bone (MakeHuman's rule).
-    let fate = if written.unweighted_to_root {
-        " (given to the root bone with weight 1)"
-    } else {
-        ""
-    };
-    for (asset, unweighted) in facts.worn.iter().zip(&written.attachment_unweighted) {
-        if *unweighted > 0 {
-            said.warn(
-                WarningKind::Assets,
-                format!(
-                    "{unweighted} vertices of {} are moved by no bone{fate}",
-                    asset.name
-                ),
-            );
-        }
-    }
-    if written.unweighted_vertices > 0 {
-        said.warn(
-            WarningKind::Skin,
-            format!(
-                "{} kept vertices are moved by no bone{fate}",
-                written.unweighted_vertices
-            ),
-        );
-    }
-    said.notes.extend(written.notes.iter().cloned());
-    say_validation(said, &written.validation);
-    // A skeleton beside a mesh no bone moves is rarely what a user wanted: say it.
+/// A skeleton beside a mesh no bone moves is rarely what a user wanted: said.
+fn say_unskinned(parts: Parts<'_>, said: &mut Diagnostics) {
     if parts.weights.is_none() {
-        said.warn(
-            WarningKind::Skin,
+        said.say(
+            Code::SkinNoWeights,
             format!(
                 "no weights for {}: the mesh is unskinned and no bone moves it (give --weights)",
                 file_name(&parts.rig.path)

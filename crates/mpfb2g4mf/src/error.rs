@@ -144,6 +144,14 @@ pub enum ConvertError {
         /// The first error's code and message.
         first: String,
     },
+    /// A diagnostic `--deny` names was said: the job stops before its file is written.
+    #[error("{}: {diagnostic} (denied by --deny: nothing was written)", path.display())]
+    Denied {
+        /// The output not written.
+        path: PathBuf,
+        /// The first denied diagnostic.
+        diagnostic: Box<crate::diagnostics::Diagnostic>,
+    },
     /// An input file is larger than any file of its kind.
     #[error("{}: larger than {limit} bytes: not a {kind}", path.display())]
     NotThisKind {
@@ -399,6 +407,23 @@ impl ConvertError {
         match self {
             ConvertError::Shared(inner) => inner.root(),
             other => other,
+        }
+    }
+}
+
+impl crate::diagnostics::Diagnostics {
+    /// Stops the job writing `output` when `--deny` refuses something said: called by the
+    /// write stage before anything replaces a file.
+    pub(crate) fn refuse_denied(
+        &self,
+        output: &std::path::Path,
+    ) -> Result<(), crate::error::ConvertError> {
+        match self.first_denied() {
+            None => Ok(()),
+            Some(diagnostic) => Err(crate::error::ConvertError::Denied {
+                path: output.to_path_buf(),
+                diagnostic: Box::new(diagnostic.clone()),
+            }),
         }
     }
 }

@@ -64,11 +64,13 @@ mod timings;
 
 pub mod batch;
 pub mod convert;
+pub mod diagnostics;
 pub mod expressions;
 pub mod inspect;
 pub mod job;
 pub mod options;
 pub mod poses;
+pub mod report;
 pub mod setup;
 pub mod shape_names;
 pub mod summary;

@@ -47,6 +47,31 @@ enum Command {
     /// (`fetch`).
     #[command(subcommand)]
     Data(DataCommand),
+    /// List every diagnostic code a conversion may say: severity, kind, meaning, and the flag
+    /// that silences or changes it (`--deny CODE` stops a job on one).
+    Codes(CodesArgs),
+    /// Summarise a batch report (`batch --report FILE`): jobs by status and, with
+    /// --by-code, every warning and note by code.
+    Report(ReportFileArgs),
+}
+
+#[derive(Args)]
+struct CodesArgs {
+    /// Print the table as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct ReportFileArgs {
+    /// The report a batch wrote.
+    file: PathBuf,
+    /// Count every warning and note by its code (times said, jobs, an example).
+    #[arg(long)]
+    by_code: bool,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Subcommand)]
@@ -633,6 +658,8 @@ fn main() -> ExitCode {
         Command::Preview(args) => done(run_preview(args)),
         Command::Data(DataCommand::Status(args)) => run_data_status(args),
         Command::Data(DataCommand::Fetch(args)) => done(run_data_fetch(args)),
+        Command::Codes(args) => done(run_codes(args)),
+        Command::Report(args) => done(run_report(args)),
     };
     mpfb2g4mf::process::lap("after the command");
     match result {
@@ -1044,6 +1071,60 @@ fn report_to_mpfb(
     }
 }
 
+/// `codes`: the diagnostic table, as text or JSON.
+fn run_codes(args: CodesArgs) -> Result<()> {
+    use mpfb2g4mf::diagnostics::code_rows;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&code_rows())?);
+        return Ok(());
+    }
+    for row in code_rows() {
+        let flag = row.flag.map(|f| format!(" [{f}]")).unwrap_or_default();
+        println!(
+            "{:<30} {:<7} {:<11} {}{flag}",
+            row.code.name(),
+            row.severity.name(),
+            row.kind.name(),
+            row.meaning
+        );
+    }
+    Ok(())
+}
+
+/// `report FILE [--by-code]`: a batch report summarised.
+fn run_report(args: ReportFileArgs) -> Result<()> {
+    use mpfb2g4mf::report::{read_report, summarise};
+    let summary = summarise(&read_report(&args.file)?);
+    if args.json {
+        let mut value = serde_json::to_value(&summary)?;
+        if !args.by_code {
+            value.as_object_mut().map(|o| o.remove("codes"));
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    let status: Vec<String> = summary
+        .status
+        .iter()
+        .map(|(s, n)| format!("{n} {s}"))
+        .collect();
+    println!("{} jobs: {}", summary.jobs, status.join(", "));
+    if args.by_code {
+        for c in &summary.codes {
+            println!(
+                "{:>6} x {:<30} {:<7} in {} job{}: e.g. {}",
+                c.count,
+                c.code,
+                c.severity,
+                c.jobs,
+                if c.jobs == 1 { "" } else { "s" },
+                location::text::escape_controls(&c.example)
+            );
+        }
+    }
+    Ok(())
+}
+
 fn run_batch(args: BatchArgs) -> Result<()> {
     let started = std::time::Instant::now();
     if args.jobs > batch::max_workers() {
@@ -1414,11 +1495,9 @@ fn report(summary: &Summary, args: &ReportArgs) -> Result<()> {
             c.vertices_changed, c.influences_dropped, c.largest_dropped
         );
     }
-    for fallback in &summary.fallbacks {
-        eprintln!("  fallback  {}", escape(&fallback.to_string()));
-    }
+    // Fallbacks are FIT_FALLBACK warnings, at their place in the rig file.
     for note in &summary.notes {
-        eprintln!("  note      {}", escape(note));
+        eprintln!("  note      {}", escape(&note.to_string()));
     }
     if summary.warnings.is_empty() {
         eprintln!("  warnings  none");

@@ -210,6 +210,8 @@ pub struct ConvertOptions {
     pub textures: TextureMode,
     /// What a `.vrm` output adds (`None` for other outputs).
     pub vrm: Option<crate::vrm::VrmOptions>,
+    /// The diagnostics that stop the job (`--deny`).
+    pub deny: crate::diagnostics::Deny,
 }
 
 impl ConvertOptions {
@@ -246,6 +248,7 @@ impl ConvertOptions {
             keep_hidden_body: false,
             textures: TextureMode::Embed,
             vrm: None,
+            deny: crate::diagnostics::Deny::default(),
         }
     }
 
@@ -317,6 +320,10 @@ pub struct Settings {
     /// Accept bone ends placed at their default position when their strategy fails.
     #[cfg_attr(feature = "cli", arg(long))]
     pub allow_fallback: bool,
+    /// Stop the job, writing nothing, when it would say this diagnostic code, or any warning
+    /// with `warnings` (repeatable; `mpfb2g4mf codes` lists the codes).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "CODE|warnings"))]
+    pub deny: Vec<String>,
     /// Accept a mesh whose vertex count is not the MakeHuman base mesh's 19,158 (a mesh made
     /// for the rig by hand; proxies and other topologies are not fitted this way).
     #[cfg_attr(feature = "cli", arg(long))]
@@ -501,6 +508,7 @@ impl Default for Settings {
             up_axis: UpAxis::Y,
             origin: Origin::Ground,
             allow_fallback: false,
+            deny: Vec::new(),
             any_topology: false,
             bone_map: None,
             vertex_groups: None,
@@ -566,6 +574,9 @@ pub enum TextureMode {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SettingsError {
+    /// A `--deny` value is neither `warnings` nor a diagnostic code.
+    #[error(transparent)]
+    Deny(#[from] crate::diagnostics::UnknownCode),
     /// The mesh scale is outside [`MESH_SCALES`].
     #[error(
         "the mesh scale must be between 1e-6 and 1e6, got {}",
@@ -1109,6 +1120,7 @@ impl TryFrom<Request<'_>> for ConvertOptions {
         };
         options.origin = s.origin;
         options.allow_fallback = s.allow_fallback;
+        options.deny = crate::diagnostics::Deny::parse(s.deny.iter().map(String::as_str))?;
         options.any_topology = s.any_topology;
         options.name = request.name.map(str::to_owned);
         options.max_input_bytes = s.max_input_mib.saturating_mul(1 << 20);

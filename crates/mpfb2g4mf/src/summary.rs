@@ -1,5 +1,6 @@
 //! What a conversion did: the facts the summary line, `--json` and batch reports print.
 
+use crate::diagnostics::Diagnostic;
 use crate::options::OutputFormat;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -41,10 +42,10 @@ pub struct Summary {
     /// Bone ends placed at their default position.
     pub fallbacks: Vec<String>,
     /// What the conversion did that a user should know but need not act on (the rest pose
-    /// baked and from where).
-    pub notes: Vec<String>,
+    /// baked and from where), in the order the stages said it.
+    pub notes: Vec<Diagnostic>,
     /// Everything worth a look, in the order the stages noticed it.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
     /// Skeleton offset that puts the character on the ground (metres, G4MF y).
     pub ground_offset: f64,
     /// What `--max-influences` / `--normalize` changed (when asked).
@@ -148,59 +149,6 @@ pub struct WornSummary {
     pub name: String,
     /// How its weights were made (`inherited`, `custom`, `...+subrig`).
     pub weights: String,
-}
-
-/// A warning: which stage or input it is about, and what it says (the message names the file,
-/// bone or group).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Warning {
-    /// What it is about.
-    pub kind: WarningKind,
-    /// The text.
-    pub message: String,
-}
-
-impl Warning {
-    /// A warning of `kind`.
-    pub fn new(kind: WarningKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-/// What a [`Warning`] is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WarningKind {
-    /// Fitting the rig to the body.
-    Fit,
-    /// The `.mhm` or preset: what it names that is not converted.
-    Description,
-    /// The weights and the skin (dropped or merged groups, weights above one, unweighted
-    /// vertices).
-    Skin,
-    /// The humanoid renaming.
-    Humanoid,
-    /// Helper geometry left out or kept.
-    Helpers,
-    /// Blend shapes left out.
-    Shapes,
-    /// The body's size (a probably wrong mesh scale).
-    Scale,
-    /// Worn MakeHuman assets (custom weights that name no bone, ...).
-    Assets,
-    /// Textures (missing images, colour profiles).
-    Textures,
-    /// What `--validate`'s validator warned of in the written file.
-    Validate,
 }
 
 /// The MPFB data folder a job used, and where it came from.

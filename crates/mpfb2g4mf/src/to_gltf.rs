@@ -3,6 +3,7 @@
 //! write stage writes it, so the G4MF files that exist reach engines. What glTF cannot hold is
 //! refused with the reader's located error; what it holds only after a change is noted.
 
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::options::{GLTF_DEFAULT_INFLUENCES, OutputFormat};
 use crate::stages::write::{Commit, gltf, relative_uri};
@@ -89,7 +90,7 @@ pub struct ToGltfSummary {
     /// Blend shapes over all meshes.
     pub blend_shapes: usize,
     /// What reading changed or left out, and where (one line each).
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::diagnostics::Diagnostic>,
     /// What a `.vrm` added.
     pub vrm: Option<crate::summary::VrmSummary>,
 }
@@ -104,7 +105,8 @@ pub fn to_gltf(
         .filter(|f| f.is_gltf())
         .ok_or_else(|| ToGltfError::OutputExtension(options.output.clone()))?;
     crate::paths::check_output_apart("the glTF file", &options.output, [input])?;
-    let (mut spec, mut notes) = read_spec(input, file)?;
+    let mut notes = Diagnostics::default();
+    let mut spec = read_spec(input, file, &mut notes)?;
     check_embedded_images(&mut spec, &mut notes);
     rebase_image_uris(
         &mut spec,
@@ -122,8 +124,7 @@ pub fn to_gltf(
     let mut vrm_summary = None;
     if format == OutputFormat::Vrm {
         let vrm = options.vrm.clone().unwrap_or_default();
-        let (said, summary, _) = gltf::make_vrm(&mut built, &spec, &vrm, None, input)?;
-        notes.extend(said);
+        let (summary, _) = gltf::make_vrm(&mut built, &spec, &vrm, None, input, &mut notes)?;
         vrm_summary = Some(summary);
     }
     if options.validate {
@@ -135,10 +136,10 @@ pub fn to_gltf(
         (options.pretty, format, Commit::Now),
         Vec::new(),
     )?;
-    notes.extend(gltf::mesh_notes(&built.meshes, layout.max_influences));
+    gltf::mesh_notes(&built.meshes, layout.max_influences, &mut notes);
     let unmoved: usize = built.meshes.iter().map(|m| m.given_to_root).sum();
     if unmoved > 0 {
-        notes.push(format!(
+        notes.say(Code::UnweightedToRoot, format!(
             "{unmoved} vertices no bone moves were given to the root bone with weight 1 (glTF's weights sum to one)"
         ));
     }
@@ -149,7 +150,7 @@ pub fn to_gltf(
         bones: spec.bones.len(),
         meshes: built.meshes.len(),
         blend_shapes: spec.meshes().map(|(m, _)| m.blend_shapes.len()).sum(),
-        notes,
+        notes: notes.into_vec(),
         vrm: vrm_summary,
     })
 }
@@ -196,7 +197,11 @@ fn check_vrm(
 pub const TPOSE_TOLERANCE_DEGREES: f64 = 2.0;
 
 /// The character `file` (read from `input`) describes, with what reading it noticed.
-fn read_spec(input: &Path, file: &G4mfFile) -> Result<(CharacterSpec, Vec<String>), ToGltfError> {
+fn read_spec(
+    input: &Path,
+    file: &G4mfFile,
+    said: &mut Diagnostics,
+) -> Result<CharacterSpec, ToGltfError> {
     let stem = input.file_stem().map_or_else(
         || "Character".to_owned(),
         |s| s.to_string_lossy().into_owned(),
@@ -209,8 +214,10 @@ fn read_spec(input: &Path, file: &G4mfFile) -> Result<(CharacterSpec, Vec<String
         input: input.to_path_buf(),
         error,
     })?;
-    let notes = read.notes.iter().map(ToString::to_string).collect();
-    Ok((read.spec, notes))
+    for note in &read.notes {
+        said.say(Code::G4mfReadNote, note.to_string());
+    }
+    Ok(read.spec)
 }
 
 /// The folder of `path` (`.` for a bare file name).
@@ -224,7 +231,7 @@ fn folder_of(path: &Path) -> &Path {
 /// file's folder instead; a note for each that now leaves that folder (readers that confine
 /// files to it, ours among them, will not follow it) and each kept as it was because it is no
 /// relative path (a URL, an absolute path: readers may refuse it).
-fn rebase_image_uris(spec: &mut CharacterSpec, from: &Path, to: &Path, notes: &mut Vec<String>) {
+fn rebase_image_uris(spec: &mut CharacterSpec, from: &Path, to: &Path, notes: &mut Diagnostics) {
     let same = same_folder(from, to);
     for texture in &mut spec.textures {
         let Some(ImageSpec::Uri { uri, .. }) = &mut texture.image else {
@@ -239,16 +246,19 @@ fn rebase_image_uris(spec: &mut CharacterSpec, from: &Path, to: &Path, notes: &m
                     *uri = relative_uri(to, &path);
                 }
                 if uri.starts_with("../") || uri == ".." {
-                    notes.push(format!(
+                    notes.say(Code::ImageUriOutside, format!(
                         "image `{uri}` of {} is outside the glTF file's folder (kept as a relative URI)",
                         texture.name
                     ));
                 }
             }
-            Err(_) => notes.push(format!(
-                "image `{uri}` of {} is not a relative path (kept as it is)",
-                texture.name
-            )),
+            Err(_) => notes.say(
+                Code::ImageUriKept,
+                format!(
+                    "image `{uri}` of {} is not a relative path (kept as it is)",
+                    texture.name
+                ),
+            ),
         }
     }
 }
@@ -256,13 +266,13 @@ fn rebase_image_uris(spec: &mut CharacterSpec, from: &Path, to: &Path, notes: &m
 /// Each embedded image checked as a converted one is (`images::image_of`: its size within the
 /// bounds, decoded) before it is embedded again: one that is not usable is left out (its
 /// texture's placeholder is folded into the factor) with a note naming it and why.
-fn check_embedded_images(spec: &mut CharacterSpec, notes: &mut Vec<String>) {
+fn check_embedded_images(spec: &mut CharacterSpec, notes: &mut Diagnostics) {
     for texture in &mut spec.textures {
         let Some(ImageSpec::Embedded { bytes, .. }) = &texture.image else {
             continue;
         };
         if let Err(why) = crate::images::image_of(bytes.as_ref().clone()) {
-            notes.push(format!(
+            notes.say(Code::ImageLeftOut, format!(
                 "the image of {} cannot be used ({}): left out, its placeholder colour stands in",
                 texture.name,
                 why.describe()

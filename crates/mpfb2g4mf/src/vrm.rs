@@ -7,6 +7,7 @@
 //! sub-rig brings with colliders fitted to the body, and the licence meta from the options.
 //! The tables and why each value is what it is: `spec-notes/vrm.md`.
 
+use crate::diagnostics::{Code, Diagnostics};
 use crate::shape_names::{FACE_UNITS, VISEMES};
 use character_spec::{CharacterSpec, MeshSpec};
 use glam::DVec3;
@@ -122,17 +123,20 @@ impl MakeHumanExpressions {
     }
 
     /// The notes saying where the presets came from and what an asked expression became.
-    fn notes(&self, notes: &mut Vec<String>) {
+    fn notes(&self, said: &mut Diagnostics) {
         let table: Vec<&FromMakeHuman> = self.written.iter().filter(|w| !w.asked).collect();
         if !table.is_empty() {
-            notes.push(format!(
-                "VRM presets from MakeHuman's expressions: {}",
-                table
-                    .iter()
-                    .map(|w| format!("{} {}", w.vrm_name, w.shape))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            said.say(
+                Code::VrmPresets,
+                format!(
+                    "VRM presets from MakeHuman's expressions: {}",
+                    table
+                        .iter()
+                        .map(|w| format!("{} {}", w.vrm_name, w.shape))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
         }
         if let Some(why) = &self.recipes_kept {
             let kept: Vec<&str> = MAKEHUMAN_PRESETS
@@ -141,10 +145,13 @@ impl MakeHumanExpressions {
                 .filter(|p| self.shape_of(p).is_none())
                 .collect();
             if !kept.is_empty() {
-                notes.push(format!(
-                    "VRM presets {} from face units, not MakeHuman's expressions: {why}",
-                    kept.join(", ")
-                ));
+                said.say(
+                    Code::VrmPresets,
+                    format!(
+                        "VRM presets {} from face units, not MakeHuman's expressions: {why}",
+                        kept.join(", ")
+                    ),
+                );
             }
         }
         for asked in self.written.iter().filter(|w| w.asked) {
@@ -153,15 +160,16 @@ impl MakeHumanExpressions {
             } else {
                 "custom expression"
             };
-            notes.push(format!(
+            said.say(Code::VrmExpressionWritten, format!(
                 "expression {} written as the VRM {kind} {}, not baked: a .vrm's rest face stays neutral",
                 asked.shape, asked.vrm_name
             ));
         }
         if let Some(name) = &self.not_written {
-            notes.push(format!(
-                "expression {name} of the description not written: --no-expressions"
-            ));
+            said.say(
+                Code::VrmExpressionNotWritten,
+                format!("expression {name} of the description not written: --no-expressions"),
+            );
         }
     }
 }
@@ -528,37 +536,36 @@ fn shape_name(unit: &str) -> Option<&'static str> {
         .map(|(_, name)| *name)
 }
 
-/// The VRM description of `spec` and what deciding it noticed.
+/// The VRM description of `spec`.
 #[derive(Debug, Clone)]
 pub struct Described {
     /// What VRM adds.
     pub vrm: VrmSpec,
-    /// What fell back or was left out, one line each.
-    pub notes: Vec<String>,
 }
 
-/// Decides what VRM adds to `spec`, whose bones carry G4MF's humanoid names. Refused (before
-/// anything is written) when the humanoid map is not VRM's.
+/// Decides what VRM adds to `spec`, whose bones carry G4MF's humanoid names; what fell back
+/// or was left out is said, a note each. Refused (before anything is written) when the
+/// humanoid map is not VRM's.
 pub fn describe(
     spec: &CharacterSpec,
     options: &VrmOptions,
     thumbnail: Option<Arc<Vec<u8>>>,
+    said: &mut Diagnostics,
 ) -> Result<Described, vrm_writer::HumanoidError> {
     let humanoid = vrm_writer::humanoid::of_bones(&spec.bones);
     vrm_writer::humanoid::check(&spec.bones, &humanoid)?;
-    let mut notes = Vec::new();
-    let mut look_at = look_at(spec, &humanoid, options.expressions, &mut notes);
+    let mut look_at = look_at(spec, &humanoid, options.expressions, said);
     let by_expression = look_at
         .as_ref()
         .is_some_and(|l| l.kind == LookAtKind::Expression);
     let expressions = if options.expressions {
-        expressions(spec, by_expression, &options.makehuman, &mut notes)
+        expressions(spec, by_expression, &options.makehuman, said)
     } else {
         Vec::new()
     };
-    options.makehuman.notes(&mut notes);
+    options.makehuman.notes(said);
     if by_expression && !expressions.iter().any(|e| is_look(&e.name)) {
-        notes.push(
+        said.say(Code::VrmNoLookAt,
             "no VRM look-at: the rig has no eye bones that move the eyes and no mesh has the eye-look face units"
                 .to_owned(),
         );
@@ -570,9 +577,9 @@ pub fn describe(
         expressions,
         look_at,
         first_person: first_person(spec),
-        spring_bones: spring_bones(spec, &mut notes),
+        spring_bones: spring_bones(spec, said),
     };
-    Ok(Described { vrm, notes })
+    Ok(Described { vrm })
 }
 
 /// Every mesh of `spec` with its reference, body first.
@@ -593,7 +600,7 @@ fn expressions(
     spec: &CharacterSpec,
     by_expression: bool,
     makehuman: &MakeHumanExpressions,
-    notes: &mut Vec<String>,
+    said: &mut Diagnostics,
 ) -> Vec<Expression> {
     let mut written = Vec::new();
     let mut left_out: Vec<&str> = Vec::new();
@@ -634,10 +641,13 @@ fn expressions(
         written.push(expression(&custom.vrm_name, binds, true));
     }
     if !left_out.is_empty() {
-        notes.push(format!(
-            "VRM expressions left out, no mesh has their shapes: {}",
-            left_out.join(", ")
-        ));
+        said.say(
+            Code::VrmExpressionsLeftOut,
+            format!(
+                "VRM expressions left out, no mesh has their shapes: {}",
+                left_out.join(", ")
+            ),
+        );
     }
     written
 }
@@ -691,7 +701,7 @@ fn look_at(
     spec: &CharacterSpec,
     humanoid: &BTreeMap<String, usize>,
     expressions: bool,
-    notes: &mut Vec<String>,
+    said: &mut Diagnostics,
 ) -> Option<LookAt> {
     let eye_bones = humanoid
         .get("leftEye")
@@ -702,9 +712,9 @@ fn look_at(
             LookAtKind::Bone,
             (spec.bones[l].head + spec.bones[r].head) * 0.5,
         ),
-        None if expressions => (LookAtKind::Expression, eyes_centre(spec, humanoid, notes)),
+        None if expressions => (LookAtKind::Expression, eyes_centre(spec, humanoid, said)),
         None => {
-            notes.push(
+            said.say(Code::VrmNoLookAt,
                 "no VRM look-at: the rig has no eye bones that move the eyes and --no-expressions leaves out the look expressions"
                     .to_owned(),
             );
@@ -736,7 +746,7 @@ fn look_at(
 fn eyes_centre(
     spec: &CharacterSpec,
     humanoid: &BTreeMap<String, usize>,
-    notes: &mut Vec<String>,
+    said: &mut Diagnostics,
 ) -> DVec3 {
     let mut sum = DVec3::ZERO;
     let mut count = 0usize;
@@ -766,7 +776,10 @@ fn eyes_centre(
         return sum / count as f64;
     }
     let head = &spec.bones[humanoid["head"]];
-    notes.push("VRM look-at: no eyes found, it looks from the middle of the head bone".to_owned());
+    said.say(
+        Code::VrmLookAtFromHead,
+        "VRM look-at: no eyes found, it looks from the middle of the head bone".to_owned(),
+    );
     head.head + head.basis.y_axis * head.length * 0.5
 }
 
@@ -848,12 +861,12 @@ const HAIR_JOINT: (f64, f64, f64, f64) = (
 
 /// Spring bones: every chain of bones an asset's sub-rig added (the ponytail's), parent first,
 /// one spring per branch, colliding with the head, neck and chest colliders.
-fn spring_bones(spec: &CharacterSpec, notes: &mut Vec<String>) -> SpringBones {
+fn spring_bones(spec: &CharacterSpec, said: &mut Diagnostics) -> SpringBones {
     let owner = subrig_bones(spec);
     if owner.is_empty() {
         return SpringBones::default();
     }
-    let (mut colliders, collider_groups) = colliders(spec, notes);
+    let (mut colliders, collider_groups) = colliders(spec, said);
     let groups: Vec<usize> = (0..collider_groups.len()).collect();
     let (hit_radius, stiffness, gravity_power, drag_force) = HAIR_JOINT;
     let chains = chains(spec, &owner);
@@ -990,14 +1003,15 @@ fn chains<T>(spec: &CharacterSpec, added: &BTreeMap<usize, T>) -> Vec<Vec<usize>
 /// Colliders on the head (a sphere), neck and chest (capsules along the bones), each sized to
 /// the body: the radius is the distance from the bone to the nearest quarter of the body
 /// vertices the bone moves most, so the collider stays inside the skin.
-fn colliders(spec: &CharacterSpec, notes: &mut Vec<String>) -> (Vec<Collider>, Vec<ColliderGroup>) {
+fn colliders(spec: &CharacterSpec, said: &mut Diagnostics) -> (Vec<Collider>, Vec<ColliderGroup>) {
     let by_name = |name: &str| spec.bones.iter().position(|b| b.name == name);
     let mut colliders = Vec::new();
     for (name, sphere) in [("Head", true), ("Neck", false), ("Chest", false)] {
         let Some(bone) = by_name(name) else {
-            notes.push(format!(
-                "no {name} bone: its spring-bone collider is left out"
-            ));
+            said.say(
+                Code::VrmColliderLeftOut,
+                format!("no {name} bone: its spring-bone collider is left out"),
+            );
             continue;
         };
         let b = &spec.bones[bone];
@@ -1009,9 +1023,12 @@ fn colliders(spec: &CharacterSpec, notes: &mut Vec<String>) -> (Vec<Collider>, V
             (b.head, tail)
         };
         let Some(radius) = body_radius(spec, bone, a, z) else {
-            notes.push(format!(
-                "no body vertex follows the {name} bone: its spring-bone collider is left out"
-            ));
+            said.say(
+                Code::VrmColliderLeftOut,
+                format!(
+                    "no body vertex follows the {name} bone: its spring-bone collider is left out"
+                ),
+            );
             continue;
         };
         let shape = if sphere {

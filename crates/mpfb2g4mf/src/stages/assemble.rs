@@ -8,6 +8,7 @@
 use super::body::Body;
 use super::fit::Fit;
 use crate::derived::{Cache, Id, Key, Of};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::error::ConvertError;
 use crate::extras::{BodyProvenance, MpfbMesh, Provenance, SkeletonExtras, bone_extras_value};
 use crate::inputs::{LoadedBody, LoadedMesh, LoadedRig, LoadedWeights};
@@ -18,7 +19,7 @@ use character::{
 };
 use indexmap::IndexMap;
 use mpfb_rig::{FittedRig, Rig};
-use mpfb_weights::{RigBones, resolve};
+use mpfb_weights::{RigBones, WeightsWarning, resolve};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -43,8 +44,6 @@ pub struct Assembled {
     pub character: Character,
     /// Its MPFB extras.
     pub extras: MpfbExtras,
-    /// Warnings (weights groups dropped or unknown, ...).
-    pub warnings: Vec<String>,
 }
 
 /// File name of a path, for messages and provenance.
@@ -62,8 +61,9 @@ pub struct ResolvedSkin {
     pub skin: Option<Arc<Skin>>,
     /// The weights file's MPFB extras: metadata, group names, masks.
     pub extras: MpfbMesh,
-    /// Groups dropped or unknown, and other warnings of the resolution.
-    pub warnings: Vec<String>,
+    /// Groups dropped or unknown, and other warnings of the resolution, at their place in
+    /// the weights file.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// What assembling derives from shared inputs alone.
@@ -106,6 +106,7 @@ pub fn assemble(
     bone_map: &mpfb_weights::BoneMap,
     options: &ConvertOptions,
     derived: &Derived,
+    said: &mut Diagnostics,
 ) -> Result<Assembled, ConvertError> {
     let resolve = || match weights {
         None => Ok(Arc::new(ResolvedSkin {
@@ -130,11 +131,8 @@ pub fn assemble(
         .bone_extras
         .get_or((Id::of(rig), ()), || Arc::new(bone_extras_of(&rig.rig)));
     let resolved = resolved?;
-    let (skin, mesh_extras, warnings) = (
-        resolved.skin.clone(),
-        resolved.extras.clone(),
-        resolved.warnings.clone(),
-    );
+    let (skin, mesh_extras) = (resolved.skin.clone(), resolved.extras.clone());
+    said.extend(resolved.warnings.iter().cloned());
     // A `.vrm`'s name is its avatar's (`meta.name`): the description's name when it has one.
     let described_name = described
         .filter(|_| options.vrm.is_some())
@@ -205,7 +203,6 @@ pub fn assemble(
             mesh: mesh_extras,
             attachments: Vec::new(),
         },
-        warnings,
     })
 }
 
@@ -345,12 +342,28 @@ fn skin_of(
     );
     let resolution = resolution.map_err(|e| e.with_file(&weights.path))?;
     check_weights_match(rig, weights, &resolution)?;
-    warnings.extend(resolution.warnings.iter().map(ToString::to_string));
+    let in_weights = |pointer: String| location::Location::pointer(pointer).in_file(&weights.path);
+    let group_at = |group: &str| in_weights(location::json_pointer(["weights", group]));
+    for warning in &resolution.warnings {
+        let (code, at) = match warning {
+            WeightsWarning::WeightAboveOne { pointer, .. } => {
+                (Code::WeightAboveOne, in_weights(pointer.clone()))
+            }
+            WeightsWarning::UnknownBone { group } => (Code::GroupUnknownBone, group_at(group)),
+        };
+        warnings.push(Diagnostic::new(code, warning.to_string()).at(at));
+    }
     for dropped in &resolution.dropped {
-        warnings.push(format!(
-            "group `{}` dropped ({:?}): {} vertices, total weight {:.4}",
-            dropped.group, dropped.reason, dropped.vertices, dropped.total_weight
-        ));
+        warnings.push(
+            Diagnostic::new(
+                Code::GroupDropped,
+                format!(
+                    "group `{}` dropped ({:?}): {} vertices, total weight {:.4}",
+                    dropped.group, dropped.reason, dropped.vertices, dropped.total_weight
+                ),
+            )
+            .at(group_at(&dropped.group)),
+        );
     }
     for group in &mut authored.groups {
         group.carried = !resolution.dropped.iter().any(|d| d.group == group.name);

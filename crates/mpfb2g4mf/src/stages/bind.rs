@@ -5,6 +5,7 @@
 //! names (shipped, the user's, or matched), so any rig is served.
 
 use crate::derived::{Both, Cache, Id};
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::stages::humanoid::Names;
 use character::{Character, Influence};
@@ -45,7 +46,7 @@ pub fn bind_unweighted_helpers(
     parts: &[&'static str],
     names: Option<&Names>,
     find: impl FnOnce(&Character) -> Result<Names, ConvertError>,
-    warnings: &mut Vec<String>,
+    said: &mut Diagnostics,
     derived: &Derived,
 ) -> Result<Character, ConvertError> {
     let Some(skin) = &character.skin else {
@@ -100,11 +101,14 @@ pub fn bind_unweighted_helpers(
             .or_else(|| named("Head"))
             .or_else(|| nearest(&mut (0..bones.len())));
         let Some(bone) = bone else { continue };
-        warnings.push(format!(
-            "{} vertices of {part} were moved by no weight: bound to bone `{}`",
-            vertices.len(),
-            bones[bone].name
-        ));
+        said.say(
+            Code::HelperVerticesBound,
+            format!(
+                "{} vertices of {part} were moved by no weight: bound to bone `{}`",
+                vertices.len(),
+                bones[bone].name
+            ),
+        );
         bound.extend(vertices.into_iter().map(|vertex| Influence {
             vertex,
             bone: bone as u32,

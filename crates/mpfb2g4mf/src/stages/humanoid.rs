@@ -5,6 +5,7 @@
 //! trip are untouched. The renamed skeleton is checked with the profile's rules before anything
 //! is written; a table that breaks them is refused.
 
+use crate::diagnostics::Diagnostics;
 use crate::error::ConvertError;
 use character::Character;
 use g4mf_validator::humanoid::{self, SkeletonBone};
@@ -146,13 +147,14 @@ fn profile_problems(
 }
 
 /// Renames the character's bones by `table`; bones it does not name keep their names, except
-/// one whose name would read as a humanoid bone, which gets `_mpfb` appended. Returns the
-/// warnings of the profile check (errors refuse the table).
+/// one whose name would read as a humanoid bone, which gets `_mpfb` appended. The profile
+/// check's warnings are said (its errors refuse the table).
 pub fn rename(
     mut character: Character,
     table: &BTreeMap<String, String>,
     source: &str,
-) -> Result<(Character, Vec<String>), ConvertError> {
+    said: &mut Diagnostics,
+) -> Result<Character, ConvertError> {
     let mut problems = Vec::new();
     for (mpfb, g4mf) in table {
         if !character.skeleton.bones.iter().any(|b| &b.name == mpfb) {
@@ -198,12 +200,16 @@ pub fn rename(
                 .collect(),
         });
     }
-    let warnings = warnings
+    for p in warnings
         .into_iter()
         .filter(|p| p.code != Code::HumanoidBones)
-        .map(|p| format!("humanoid: {}", p.message))
-        .collect();
-    Ok((character, warnings))
+    {
+        said.say(
+            crate::diagnostics::Code::HumanoidProfile,
+            format!("humanoid: {}: {}", p.code.name(), p.message),
+        );
+    }
+    Ok(character)
 }
 
 /// Checks, before the later stages and the write, that `character`'s skeleton (named with

@@ -11,6 +11,7 @@
 //! default rig's, or names matched on a foreign file's skeleton), a documented
 //! approximation.
 
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::poses::LoadedPoses;
 use character::{Character, Skeleton};
@@ -323,8 +324,6 @@ pub struct Posed {
     pub frames: Vec<DAffine3>,
     /// How it was posed, for the summary's note.
     pub note: String,
-    /// What was guessed or left out.
-    pub warnings: Vec<String>,
     /// The counterparts found, for further frames of the same file.
     pub retarget: Retarget,
 }
@@ -360,27 +359,31 @@ pub fn pose_frame(
 
 /// How the root moved under `pose` (of the pose or clip `name`), for the note; a warning
 /// when it stays in place for want of what MakeHuman's rule needs.
-fn root_words(pose: &FramePose, name: &str, warnings: &mut Vec<String>) -> String {
+fn root_words(pose: &FramePose, name: &str, said: &mut Diagnostics) -> String {
     match &pose.root_rule {
         makehuman_poses::RootTranslation::Scaled { scale } => format!(
             "root moved {:.3} m (its channels times {scale:.4}, the body's leg over the file's)",
             pose.root_translation.length() / UNITS_PER_METRE
         ),
         makehuman_poses::RootTranslation::Dropped(why) => {
-            warnings.push(format!("pose {name}: the root stays in place: {why}"));
+            said.say(
+                Code::PoseRootInPlace,
+                format!("pose {name}: the root stays in place: {why}"),
+            );
             "root in place".to_owned()
         }
     }
 }
 
-/// Frame `frame` of `motion` on `character`: frames, note and warnings.
+/// Frame `frame` of `motion` on `character`: frames and note; what was guessed or left out
+/// is said.
 pub fn posed(
     character: &Character,
     motion: &crate::poses::LoadedMotion,
     frame: usize,
     poses: &LoadedPoses,
-    leg: Option<f64>,
-    rig_path: &Path,
+    (leg, rig_path): (Option<f64>, &Path),
+    said: &mut Diagnostics,
 ) -> Result<Posed, ConvertError> {
     let file = &motion.file;
     let (pose, retarget) = pose_frame(character, &motion.bvh, frame, poses, leg, rig_path)?;
@@ -393,15 +396,14 @@ pub fn posed(
             retarget.describe()
         )));
     }
-    let mut warnings = Vec::new();
     if pose.z_up.is_none() {
-        warnings.push(format!(
+        said.say(Code::PoseAxesGuessed, format!(
             "pose {}: none of MakeHuman's axis joints (upperleg02.L, spine01, ...) is in {}: read as Z-up, as MakeHuman's poses are",
             file.name,
             file.path.display()
         ));
     }
-    let root = root_words(&pose, &file.name, &mut warnings);
+    let root = root_words(&pose, &file.name, said);
     let mut note = format!(
         "pose {} (frame {} of {}) {}; {root}",
         file.name,
@@ -426,7 +428,6 @@ pub fn posed(
     Ok(Posed {
         frames: posed_frames(character, &pose, &retarget),
         note,
-        warnings,
         retarget,
     })
 }
@@ -441,21 +442,20 @@ pub struct MadeClip {
     pub clip: character::Clip,
     /// How it was made, for the summary's note.
     pub note: String,
-    /// What was guessed or left out.
-    pub warnings: Vec<String>,
 }
 
 /// The clip of `motion`'s `frames` on `character` (rig at `rig_path`): its key times from the
 /// file's frame time (the first key at 0), each key posed as [`posed`] poses a frame, the
-/// counterparts found once.
+/// counterparts found once; what was guessed or left out is said.
 pub fn clip(
     character: &Character,
     motion: &crate::poses::LoadedMotion,
     frames: std::ops::Range<usize>,
     poses: &LoadedPoses,
-    leg: Option<f64>,
-    rig_path: &Path,
+    at: (Option<f64>, &Path),
+    said: &mut Diagnostics,
 ) -> Result<MadeClip, ConvertError> {
+    let leg = at.0;
     let file = &motion.file;
     let bvh = &motion.bvh;
     let keys = frames.len();
@@ -473,7 +473,7 @@ pub fn clip(
             bvh.frame_time
         )));
     }
-    let made = posed(character, motion, frames.start, poses, leg, rig_path)?;
+    let made = posed(character, motion, frames.start, poses, at, said)?;
     let retarget = &made.retarget;
     let mut clip = character::Clip {
         name: file.name.clone(),
@@ -500,9 +500,5 @@ pub fn clip(
             .split_once(") ")
             .map_or(made.note.as_str(), |(_, rest)| rest)
     );
-    Ok(MadeClip {
-        clip,
-        note,
-        warnings: made.warnings,
-    })
+    Ok(MadeClip { clip, note })
 }

@@ -9,6 +9,7 @@
 //! `vrm-t-pose` computes VRM 1.0's T-pose (also fingers straight, thumbs at 45 degrees, feet
 //! forward; see [`vrm_t_pose`] and spec-notes/rest-pose.md).
 
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::stages::humanoid::Names;
 use character::Character;
@@ -632,14 +633,15 @@ fn deform(
     mesh.normals.clear();
 }
 
-/// The posed bone frames of `pose` (read in stage 1), for the rig at `rig_path`, a word on
-/// where they came from, and warnings (a computed T-pose's limbs not found, left bent).
+/// The posed bone frames of `pose` (read in stage 1), for the rig at `rig_path`, and a word on
+/// where they came from; a computed T-pose's limbs not found (left bent) are said.
 pub fn posed_frames(
     character: &Character,
     pose: &crate::inputs::LoadedPose,
     rig_path: &std::path::Path,
     names: Option<&Names>,
-) -> Result<(Vec<DAffine3>, String, Vec<String>), ConvertError> {
+    said: &mut Diagnostics,
+) -> Result<(Vec<DAffine3>, String), ConvertError> {
     let rig = mpfb_data::rig_name(rig_path);
     match pose {
         crate::inputs::LoadedPose::File { pose, source } => {
@@ -666,21 +668,26 @@ pub fn posed_frames(
                     first_names(&unknown)
                 ));
             }
-            Ok((evaluate(character, pose), note, Vec::new()))
+            Ok((evaluate(character, pose), note))
         }
-        crate::inputs::LoadedPose::ComputedTPose => computed_frames(character, rig, names, false),
-        crate::inputs::LoadedPose::ComputedVrmTPose => computed_frames(character, rig, names, true),
+        crate::inputs::LoadedPose::ComputedTPose => {
+            computed_frames(character, rig, names, false, said)
+        }
+        crate::inputs::LoadedPose::ComputedVrmTPose => {
+            computed_frames(character, rig, names, true, said)
+        }
     }
 }
 
 /// A computed T-pose's frames (the VRM one with `vrm`) for the limbs `names` finds, a word on
-/// where they came from, and a warning naming each limb not found (left as it rests).
+/// where they came from; a warning names each limb not found (left as it rests).
 fn computed_frames(
     character: &Character,
     rig: &str,
     names: Option<&Names>,
     vrm: bool,
-) -> Result<(Vec<DAffine3>, String, Vec<String>), ConvertError> {
+    said: &mut Diagnostics,
+) -> Result<(Vec<DAffine3>, String), ConvertError> {
     let names = names.ok_or_else(|| {
         ConvertError::RestPose(format!("rig `{rig}`: no humanoid names to find its limbs"))
     })?;
@@ -690,16 +697,15 @@ fn computed_frames(
             names.source
         ))
     })?;
-    let warnings = limbs
-        .left_bent
-        .iter()
-        .map(|limb| {
+    for limb in &limbs.left_bent {
+        said.say(
+            Code::RestPoseLimbBent,
             format!(
                 "rest pose: rig `{rig}`: {limb} not found by {}: left as it rests, not straightened",
                 names.source
-            )
-        })
-        .collect();
+            ),
+        );
+    }
     let (frames, note) = if vrm {
         (
             vrm_t_pose(character, &limbs),
@@ -717,5 +723,5 @@ fn computed_frames(
             ),
         )
     };
-    Ok((frames, note, warnings))
+    Ok((frames, note))
 }

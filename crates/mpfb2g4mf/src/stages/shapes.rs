@@ -5,6 +5,7 @@
 //! on a morphed body a shape's offsets are its target's own.
 
 use crate::derived::{Cache, Id, SHAPES};
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::inputs::LoadedShape;
 use character::{BlendShape, Character, NormalField, NormalOffsets, ShapeOffsets as Offsets};
@@ -85,20 +86,16 @@ fn offsets_of(shape: &LoadedShape, vertex_count: usize) -> Result<Vec<(u32, DVec
 /// warning each; `moved_before` is, per shape, whether it had offsets. A shape whose target
 /// moves nothing at all (MakeHuman's `viseme_sil`, the neutral mouth) is kept: it is a
 /// meaningful, empty shape.
-pub fn prune(
-    mut character: Character,
-    moved_before: &[bool],
-    warnings: &mut Vec<String>,
-) -> Character {
+pub fn prune(mut character: Character, moved_before: &[bool], said: &mut Diagnostics) -> Character {
     let mut k = 0;
     character.blend_shapes.retain(|shape| {
         let keep = !shape.offsets.is_empty() || !moved_before.get(k).copied().unwrap_or(false);
         k += 1;
         if !keep {
-            warnings.push(format!(
-                "blend shape {} moves no kept vertex: left out",
-                shape.name
-            ));
+            said.say(
+                Code::ShapeLeftOut,
+                format!("blend shape {} moves no kept vertex: left out", shape.name),
+            );
         }
         keep
     });

@@ -2,6 +2,7 @@
 //! input formats; new capabilities (rest poses, normals, influence limits) join this list.
 
 use crate::derived::{Both, Cache, Id, Key, SHAPES};
+use crate::diagnostics::{Code, Diagnostics};
 use crate::options::Helpers;
 use crate::options::Origin;
 use character::ShapeOffsets as Offsets;
@@ -86,7 +87,7 @@ pub fn extract_helpers(
     hidden: &Hidden,
     keep_hidden_body: bool,
     mesh_name: &str,
-    warnings: &mut Vec<String>,
+    said: &mut Diagnostics,
     derived: &Derived,
 ) -> Character {
     let mask = !keep_hidden_body && hidden.vertices.iter().any(|&h| h);
@@ -105,9 +106,10 @@ pub fn extract_helpers(
         .selections
         .get_or(key, || select(mesh, helpers, hidden, mask).map(Arc::new))
     else {
-        warnings.push(format!(
-            "{mesh_name}: no `{BODY_PART}` group; exporting every face"
-        ));
+        said.say(
+            Code::HelpersNoBodyGroup,
+            format!("{mesh_name}: no `{BODY_PART}` group; exporting every face"),
+        );
         return character;
     };
     if selection.is_everything(mesh) {

@@ -20,6 +20,7 @@
 //! proxies replace, for helper extraction.
 
 use crate::derived::{Cache, Id, Key};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::error::{ConvertError, FallbackRefused};
 use crate::extras::{AssetProvenance, bone_extras_value};
 use crate::inputs::LoadedWearable;
@@ -88,7 +89,7 @@ pub fn wear(
     extras: &mut MpfbExtras,
     worn: &[std::sync::Arc<LoadedWearable>],
     options: WearOptions,
-    warnings: &mut Vec<String>,
+    said: &mut Diagnostics,
     derived: &Derived,
 ) -> Result<(Character, Hidden), ConvertError> {
     let mut hidden = Hidden::default();
@@ -121,18 +122,12 @@ pub fn wear(
             topology = Some((asset, positions));
             continue;
         }
-        attach(
-            &mut character,
-            extras,
-            (asset, positions),
-            sources,
-            warnings,
-        )?;
+        attach(&mut character, extras, (asset, positions), sources, said)?;
         depths.push(asset.proxy.z_depth.unwrap_or(0));
     }
     if let Some((asset, positions)) = topology {
         let face = FaceHelpers::of(&character, &hidden.parts);
-        character = replace_body(character, extras, (asset, positions), sources, warnings)?;
+        character = replace_body(character, extras, (asset, positions), sources, said)?;
         character = face.added_to(character);
         // The body's vertices are gone: nothing to mask.
         hidden.vertices.clear();
@@ -184,11 +179,10 @@ fn attach(
     extras: &mut MpfbExtras,
     (asset, positions): (&Arc<LoadedWearable>, Vec<DVec3>),
     sources: SkinSources<'_>,
-    warnings: &mut Vec<String>,
+    said: &mut Diagnostics,
 ) -> Result<(), ConvertError> {
     let proxy = &asset.proxy;
-    let (skin, how, subrig_bones) =
-        skin_of(character, extras, asset, &positions, sources, warnings)?;
+    let (skin, how, subrig_bones) = skin_of(character, extras, asset, &positions, sources, said)?;
     let blend_shapes = shapes_of(proxy, sources.body, &character.blend_shapes);
     let name = proxy.name.clone();
     let material = sources.options.materials.then(|| material_of(asset));
@@ -247,9 +241,9 @@ fn replace_body(
     extras: &mut MpfbExtras,
     (asset, positions): (&Arc<LoadedWearable>, Vec<DVec3>),
     sources: SkinSources<'_>,
-    warnings: &mut Vec<String>,
+    said: &mut Diagnostics,
 ) -> Result<Character, ConvertError> {
-    let (skin, _, _) = skin_of(&mut character, extras, asset, &positions, sources, warnings)?;
+    let (skin, _, _) = skin_of(&mut character, extras, asset, &positions, sources, said)?;
     let offsets = refit_shapes(&asset.proxy, sources.body, &character.blend_shapes);
     for (shape, offsets) in character.blend_shapes.iter_mut().zip(offsets) {
         shape.offsets = Arc::new(offsets);
@@ -520,7 +514,7 @@ fn bone_named(by_name: &std::collections::HashMap<&str, u32>, group: &str) -> Op
 pub struct AssetWeights {
     per_vertex: Vec<Vec<(u32, f64)>>,
     how: &'static str,
-    warnings: Vec<String>,
+    warnings: Vec<Diagnostic>,
     skin: std::sync::OnceLock<Arc<Skin>>,
 }
 
@@ -546,7 +540,7 @@ fn skin_of(
     asset: &Arc<LoadedWearable>,
     positions: &[DVec3],
     sources: SkinSources<'_>,
-    warnings: &mut Vec<String>,
+    said: &mut Diagnostics,
 ) -> Result<(Arc<Skin>, &'static str, Vec<String>), ConvertError> {
     let key = AssetWeightsKey {
         skin: character.skin.as_ref().map(Id::of),
@@ -562,7 +556,7 @@ fn skin_of(
     let weights = sources.derived.weights.try_get_or(key, || {
         asset_weights(character, asset, positions.len(), sources.body_weights).map(Arc::new)
     })?;
-    warnings.extend(weights.warnings.iter().cloned());
+    said.extend(weights.warnings.iter().cloned());
     let Some(subrig) = &asset.subrig else {
         let skin = weights.skin.get_or_init(|| {
             Arc::new(Skin {
@@ -578,7 +572,7 @@ fn skin_of(
         "inherited+subrig"
     };
     let allowed = sources.options.allow_fallback;
-    let fitted = fit_subrig(asset, subrig, positions, allowed, warnings)?;
+    let fitted = fit_subrig(asset, subrig, positions, allowed, said)?;
     let mut per_vertex = weights.per_vertex.clone();
     let subrig_bones = add_subrig(character, extras, asset, subrig, &fitted, &mut per_vertex)?;
     let skin = Arc::new(Skin {
@@ -628,16 +622,22 @@ fn asset_weights(
             }
         }
         if pairs.is_empty() {
-            warnings.push(format!(
-                "{}: none of the custom weights' groups names a bone of this rig; weights inherited from the body instead",
-                file_name(path)
+            warnings.push(Diagnostic::new(
+                Code::AssetCustomWeightsUnused,
+                format!(
+                    "{}: none of the custom weights' groups names a bone of this rig; weights inherited from the body instead",
+                    file_name(path)
+                ),
             ));
             return None;
         }
         if unknown > 0 {
-            warnings.push(format!(
-                "{}: {unknown} custom weight groups name no bone of this rig and were left out",
-                file_name(path)
+            warnings.push(Diagnostic::new(
+                Code::AssetCustomGroupsLeftOut,
+                format!(
+                    "{}: {unknown} custom weight groups name no bone of this rig and were left out",
+                    file_name(path)
+                ),
             ));
         }
         Some(pairs)
@@ -674,11 +674,14 @@ fn asset_weights(
     let root = character.skin.as_ref().and(root_bone(character));
     let changes = makehuman_assets::vertex_bone_weights(&mut per_vertex, root);
     if let (1.., Some(root)) = (changes.given_to_root, root) {
-        warnings.push(format!(
-            "{}: {} vertices no bone weights were given to the root bone `{}` (MakeHuman's rule)",
-            file_name(&asset.path),
-            changes.given_to_root,
-            character.skeleton.bones[root as usize].name
+        warnings.push(Diagnostic::new(
+            Code::AssetVerticesToRoot,
+            format!(
+                "{}: {} vertices no bone weights were given to the root bone `{}` (MakeHuman's rule)",
+                file_name(&asset.path),
+                changes.given_to_root,
+                character.skeleton.bones[root as usize].name
+            ),
         ));
     }
     Ok(AssetWeights {
@@ -697,7 +700,7 @@ fn subrig_fallbacks(
     asset: &LoadedWearable,
     path: &std::path::Path,
     allow_fallback: bool,
-    warnings: &mut Vec<String>,
+    said: &mut Diagnostics,
 ) -> Result<(), ConvertError> {
     let Some(first) = fitted.fallbacks.first() else {
         return Ok(());
@@ -718,17 +721,20 @@ fn subrig_fallbacks(
         .map(|f| format!("{} {} ({})", f.bone, f.end, f.reason))
         .collect();
     let more = fitted.fallbacks.len().saturating_sub(ends.len());
-    warnings.push(format!(
-        "{}: {} sub-rig bone ends at their default position (--allow-fallback): {}{}",
-        file_name(path),
-        fitted.fallbacks.len(),
-        ends.join(", "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        }
-    ));
+    said.say(
+        Code::SubrigFallback,
+        format!(
+            "{}: {} sub-rig bone ends at their default position (--allow-fallback): {}{}",
+            file_name(path),
+            fitted.fallbacks.len(),
+            ends.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ),
+    );
     Ok(())
 }
 
@@ -739,7 +745,7 @@ fn fit_subrig(
     subrig: &crate::inputs::LoadedSubrig,
     positions: &[DVec3],
     allow_fallback: bool,
-    warnings: &mut Vec<String>,
+    said: &mut Diagnostics,
 ) -> Result<mpfb_rig::FittedRig, ConvertError> {
     let obj: Vec<[f64; 3]> = positions.iter().map(|p| (*p / UNIT).to_array()).collect();
     let fit_mesh = mpfb_rig::FitMesh::from_obj(
@@ -748,7 +754,7 @@ fn fit_subrig(
         std::iter::empty::<(&str, &[u32])>(),
     );
     let fitted = mpfb_rig::fit(&subrig.rig, &fit_mesh).map_err(|e| e.with_file(&subrig.path))?;
-    subrig_fallbacks(&fitted, asset, &subrig.path, allow_fallback, warnings)?;
+    subrig_fallbacks(&fitted, asset, &subrig.path, allow_fallback, said)?;
     Ok(fitted)
 }
 

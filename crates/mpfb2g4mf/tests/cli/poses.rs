@@ -96,7 +96,7 @@ fn a_bvh_pose_sits_every_rig_on_the_floor_with_its_clothes_on() {
         convert(&data, &assets, rig, &standing, &[]);
         let said = convert(&data, &assets, rig, &sitting, &["--pose", "sit01"]);
         assert!(
-            said.contains("note      pose sit01 (frame 1 of sit01.bvh)")
+            said.contains("note      POSE_BAKED: pose sit01 (frame 1 of sit01.bvh)")
                 && said.contains("baked into the rest"),
             "{rig}: {said}"
         );
@@ -274,11 +274,13 @@ fn animation_clips_key_every_bone_node_at_the_files_frame_time() {
     // A foreign skeleton (the walk's own joint names): matched by humanoid names, and the
     // root left in place, both said.
     assert!(
-        said.contains("clip stroll: 14 frames of walk1.bvh, by humanoid names"),
+        said.contains(
+            "note      CLIP_MADE: clip stroll: 14 frames of walk1.bvh, by humanoid names"
+        ),
         "{said}"
     );
     assert!(
-        said.contains("warning   pose stroll: the root stays in place"),
+        said.contains("warning   POSE_ROOT_IN_PLACE: pose stroll: the root stays in place"),
         "{said}"
     );
     let (root, buffer) = gltf(&out);

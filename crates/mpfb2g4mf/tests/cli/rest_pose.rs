@@ -37,7 +37,8 @@ fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|w| w.as_str().unwrap().contains("computed T-pose")),
+            .any(|w| w["code"] == "REST_POSE_BAKED"
+                && w["message"].as_str().unwrap().contains("computed T-pose")),
         "{summary}"
     );
     let file = read_path(&model, &ReadOptions::default()).unwrap();
@@ -282,9 +283,11 @@ fn vrm_rest(data: &std::path::Path, out: &std::path::Path, rig: &str) -> VrmRest
     let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
     let notes = summary["notes"].as_array().unwrap();
     assert!(
-        notes
-            .iter()
-            .any(|n| n.as_str().unwrap().contains("computed VRM T-pose")),
+        notes.iter().any(|n| n["code"] == "REST_POSE_BAKED"
+            && n["message"]
+                .as_str()
+                .unwrap()
+                .contains("computed VRM T-pose")),
         "{rig}: {summary}"
     );
     let file = read_path(&model, &ReadOptions::default()).unwrap();

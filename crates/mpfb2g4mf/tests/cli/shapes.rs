@@ -410,7 +410,8 @@ fn an_expression_baked_into_the_rest_is_its_shape_applied() {
     let output = convert(&smiling, &["--expression", "smile01"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("note      expression smile01 baked into the rest"),
+        stderr(&output)
+            .contains("note      EXPRESSION_BAKED: expression smile01 baked into the rest"),
         "{}",
         stderr(&output)
     );
@@ -608,12 +609,12 @@ fn an_mpfb_expression_is_its_face_units_weighted_and_baked_into_the_rest() {
     let said = stderr(&output);
     assert!(output.status.success(), "{said}");
     assert!(
-        said.contains("note      MPFB expression wink (2 face units) baked into the rest"),
+        said.contains("note      MPFB_EXPRESSION_BAKED: MPFB expression wink (2 face units) baked into the rest"),
         "{said}"
     );
     assert!(
         said.contains(
-            "warning   MPFB expression wink: noSuchUnit not among MPFB's face units, skipped"
+            "warning   MPFB_EXPRESSION_UNITS_SKIPPED: MPFB expression wink: noSuchUnit not among MPFB's face units, skipped"
         ),
         "{said}"
     );

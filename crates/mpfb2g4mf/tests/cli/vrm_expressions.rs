@@ -191,7 +191,7 @@ fn a_vrms_emotion_presets_are_makehumans_expressions_where_the_pose_units_are() 
     let said = converted(&data, &home, &vrm, &worn);
     assert!(
         said.contains(
-            "note      VRM presets from MakeHuman's expressions: happy smile04, angry anger01, sad sad02, surprised surprise01"
+            "note      VRM_PRESETS: VRM presets from MakeHuman's expressions: happy smile04, angry anger01, sad sad02, surprised surprise01"
         ),
         "{said}"
     );
@@ -255,7 +255,7 @@ fn a_vrms_emotion_presets_are_makehumans_expressions_where_the_pose_units_are() 
     let plain = dir.path().join("plain.vrm");
     let said = converted(&data, &home, &plain, &[]);
     assert!(
-        said.contains("note      VRM presets happy, angry, sad, surprised from face units, not MakeHuman's expressions: no MakeHuman assets folder"),
+        said.contains("note      VRM_PRESETS: VRM presets happy, angry, sad, surprised from face units, not MakeHuman's expressions: no MakeHuman assets folder"),
         "{said}"
     );
     let partial = dir.path().join("partial");
@@ -318,7 +318,7 @@ fn an_expression_asked_of_a_vrm_is_one_of_its_expressions_and_its_rest_stays_neu
     let said = converted(&data, &home, &smiling, &with(&["--expression", "smile01"]));
     assert!(
         said.contains(
-            "note      expression smile01 written as the VRM custom expression smile01, not baked"
+            "note      VRM_EXPRESSION_WRITTEN: expression smile01 written as the VRM custom expression smile01, not baked"
         ) && !said.contains("baked into the rest"),
         "{said}"
     );
@@ -343,7 +343,7 @@ fn an_expression_asked_of_a_vrm_is_one_of_its_expressions_and_its_rest_stays_neu
     let angry = dir.path().join("angry.vrm");
     let said = converted(&data, &home, &angry, &with(&["--expression", "anger01"]));
     assert!(
-        said.contains("note      expression anger01 written as the VRM preset angry, not baked"),
+        said.contains("note      VRM_EXPRESSION_WRITTEN: expression anger01 written as the VRM preset angry, not baked"),
         "{said}"
     );
     rest_is_neutral(&angry, &neutral);

@@ -194,11 +194,11 @@ fn vrm_clips_play_in_three_vrm_as_the_glb_clips_do() {
     assert!(written.status.success(), "{said}");
     for (clip, keys) in [("run01", "1 key"), ("walk1", "14 keys")] {
         let note = format!(
-            "note      clip `{clip}` written beside the .vrm as a.{clip}.vrma (VRMC_vrm_animation: 51 human bones, {keys}); the 112 other bones"
+            "note      VRMA_WRITTEN: clip `{clip}` written beside the .vrm as a.{clip}.vrma (VRMC_vrm_animation: 51 human bones, {keys}); the 112 other bones"
         );
         assert!(said.contains(&note), "{note}\n{said}");
         // The twist bones of MakeHuman's limbs turn in both clips; a player keeps them still.
-        let warning = format!("warning   clip `{clip}` turns ");
+        let warning = format!("warning   VRMA_BONES_LEFT_OUT: clip `{clip}` turns ");
         assert!(said.contains(&warning), "{warning}\n{said}");
     }
     assert!(

@@ -117,7 +117,7 @@ fn hostile_motion_files_are_refused_on_one_located_line() {
     let said = stderr(&result);
     assert!(result.status.success(), "{said}");
     assert!(
-        said.contains("warning   expression smile01: NoSuchUnit not among the pose units, skipped"),
+        said.contains("warning   EXPRESSION_UNITS_SKIPPED: expression smile01: NoSuchUnit not among the pose units, skipped"),
         "{said}"
     );
 }

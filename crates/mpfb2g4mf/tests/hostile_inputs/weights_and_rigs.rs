@@ -105,10 +105,14 @@ fn convert_and_batch_validate_say_what_validate_warns_of() {
         .lines()
         .find_map(|l| l.split_once(": warning SKIN_WEIGHT_SUM ").map(|(_, w)| w))
         .unwrap_or_else(|| panic!("validate warns: {report}"));
-    assert!(
-        summary.contains(&format!("warning   validator: SKIN_WEIGHT_SUM {warning}")),
-        "{summary}\nvs {report}"
+    // The validator's place is the diagnostic's location, in the written file.
+    let (place, message) = warning.split_once(": ").unwrap();
+    let expected = format!(
+        "warning   VALIDATOR_WARNING: validator: SKIN_WEIGHT_SUM: {message} (at {}: {})",
+        out.display(),
+        place.trim_start_matches("at ")
     );
+    assert!(summary.contains(&expected), "{summary}\nvs {report}");
     assert!(!summary.contains("warnings  none"), "{summary}");
 
     // `batch --validate` records it among the job's warnings.

@@ -5,10 +5,11 @@
 //! external buffers as a pair).
 
 use super::{
-    Commit, Derived, Kept, TextureTable, Written, copy_images, output_error, text_bytes,
-    texture_warnings, to_value,
+    Commit, Derived, Kept, TextureTable, Written, copy_images, output_error, say_unweighted,
+    text_bytes, to_value,
 };
 use crate::derived::{Both, Id};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::error::ConvertError;
 use crate::extras::{MeshExtras, UnskinnedWeights, ranges};
 use crate::options::{ConvertOptions, OutputFormat};
@@ -31,11 +32,10 @@ pub(super) fn write_g4mf(
     character: &Character,
     mut extras: MpfbExtras,
     thumbnail: Option<(Vec<u8>, [f64; 3])>,
-    options: &ConvertOptions,
-    format: OutputFormat,
-    commit: Commit,
+    (options, format, commit): (&ConvertOptions, OutputFormat, Commit),
     textures: &TextureTable,
     derived: &Derived,
+    said: &mut Diagnostics,
 ) -> Result<Written, ConvertError> {
     // The pairs the skin cannot carry (helper vertices carry ~17k pairs in MakeHuman's
     // weights: too many for JSON text), once per authored weights and numbering.
@@ -58,7 +58,13 @@ pub(super) fn write_g4mf(
     crate::timings::lap("write: extras");
     let statistics = Statistics::of(&built, &spec, vertex_count);
     crate::timings::lap("write: stats");
-    let (output, images) = settle_copies(output(&mut built, options, format, commit)?, copies);
+    let unweighted = (
+        statistics.unweighted_vertices,
+        statistics.attachment_unweighted.as_slice(),
+    );
+    say_unweighted(said, &kept, unweighted, false);
+    let (output, images) =
+        settle_copies(output(&mut built, options, (format, commit), said)?, copies);
     Ok(Written {
         pending: output.pending,
         external: output.external,
@@ -68,14 +74,8 @@ pub(super) fn write_g4mf(
         max_influences: statistics.max_influences,
         unweighted_vertices: statistics.unweighted_vertices,
         faces: kept.faces,
-        attachment_unweighted: statistics.attachment_unweighted,
         images,
-        texture_warnings: texture_warnings(textures),
-        clip_warnings: Vec::new(),
-        unweighted_to_root: false,
-        notes: Vec::new(),
         vrm: None,
-        validation: output.validation,
     })
 }
 
@@ -266,17 +266,16 @@ struct Output {
     pending: Option<crate::atomic::PendingFile>,
     external: Vec<PathBuf>,
     bytes: u64,
-    /// The validator's findings on a valid file (with `--validate`).
-    validation: Vec<g4mf_validator::Finding>,
 }
 
-/// Encodes the built character in `format` and writes it (validated first when asked), a
-/// `.g4b` now or, with [`Commit::Later`], as a pending file.
+/// Encodes the built character in `format` and writes it (validated first when asked, the
+/// validator's warnings and infos said, and refused when `--deny` names one), a `.g4b` now
+/// or, with [`Commit::Later`], as a pending file.
 fn output(
     built: &mut BuiltCharacter,
     options: &ConvertOptions,
-    format: OutputFormat,
-    commit: Commit,
+    (format, commit): (OutputFormat, Commit),
+    said: &mut Diagnostics,
 ) -> Result<Output, ConvertError> {
     let container = ContainerOptions {
         compression: options.compression,
@@ -285,7 +284,13 @@ fn output(
     };
     let blobs = [std::mem::take(&mut built.buffer)];
     if format == OutputFormat::Binary {
-        return write_g4b(&mut built.document, &blobs, container, options, commit);
+        return write_g4b(
+            &mut built.document,
+            &blobs,
+            container,
+            (options, commit),
+            said,
+        );
     }
     let storage = if format == OutputFormat::TextExternal {
         let stem = options
@@ -303,31 +308,29 @@ fn output(
     let text = write_g4tf(&mut built.document, &blobs, &storage, container)?;
     crate::timings::lap("write: encode");
     let bytes = text_bytes(&text.json, &text.external);
-    let (external, validation) = write_text(&text, options)?;
+    let external = write_text(&text, options, said)?;
     Ok(Output {
         pending: None,
         external,
         bytes,
-        validation,
     })
 }
 
 /// Encodes a `.g4b` (validated first when asked) and writes it now or, with
-/// [`Commit::Later`], as a pending file.
+/// [`Commit::Later`], as a pending file, unless `--deny` refuses something said.
 fn write_g4b(
     document: &mut g4mf_writer::model::Document,
     blobs: &[Vec<u8>],
     container: ContainerOptions,
-    options: &ConvertOptions,
-    commit: Commit,
+    (options, commit): (&ConvertOptions, Commit),
+    said: &mut Diagnostics,
 ) -> Result<Output, ConvertError> {
     let file = g4b_parts(document, blobs, container)?;
     crate::timings::lap("write: encode");
-    let validation = if options.validate {
-        check_valid(&file.to_vec(), &options.output)?
-    } else {
-        Vec::new()
-    };
+    if options.validate {
+        say_validation(said, check_valid(&file.to_vec(), &options.output)?, options);
+    }
+    said.refuse_denied(&options.output)?;
     let parts: Vec<&[u8]> = file.parts().collect();
     let written = crate::atomic::PendingFile::write(&options.output, &parts)
         .map_err(output_error(&options.output))?;
@@ -343,47 +346,72 @@ fn write_g4b(
         pending,
         external: Vec::new(),
         bytes: file.len() as u64,
-        validation,
     })
 }
 
 /// Writes a `.g4tf` and its external buffers (validated when asked: with external buffers,
 /// once the new buffers are in place under their new names and before the `.g4tf` replaces
-/// the old one); the buffers written and the validator's findings.
+/// the old one, where `--deny` is checked too); the buffers written.
 fn write_text(
     text: &g4mf_writer::TextFile,
     options: &ConvertOptions,
-) -> Result<(Vec<PathBuf>, Vec<g4mf_validator::Finding>), ConvertError> {
-    let mut validation = Vec::new();
-    if options.validate && text.external.is_empty() {
-        validation = check_valid(&text.json, &options.output)?;
+    said: &mut Diagnostics,
+) -> Result<Vec<PathBuf>, ConvertError> {
+    if text.external.is_empty() {
+        if options.validate {
+            say_validation(said, check_valid(&text.json, &options.output)?, options);
+        }
+        said.refuse_denied(&options.output)?;
     }
-    let mut invalid = None;
+    let mut stopped = None;
     let written = crate::atomic::replace_text_with_buffers(
         &options.output,
         &text.json,
         &text.external,
         &mut |step| {
-            if options.validate
-                && !text.external.is_empty()
-                && step == crate::atomic::Step::TextWritten
-            {
-                match check_valid(&text.json, &options.output) {
-                    Ok(findings) => validation = findings,
-                    Err(e) => {
-                        invalid = Some(e);
-                        return Err(std::io::Error::other("fails validation"));
-                    }
+            if text.external.is_empty() || step != crate::atomic::Step::TextWritten {
+                return Ok(());
+            }
+            let checked = match options.validate {
+                true => check_valid(&text.json, &options.output)
+                    .map(|findings| say_validation(said, findings, options)),
+                false => Ok(()),
+            };
+            match checked.and_then(|()| said.refuse_denied(&options.output)) {
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    stopped = Some(e);
+                    Err(std::io::Error::other("stopped before replacing"))
                 }
             }
-            Ok(())
         },
     );
-    if let Some(e) = invalid {
+    if let Some(e) = stopped {
         return Err(e);
     }
-    let external = written.map_err(output_error(&options.output))?;
-    Ok((external, validation))
+    written.map_err(output_error(&options.output))
+}
+
+/// `--validate`: what the validator says of the valid file besides errors (which refused
+/// it), each at its place in the output: warnings as warnings, infos as notes (each keeps the
+/// validator's own code in its message).
+fn say_validation(
+    said: &mut Diagnostics,
+    findings: Vec<g4mf_validator::Finding>,
+    options: &ConvertOptions,
+) {
+    for finding in findings {
+        let code = match finding.severity {
+            g4mf_validator::Severity::Info => Code::ValidatorInfo,
+            _ => Code::ValidatorWarning,
+        };
+        // The place is the diagnostic's location: the message keeps the validator's code.
+        let message = format!("validator: {}: {}", finding.code, finding.message);
+        let mut at = location::Location::file(&options.output);
+        at.pointer = finding.pointer.clone();
+        at.byte = finding.offset;
+        said.push(Diagnostic::new(code, message).at(at));
+    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 //! or `.gltf` with its buffer embedded or beside it as a pair, atomically.
 
 use super::{
-    Commit, Kept, TextureTable, Written, copy_images, output_error, settle_copies, text_bytes,
-    texture_warnings,
+    Commit, Kept, TextureTable, Written, copy_images, output_error, say_unweighted, settle_copies,
+    text_bytes,
 };
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::options::{ConvertOptions, GLTF_DEFAULT_INFLUENCES, OutputFormat};
 use g4mf_writer::CharacterSpec;
@@ -23,17 +24,31 @@ pub(super) fn write_gltf(
     commit: Commit,
     textures: &TextureTable,
     (thumbnail, clips): (Option<Vec<u8>>, Vec<gltf_writer::ClipSpec>),
+    said: &mut Diagnostics,
 ) -> Result<Written, ConvertError> {
     let layout = GltfOptions {
         max_influences: options.max_influences.unwrap_or(GLTF_DEFAULT_INFLUENCES),
     };
     let mut built = gltf_writer::build_gltf(&spec, &layout)?;
     crate::timings::lap("write: build");
-    let (mut notes, vrm_summary, clip_files) =
-        vrm_or_clips(&mut built, &spec, options, format, (thumbnail, clips))?;
+    let (vrm_summary, clip_files) =
+        vrm_or_clips(&mut built, &spec, options, format, (thumbnail, clips), said)?;
     if options.validate {
         check_valid(&built, &options.output)?;
     }
+    let body = spec
+        .mesh
+        .is_some()
+        .then(|| built.meshes.first().copied())
+        .flatten();
+    let attachment_unweighted: Vec<usize> = built.meshes[usize::from(body.is_some())..]
+        .iter()
+        .map(|m| m.given_to_root)
+        .collect();
+    let unweighted = body.map_or(0, |b| b.given_to_root);
+    say_unweighted(said, &kept, (unweighted, &attachment_unweighted), true);
+    mesh_notes(&built.meshes, layout.max_influences, said);
+    said.refuse_denied(&options.output)?;
     let copies = copy_images(textures)?;
     let mut output = output(
         &mut built,
@@ -43,18 +58,8 @@ pub(super) fn write_gltf(
     )?;
     output.2 += clip_files.bytes;
     let (pending, images) = settle_copies(output.0, copies);
-    let body = spec
-        .mesh
-        .is_some()
-        .then(|| built.meshes.first().copied())
-        .flatten();
-    let attachment_unweighted = built.meshes[usize::from(body.is_some())..]
-        .iter()
-        .map(|m| m.given_to_root)
-        .collect();
     let skinned = built.meshes.iter().any(|m| m.influence_sets > 0);
     let weight_pairs = weight_pairs(&spec);
-    notes.extend(mesh_notes(&built.meshes, layout.max_influences));
     Ok(Written {
         pending,
         external: output.1,
@@ -62,47 +67,33 @@ pub(super) fn write_gltf(
         joints: if skinned { spec.bones.len() } else { 0 },
         weight_pairs,
         max_influences: body.map_or(0, |b| b.max_influences),
-        unweighted_vertices: body.map_or(0, |b| b.given_to_root),
+        unweighted_vertices: unweighted,
         faces: kept.faces,
-        attachment_unweighted,
         images,
-        texture_warnings: texture_warnings(textures),
-        clip_warnings: clip_files.warnings,
-        unweighted_to_root: true,
-        notes,
         vrm: vrm_summary,
-        // gltf-json's validation finds only errors.
-        validation: Vec::new(),
     })
 }
 
 /// A `.vrm` made of `built` with its clips as `.vrma` files to commit with it (and their
-/// bytes), or, for any other glTF, the clips added as animations; what the VRM noted and
-/// added.
+/// bytes), or, for any other glTF, the clips added as animations; what the VRM added (what
+/// it noted is said).
 fn vrm_or_clips(
     built: &mut BuiltGltf,
     spec: &CharacterSpec,
     options: &ConvertOptions,
     format: OutputFormat,
     (thumbnail, clips): (Option<Vec<u8>>, Vec<gltf_writer::ClipSpec>),
-) -> Result<
-    (
-        Vec<String>,
-        Option<crate::summary::VrmSummary>,
-        super::vrma::ClipFiles,
-    ),
-    ConvertError,
-> {
+    said: &mut Diagnostics,
+) -> Result<(Option<crate::summary::VrmSummary>, super::vrma::ClipFiles), ConvertError> {
     let Some(vrm) = options.vrm.as_ref().filter(|_| format == OutputFormat::Vrm) else {
         // The clips stage said what each clip is.
         gltf_writer::add_clips(built, spec, &clips)?;
-        return Ok((Vec::new(), None, super::vrma::ClipFiles::default()));
+        return Ok((None, super::vrma::ClipFiles::default()));
     };
-    let (mut notes, summary, humanoid) = make_vrm(built, spec, vrm, thumbnail, &options.output)?;
+    let (summary, humanoid) = make_vrm(built, spec, vrm, thumbnail, &options.output, said)?;
     crate::timings::lap("write: vrm");
-    let mut files = super::vrma::write_clips(spec, &humanoid, &clips, options)?;
-    notes.append(&mut files.notes);
-    Ok((notes, Some(summary), files))
+    let files = super::vrma::write_clips(spec, &humanoid, &clips, options, said)?;
+    Ok((Some(summary), files))
 }
 
 /// How many (vertex, bone) pairs carry a weight above zero.
@@ -112,9 +103,8 @@ fn weight_pairs(spec: &CharacterSpec) -> usize {
         .map_or(0, |i| i.list().iter().filter(|i| i.weight > 0.0).count())
 }
 
-/// What making a `.vrm` said (notes), added (the summary) and mapped (VRM name -> bone index).
+/// What making a `.vrm` added (the summary) and mapped (VRM name -> bone index).
 pub(crate) type MadeVrm = (
-    Vec<String>,
     crate::summary::VrmSummary,
     std::collections::BTreeMap<String, usize>,
 );
@@ -128,12 +118,13 @@ pub(crate) fn make_vrm(
     options: &crate::vrm::VrmOptions,
     thumbnail: Option<Vec<u8>>,
     output: &Path,
+    said: &mut Diagnostics,
 ) -> Result<MadeVrm, ConvertError> {
-    let described = crate::vrm::describe(spec, options, thumbnail.map(std::sync::Arc::new))
+    let described = crate::vrm::describe(spec, options, thumbnail.map(std::sync::Arc::new), said)
         .map_err(|source| ConvertError::VrmHumanoid {
-            rig: output.to_path_buf(),
-            source,
-        })?;
+        rig: output.to_path_buf(),
+        source,
+    })?;
     let written = vrm_writer::make_vrm(built, spec, &described.vrm)?;
     let summary = crate::summary::VrmSummary {
         human_bones: written.human_bones,
@@ -148,7 +139,7 @@ pub(crate) fn make_vrm(
         colliders: written.colliders,
         thumbnail: written.thumbnail_image.is_some(),
     };
-    Ok((described.notes, summary, described.vrm.humanoid))
+    Ok((summary, described.vrm.humanoid))
 }
 
 /// What the glTF writer changed of the meshes, one line each: influences dropped beyond
@@ -156,21 +147,20 @@ pub(crate) fn make_vrm(
 pub(crate) fn mesh_notes(
     meshes: &[gltf_writer::WrittenMesh],
     max_influences: usize,
-) -> Vec<String> {
-    let mut notes = Vec::new();
+    said: &mut Diagnostics,
+) {
     let dropped: usize = meshes.iter().map(|m| m.influences_dropped).sum();
     if dropped > 0 {
-        notes.push(format!(
+        said.say(Code::InfluencesDropped, format!(
             "{dropped} influences dropped beyond {max_influences} a vertex (the strongest kept, renormalised; --max-influences keeps more)"
         ));
     }
     let conflicts: usize = meshes.iter().map(|m| m.tangent_conflicts).sum();
     if conflicts > 0 {
-        notes.push(format!(
+        said.say(Code::TangentsMirrored, format!(
             "{conflicts} vertices have mirrored texture coordinates on their faces: their tangents keep the first face's handedness"
         ));
     }
-    notes
 }
 
 /// The document checked by `gltf-json`'s validation (every index in range, every required

@@ -8,6 +8,7 @@ mod g4mf;
 pub(crate) mod gltf;
 pub(crate) mod vrma;
 
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use g4mf::Uncarried;
 
 use super::assemble::MpfbExtras;
@@ -62,23 +63,10 @@ pub struct Written {
     pub unweighted_vertices: usize,
     /// Polygons written.
     pub faces: usize,
-    /// Each attachment's vertices no bone moves (0 without a skin).
-    pub attachment_unweighted: Vec<usize>,
     /// Images copied beside the output (`--textures copy`), already there or written.
     pub images: Vec<PathBuf>,
-    /// What became of images worth a word: missing ones (placeholder written), profiles kept.
-    pub texture_warnings: Vec<String>,
-    /// What the `.vrma` files beside a `.vrm` leave out of its clips (bones they turn).
-    pub clip_warnings: Vec<String>,
-    /// Vertices no bone moves were given to the root bone with weight 1 (glTF, whose weights
-    /// must sum to one), not left unmoved (G4MF).
-    pub unweighted_to_root: bool,
-    /// What the format's writer noted.
-    pub notes: Vec<String>,
     /// What a `.vrm` added.
     pub vrm: Option<crate::summary::VrmSummary>,
-    /// With `--validate`, the validator's findings on the valid file (warnings, infos).
-    pub validation: Vec<g4mf_validator::Finding>,
 }
 
 /// `value` as extras (JSON text, made without a parsed copy).
@@ -549,7 +537,12 @@ fn written_offsets(offsets: &Arc<Offsets>, derived: &Derived) -> g4mf_writer::Of
 }
 
 /// Writes `character` with its `extras` to `options.output` in `format`. The character is
-/// the last stage's: its arrays move into the writers' spec instead of being copied.
+/// the last stage's: its arrays move into the writers' spec instead of being copied. What
+/// writing finds worth a word (images, vertices no bone moves, what the format's writer
+/// noted, the validator's findings) is said before the file replaces anything, so a
+/// diagnostic `--deny` names stops the job with nothing written.
+// One argument per decision the driver made; grouping them would hide what the stage needs.
+#[allow(clippy::too_many_arguments)]
 pub fn write(
     mut character: Character,
     extras: MpfbExtras,
@@ -557,6 +550,7 @@ pub fn write(
     format: OutputFormat,
     commit: Commit,
     derived: &Derived,
+    said: &mut Diagnostics,
 ) -> Result<Written, ConvertError> {
     // The thumbnail draws the character before its arrays move into the spec.
     let thumbnail = options
@@ -576,7 +570,14 @@ pub fn write(
     crate::timings::lap("write: spec");
     let facts = Kept {
         faces: character.mesh.polygons.len(),
+        worn: extras
+            .attachments
+            .iter()
+            .chain(&extras.mesh.topology)
+            .map(|a| a.name.clone())
+            .collect(),
     };
+    said.extend(texture_warnings(&textures));
     if format.is_gltf() {
         let png = thumbnail.map(|(png, _)| png);
         return gltf::write_gltf(
@@ -587,18 +588,58 @@ pub fn write(
             commit,
             &textures,
             (png, clips),
+            said,
         );
     }
     g4mf::write_g4mf(
-        spec, facts, &character, extras, thumbnail, options, format, commit, &textures, derived,
+        spec,
+        facts,
+        &character,
+        extras,
+        thumbnail,
+        (options, format, commit),
+        &textures,
+        derived,
+        said,
     )
 }
 
 /// What the character keeps for the summary once its arrays are in the spec.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Kept {
     /// Polygons of the body.
     faces: usize,
+    /// The worn assets' names, in attachment order.
+    worn: Vec<String>,
+}
+
+/// Says the vertices no bone moves, of each worn asset and of the body; `to_root` when they
+/// were given to the root bone (glTF, whose weights must sum to one: MakeHuman's rule).
+fn say_unweighted(
+    said: &mut Diagnostics,
+    kept: &Kept,
+    (body, assets): (usize, &[usize]),
+    to_root: bool,
+) {
+    let fate = if to_root {
+        " (given to the root bone with weight 1)"
+    } else {
+        ""
+    };
+    for (asset, unweighted) in kept.worn.iter().zip(assets) {
+        if *unweighted > 0 {
+            said.say(
+                Code::AssetUnweighted,
+                format!("{unweighted} vertices of {asset} are moved by no bone{fate}"),
+            );
+        }
+    }
+    if body > 0 {
+        said.say(
+            Code::UnweightedVertices,
+            format!("{body} kept vertices are moved by no bone{fate}"),
+        );
+    }
 }
 
 /// The writers' spec of `character` (its arrays moved out: count them before).
@@ -744,34 +785,40 @@ fn settle_copies(
 }
 
 /// What became of images worth a word: missing ones (placeholders written), profiles kept.
-fn texture_warnings(textures: &TextureTable) -> Vec<String> {
+fn texture_warnings(textures: &TextureTable) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
     if !textures.missing.is_empty() {
-        warnings.push(format!(
-            "{} missing (placeholder colours stand in): {}",
-            match textures.missing.len() {
-                1 => "an image is".to_owned(),
-                n => format!("{n} images are"),
-            },
-            shorten_list(&textures.missing)
+        warnings.push(Diagnostic::new(
+            Code::TexturesMissing,
+            format!(
+                "{} missing (placeholder colours stand in): {}",
+                match textures.missing.len() {
+                    1 => "an image is".to_owned(),
+                    n => format!("{n} images are"),
+                },
+                shorten_list(&textures.missing)
+            ),
         ));
     }
     if !textures.unusable.is_empty() {
-        warnings.push(format!(
-            "{} there but cannot be used (placeholder colours stand in): {}",
-            match textures.unusable.len() {
-                1 => "an image is".to_owned(),
-                n => format!("{n} images are"),
-            },
-            shorten_list(&textures.unusable)
+        warnings.push(Diagnostic::new(
+            Code::TexturesUnusable,
+            format!(
+                "{} there but cannot be used (placeholder colours stand in): {}",
+                match textures.unusable.len() {
+                    1 => "an image is".to_owned(),
+                    n => format!("{n} images are"),
+                },
+                shorten_list(&textures.unusable)
+            ),
         ));
     }
     if !textures.with_profile.is_empty() {
-        warnings.push(format!(
+        warnings.push(Diagnostic::new(Code::TexturesColourProfile, format!(
             "{} image(s) embed a colour profile, which G4MF advises against (kept as they are): {}",
             textures.with_profile.len(),
             shorten_list(&textures.with_profile)
-        ));
+        )));
     }
     warnings
 }

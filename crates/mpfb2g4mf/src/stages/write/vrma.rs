@@ -3,6 +3,7 @@
 //! place with the `.vrm` as one set (`atomic::PendingFile::with_siblings`), a note each.
 
 use crate::atomic::PendingFile;
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::options::ConvertOptions;
 use g4mf_writer::CharacterSpec;
@@ -14,18 +15,13 @@ use std::path::{Path, PathBuf};
 const NAMED_STILL: usize = 8;
 
 /// What writing a `.vrm`'s clips left: the files, each written to its temporary file, to
-/// commit with it; their bytes in all; a note per file and a warning per clip that turns
-/// bones its `.vrma` leaves out.
+/// commit with it, and their bytes in all.
 #[derive(Debug, Default)]
 pub(crate) struct ClipFiles {
     /// The `.vrma` files, not yet in place.
     pub files: Vec<PendingFile>,
     /// Their bytes.
     pub bytes: u64,
-    /// One note per file.
-    pub notes: Vec<String>,
-    /// The bones a clip turns that its file leaves out, one warning per clip.
-    pub warnings: Vec<String>,
 }
 
 /// Where clip `clip` of the `.vrm` at `output` goes: beside it, `STEM.CLIP.vrma` (clip names
@@ -40,12 +36,14 @@ pub(crate) fn vrma_path(output: &Path, clip: &str) -> PathBuf {
 }
 
 /// Makes each of `clips` a `.vrma` of the avatar `spec` (its humanoid map `humanoid`, as the
-/// `.vrm` has it) and writes it to its temporary file, to be committed with the `.vrm`.
+/// `.vrm` has it) and writes it to its temporary file, to be committed with the `.vrm`; a note
+/// per file and a warning per clip that turns bones its `.vrma` leaves out are said.
 pub(super) fn write_clips(
     spec: &CharacterSpec,
     humanoid: &BTreeMap<String, usize>,
     clips: &[gltf_writer::ClipSpec],
     options: &ConvertOptions,
+    said: &mut Diagnostics,
 ) -> Result<ClipFiles, ConvertError> {
     // A folder where a clip goes would fail its rename after others were renamed: refused
     // before anything is written, so the set is replaced whole or not at all.
@@ -72,10 +70,10 @@ pub(super) fn write_clips(
             path: path.clone(),
             source,
         })?;
-        written.notes.push(note(&path, &clip.name, &vrma));
-        written
-            .warnings
-            .extend(still_warning(&clip.name, &vrma.still));
+        said.say(Code::VrmaWritten, note(&path, &clip.name, &vrma));
+        if let Some(warning) = still_warning(&clip.name, &vrma.still) {
+            said.say(Code::VrmaBonesLeftOut, warning);
+        }
         written.files.push(file);
         written.bytes += vrma.file.len() as u64;
     }
