@@ -147,6 +147,12 @@ pub enum Origin {
     Mesh,
 }
 
+/// A `--deny` value checked as the command line is read (a usage error, exit 2).
+#[cfg(feature = "cli")]
+fn deny_value(value: &str) -> Result<String, crate::diagnostics::UnknownCode> {
+    crate::diagnostics::Deny::parse([value]).map(|_| value.to_owned())
+}
+
 /// How to convert.
 #[derive(Debug, Clone)]
 pub struct ConvertOptions {
@@ -322,7 +328,10 @@ pub struct Settings {
     pub allow_fallback: bool,
     /// Stop the job, writing nothing, when it would say this diagnostic code, or any warning
     /// with `warnings` (repeatable; `mpfb2g4mf codes` lists the codes).
-    #[cfg_attr(feature = "cli", arg(long, value_name = "CODE|warnings"))]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "CODE|warnings", value_parser = deny_value)
+    )]
     pub deny: Vec<String>,
     /// Accept a mesh whose vertex count is not the MakeHuman base mesh's 19,158 (a mesh made
     /// for the rig by hand; proxies and other topologies are not fitted this way).

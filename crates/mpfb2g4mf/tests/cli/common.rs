@@ -6,7 +6,7 @@
 #[path = "../common/mod.rs"]
 mod shared;
 
-pub use shared::{bin, world_transforms};
+pub use shared::{DRESSED_MHM, bin, data_and_assets, world_transforms};
 
 use g4mf_model::JointRef;
 use g4mf_reader::G4mfFile;
@@ -14,6 +14,11 @@ use glam::DVec3;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
+
+/// Standard output as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
 
 /// Runs the binary with `args`; its output, whatever its status.
 pub fn run(args: &[&str]) -> Output {

@@ -11,6 +11,7 @@ mod blender_gltf;
 mod bodies;
 mod convert;
 mod demo;
+mod diagnostics;
 mod environment;
 mod humanoid;
 mod poses;
