@@ -40,15 +40,29 @@ fn documents(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The documents whose links are checked: the examples' documents, the contributors' and the
-/// architecture's, and the generated reference.
-fn linked_documents(root: &Path) -> Vec<PathBuf> {
+/// Every document of the repository: the examples' documents, the contributors', the
+/// architecture's, the clients', the generated reference and the spec notes (their examples
+/// are not run, so any they hold is checked for a reason to be shown only, and their links).
+fn all_documents(root: &Path) -> Vec<PathBuf> {
     let mut out = documents(root);
     out.extend(
-        ["CONTRIBUTING.md", "ARCHITECTURE.md", "docs/cli.md"]
-            .iter()
-            .map(|d| root.join(d)),
+        [
+            "CONTRIBUTING.md",
+            "ARCHITECTURE.md",
+            "clients/README.md",
+            "docs/cli.md",
+        ]
+        .iter()
+        .map(|d| root.join(d)),
     );
+    let mut notes: Vec<PathBuf> = std::fs::read_dir(root.join("spec-notes"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    notes.sort();
+    out.extend(notes);
     out
 }
 
@@ -349,7 +363,7 @@ fn readme_and_guide_examples_run() {
 fn every_ignored_example_says_why() {
     let root = test_support::workspace_root();
     let mut unexplained = Vec::new();
-    for document in linked_documents(&root) {
+    for document in all_documents(&root) {
         let text = std::fs::read_to_string(&document).unwrap();
         for (line, why) in unexplained_ignores(&text) {
             unexplained.push(format!("{}:{line}: {why}", document.display()));
@@ -382,7 +396,7 @@ fn readme_is_a_front_door() {
 fn documents_link_to_files_and_headings_that_exist() {
     let root = test_support::workspace_root();
     let mut broken = Vec::new();
-    for document in linked_documents(&root) {
+    for document in all_documents(&root) {
         let text = std::fs::read_to_string(&document).unwrap();
         for (line, target) in link_targets(&text) {
             if let Some(why) = broken_link(&document, &target) {
