@@ -392,6 +392,28 @@ fn readme_is_a_front_door() {
     );
 }
 
+/// The command the README's set-up gives for the tests: the line after `# 2. The tests`.
+fn readme_test_command(readme: &str) -> Option<&str> {
+    let mut lines = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("# 2. The tests"));
+    lines.next()?;
+    lines.next().map(str::trim)
+}
+
+#[test]
+fn ci_runs_the_readme_s_test_command() {
+    let root = test_support::workspace_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let command = readme_test_command(&readme).expect("README.md: no `# 2. The tests` command");
+    assert_eq!(command, "cargo test --workspace");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim().starts_with(command)),
+        ".ci/run does not run the README's test command `{command}`"
+    );
+}
+
 #[test]
 fn documents_link_to_files_and_headings_that_exist() {
     let root = test_support::workspace_root();
