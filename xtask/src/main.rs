@@ -64,7 +64,7 @@ commands:
                                   batch --contact-sheet on the real data), and .glb outputs
                                   drawn by three.js in headless chromium (clients/render.mjs);
                                   `pictures clips` draws the clip strip alone
-  scheduler                       run the README's Slurm array on a one-node cluster started here
+  scheduler                       run docs/batch.md's Slurm array on a one-node cluster started here
                                   (slurm-wlm and munge installed, as root): shards byte-identical
                                   to one process, a shard SIGKILLed and one SIGTERMed midway
                                   resumed with --skip-existing, no output written twice

@@ -1,4 +1,4 @@
-//! `cargo xtask scheduler`: the README's Slurm array run for real on a one-node cluster (munge,
+//! `cargo xtask scheduler`: docs/batch.md's Slurm array run for real on a one-node cluster (munge,
 //! slurmctld and slurmd started here, on this machine, in a private folder and ports), checked
 //! against one process running the whole manifest: byte-identical outputs, a shard killed with
 //! SIGKILL and one stopped with SIGTERM midway that resume with `--skip-existing`, and no output
@@ -20,27 +20,28 @@ const OUTPUTS: &str = "out";
 /// How long a shard may take to write its first output, or the array to drain.
 const PATIENCE: Duration = Duration::from_secs(600);
 
-/// The first line of the README's Slurm script, which this check runs.
+/// The first line of docs/batch.md's Slurm script, which this check runs.
 const SCRIPT_START: &str = "#!/bin/sh\n#SBATCH --job-name=people\n";
-/// The README script's shard count, replaced by [`SHARDS`].
-const README_SHARDS: &str = "\nSHARDS=16\n";
+/// The guide's script's shard count, replaced by [`SHARDS`].
+const GUIDE_SHARDS: &str = "\nSHARDS=16\n";
 
-/// The README's Slurm array script, its shard count set to `shards` (the array's range and
+/// docs/batch.md's Slurm array script, its shard count set to `shards` (the array's range and
 /// CPUs per task are given to `sbatch`, whose options override the script's).
 fn array_script(readme: &str, shards: usize) -> Result<String, String> {
     let start = readme
         .find(SCRIPT_START)
-        .ok_or("README.md: no Slurm script starting `#!/bin/sh` `#SBATCH --job-name=people`")?;
+        .ok_or("docs/batch.md: no Slurm script starting `#!/bin/sh` `#SBATCH --job-name=people`")?;
     let script = &readme[start..];
     let script = &script[..script
         .find("```")
-        .ok_or("README.md: the Slurm script's block never ends")?];
-    if !script.contains(README_SHARDS) || !script.contains("mpfb2g4mf batch jobs.toml ") {
+        .ok_or("docs/batch.md: the Slurm script's block never ends")?];
+    if !script.contains(GUIDE_SHARDS) || !script.contains("mpfb2g4mf batch jobs.toml ") {
         return Err(
-            "README.md: the Slurm script lost `SHARDS=16` or `mpfb2g4mf batch jobs.toml`".into(),
+            "docs/batch.md: the Slurm script lost `SHARDS=16` or `mpfb2g4mf batch jobs.toml`"
+                .into(),
         );
     }
-    Ok(script.replace(README_SHARDS, &format!("\nSHARDS={shards}\n")))
+    Ok(script.replace(GUIDE_SHARDS, &format!("\nSHARDS={shards}\n")))
 }
 
 /// The manifest, `jobs.toml`: a cross product of two rigs and three formats (a `.g4tf` with
@@ -93,7 +94,7 @@ fn run_checks(
         std::fs::create_dir_all(folder).map_err(|e| e.to_string())?;
         std::fs::write(folder.join("jobs.toml"), &manifest).map_err(|e| e.to_string())?;
     }
-    let readme = test_support::workspace_root().join("README.md");
+    let readme = test_support::workspace_root().join("docs/batch.md");
     let readme =
         std::fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
     let script_text = array_script(&readme, SHARDS)?;
@@ -125,7 +126,7 @@ fn run_checks(
     let script = array.join("people.sh");
     std::fs::write(&script, &script_text).map_err(|e| e.to_string())?;
     println!(
-        "\n$ cat people.sh   # README.md's, with SHARDS={SHARDS}\n{}",
+        "\n$ cat people.sh   # docs/batch.md's, with SHARDS={SHARDS}\n{}",
         script_text.trim_end()
     );
     let array_range = format!("--array=0-{}", SHARDS - 1);
@@ -863,7 +864,7 @@ mod tests {
         assert!(conf.contains("NodeName=localhost CPUs=2 "));
         assert!(conf.contains("StateSaveLocation=/w/slurm/state\n"));
         let readme =
-            std::fs::read_to_string(test_support::workspace_root().join("README.md")).unwrap();
+            std::fs::read_to_string(test_support::workspace_root().join("docs/batch.md")).unwrap();
         let script = array_script(&readme, 3).unwrap();
         assert!(script.contains("\nSHARDS=3\n") && !script.contains("SHARDS=16"));
         assert!(script.contains(r#"--shard "$SLURM_ARRAY_TASK_ID/$SHARDS" --skip-existing"#));
