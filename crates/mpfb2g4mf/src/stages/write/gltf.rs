@@ -15,7 +15,10 @@ use gltf_writer::json::validation::Validate;
 use gltf_writer::{BufferStorage, BuiltGltf, ContainerOptions, GltfOptions};
 use std::path::{Path, PathBuf};
 
-/// Writes `spec` as glTF in `format` (`.glb` or `.gltf`).
+/// Writes `spec` as glTF in `format` (`.glb` or `.gltf`); what it finds worth a word is said
+/// before the file is written.
+// One argument per decision the driver made; grouping them would hide what the writer needs.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn write_gltf(
     spec: CharacterSpec,
     kept: Kept,
