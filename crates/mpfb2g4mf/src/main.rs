@@ -528,6 +528,10 @@ struct BatchArgs {
     /// does: an invalid one fails its job; a valid one's warnings are its record's.
     #[arg(long)]
     validate: bool,
+    /// Fail a job, writing nothing, when it would say this diagnostic code, or any warning
+    /// with `warnings` (repeatable; added to what the manifest denies).
+    #[arg(long, value_name = "CODE|warnings", value_parser = mpfb2g4mf::options::deny_value)]
+    deny: Vec<String>,
     /// Largest input file accepted, in MiB.
     #[arg(long, default_value_t = mpfb2g4mf::options::Settings::default().max_input_mib)]
     max_input_mib: u64,
@@ -1137,8 +1141,11 @@ fn run_batch(args: BatchArgs) -> Result<()> {
         );
     }
     let (mut jobs, total) = plan_batch(&args)?;
+    let deny = mpfb2g4mf::diagnostics::Deny::parse(args.deny.iter().map(String::as_str))?;
     for job in &mut jobs {
         job.options.validate = args.validate;
+        job.options.deny.warnings |= deny.warnings;
+        job.options.deny.codes.extend(&deny.codes);
     }
     for folder in batch::output_folders(&jobs) {
         report_stale(&folder);

@@ -149,7 +149,7 @@ pub enum Origin {
 
 /// A `--deny` value checked as the command line is read (a usage error, exit 2).
 #[cfg(feature = "cli")]
-fn deny_value(value: &str) -> Result<String, crate::diagnostics::UnknownCode> {
+pub fn deny_value(value: &str) -> Result<String, crate::diagnostics::UnknownCode> {
     crate::diagnostics::Deny::parse([value]).map(|_| value.to_owned())
 }
 

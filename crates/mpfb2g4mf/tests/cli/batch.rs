@@ -406,3 +406,60 @@ height = [0.2, 0.9]
         "{heights:?}"
     );
 }
+
+#[test]
+fn deny_in_a_manifest_or_on_the_command_line_fails_the_jobs_that_say_it() {
+    let Some(data) = test_support::mpfb_data_or_skip(
+        "deny_in_a_manifest_or_on_the_command_line_fails_the_jobs_that_say_it",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rig = data.join("rigs/standard/rig.default.json");
+    let manifest = dir.path().join("jobs.toml");
+    // Two unskinned jobs (SKIN_NO_WEIGHTS), one denying it; and a skinned job.
+    std::fs::write(
+        &manifest,
+        format!(
+            "[defaults]\nmpfb_data = {data:?}\n\n[[jobs]]\nrig = {rig:?}\noutput = \"kept.g4b\"\n\n[[jobs]]\nrig = {rig:?}\noutput = \"denied.g4b\"\ndeny = [\"SKIN_NO_WEIGHTS\"]\n\n[[jobs]]\nrig_name = \"default\"\noutput = \"skinned.g4b\"\n"
+        ),
+    )
+    .unwrap();
+    let report = dir.path().join("report.json");
+    let batch = |extra: &[&str]| {
+        let mut args = vec!["batch", manifest.to_str().unwrap(), "--report"];
+        args.push(report.to_str().unwrap());
+        args.extend(extra);
+        run(&args)
+    };
+    let records = || -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap()
+    };
+    let first = batch(&[]);
+    assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
+    let failed: Vec<_> = records()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "failed")
+        .map(|r| (r["output"].as_str().unwrap().to_owned(), r["error"].to_string()))
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(failed[0].0.ends_with("denied.g4b"), "{failed:?}");
+    assert!(failed[0].1.contains("SKIN_NO_WEIGHTS"), "{failed:?}");
+    assert!(!dir.path().join("denied.g4b").exists());
+    assert!(dir.path().join("kept.g4b").exists());
+    // `--deny warnings` on the command line adds to the manifest: both unskinned jobs fail.
+    std::fs::remove_file(dir.path().join("kept.g4b")).unwrap();
+    let second = batch(&["--deny", "warnings"]);
+    assert_eq!(second.status.code(), Some(1), "{}", stderr(&second));
+    let failed = records()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "failed")
+        .count();
+    assert_eq!(failed, 2);
+    assert!(!dir.path().join("kept.g4b").exists());
+    assert!(dir.path().join("skinned.g4b").exists());
+}
