@@ -5,7 +5,7 @@
 //! errors and the summary live in their own modules so the stages never import the driver.
 
 use crate::atomic::PendingFile;
-use crate::diagnostics::{Code, Diagnostics};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::error::ConvertError;
 use crate::inputs::{
     LoadedAssets, LoadedBody, LoadedJob, LoadedMaterial, LoadedMesh, LoadedPose, LoadedRig,
@@ -474,27 +474,32 @@ fn say_not_converted(parts: Parts<'_>, options: &ConvertOptions, said: &mut Diag
                 .as_deref()
                 .map_or_else(|| "the description".to_owned(), file_name)
         };
+        // The description's file, when it came from one.
+        let described_at = || described.source.as_deref().map(location::Location::file);
         let ignored = matches!(options.pose, Some(crate::options::PoseBake::Ignore));
         if let Some(pose) = described.description.pose.as_ref() {
             if options.vrm.is_some() && !ignored {
-                said.say(
+                said.push(Diagnostic::new(
                     Code::DescriptionPoseLeftOut,
                     format!(
                         "not converted from {}: pose {} (a .vrm's rest is VRM's T-pose; write a .glb for its pose as a clip, or give --pose none)",
                         source(),
                         location::text::excerpt(&pose.file, 80)
                     ),
-                );
+                ).at_maybe(described_at()));
             }
         }
         if !described.description.not_converted.is_empty() {
-            said.say(
-                Code::DescriptionNotConverted,
-                format!(
-                    "not converted from {}: {}",
-                    source(),
-                    described.description.not_converted.join(", ")
-                ),
+            said.push(
+                Diagnostic::new(
+                    Code::DescriptionNotConverted,
+                    format!(
+                        "not converted from {}: {}",
+                        source(),
+                        described.description.not_converted.join(", ")
+                    ),
+                )
+                .at_maybe(described_at()),
             );
         }
     }
@@ -710,9 +715,16 @@ fn bake_rest(
         Some(pose) => {
             let (posed, source) =
                 stages::rest_pose::posed_frames(&character, pose, &parts.rig.path, names, said)?;
-            said.say(
-                Code::RestPoseBaked,
-                format!("rest pose baked from {source}"),
+            let from = match pose {
+                LoadedPose::File { source, .. } => Some(location::Location::file(source)),
+                _ => None,
+            };
+            said.push(
+                Diagnostic::new(
+                    Code::RestPoseBaked,
+                    format!("rest pose baked from {source}"),
+                )
+                .at_maybe(from),
             );
             stages::rest_pose::bake(character, &posed)?
         }
@@ -761,7 +773,11 @@ fn make_clips(
         };
         let at = (leg, parts.rig.path.as_path());
         let clip = stages::pose::clip(&character, motion, frames, poses, at, said)?;
-        said.say(Code::ClipMade, clip.note);
+        said.say_at(
+            Code::ClipMade,
+            location::Location::file(&motion.file.path),
+            clip.note,
+        );
         character.clips.push(clip.clip);
     }
     Ok(character)
@@ -795,8 +811,9 @@ fn bake_pose(
     } else {
         ""
     };
-    said.say(
+    said.say_at(
         Code::PoseBaked,
+        location::Location::file(&motion.file.path),
         format!("{} baked into the rest{from}", posed.note),
     );
     stages::rest_pose::bake(character, &posed.frames)
@@ -913,7 +930,7 @@ fn say_helper_iris(parts: Parts<'_>, options: &ConvertOptions, said: &mut Diagno
             ),
         )
     };
-    said.say(code, message);
+    said.say_at(code, location::Location::file(&material.path), message);
 }
 
 /// What the summary needs of the finished character before the write stage takes it; the
@@ -947,7 +964,11 @@ fn facts_of(
     }
     .map(|w| w.to_string());
     if let Some(warning) = height_warning {
-        said.say(Code::BodyScale, warning);
+        said.say_at(
+            Code::BodyScale,
+            location::Location::file(&mesh.path),
+            warning,
+        );
     }
     Facts {
         kept_vertices: character.mesh.positions.len(),

@@ -348,13 +348,24 @@ impl Diagnostic {
         self.location = Some(location);
         self
     }
+
+    /// The same, at `location` when one is known.
+    pub fn at_maybe(mut self, location: Option<Location>) -> Self {
+        self.location = location;
+        self
+    }
 }
 
 impl std::fmt::Display for Diagnostic {
-    /// `CODE: message`, with `(at LOCATION)` when one is known.
+    /// `CODE: message`, with `(at LOCATION)` when a place inside a file is known (a whole
+    /// file is left to `--json`: the messages name their files).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.code, self.message)?;
-        if let Some(location) = &self.location {
+        if let Some(location) = self
+            .location
+            .as_ref()
+            .filter(|l| l.pointer.is_some() || l.line_column.is_some() || l.byte.is_some())
+        {
             write!(f, " (at {location})")?;
         }
         Ok(())
@@ -474,6 +485,11 @@ impl Diagnostics {
     /// Says `message` under `code`.
     pub fn say(&mut self, code: Code, message: impl Into<String>) {
         self.said.push(Diagnostic::new(code, message));
+    }
+
+    /// Says `message` under `code`, about the file or place `at`.
+    pub fn say_at(&mut self, code: Code, at: Location, message: impl Into<String>) {
+        self.said.push(Diagnostic::new(code, message).at(at));
     }
 
     /// Says a diagnostic made elsewhere (with its location).

@@ -397,7 +397,7 @@ pub fn posed(
         )));
     }
     if pose.z_up.is_none() {
-        said.say(Code::PoseAxesGuessed, format!(
+        said.say_at(Code::PoseAxesGuessed, location::Location::file(&file.path), format!(
             "pose {}: none of MakeHuman's axis joints (upperleg02.L, spine01, ...) is in {}: read as Z-up, as MakeHuman's poses are",
             file.name,
             file.path.display()

@@ -622,23 +622,29 @@ fn asset_weights(
             }
         }
         if pairs.is_empty() {
-            warnings.push(Diagnostic::new(
-                Code::AssetCustomWeightsUnused,
-                format!(
-                    "{}: none of the custom weights' groups names a bone of this rig; weights inherited from the body instead",
-                    file_name(path)
-                ),
-            ));
+            warnings.push(
+                Diagnostic::new(
+                    Code::AssetCustomWeightsUnused,
+                    format!(
+                        "{}: none of the custom weights' groups names a bone of this rig; weights inherited from the body instead",
+                        file_name(path)
+                    ),
+                )
+                .at(location::Location::file(path)),
+            );
             return None;
         }
         if unknown > 0 {
-            warnings.push(Diagnostic::new(
-                Code::AssetCustomGroupsLeftOut,
-                format!(
-                    "{}: {unknown} custom weight groups name no bone of this rig and were left out",
-                    file_name(path)
-                ),
-            ));
+            warnings.push(
+                Diagnostic::new(
+                    Code::AssetCustomGroupsLeftOut,
+                    format!(
+                        "{}: {unknown} custom weight groups name no bone of this rig and were left out",
+                        file_name(path)
+                    ),
+                )
+                .at(location::Location::file(path)),
+            );
         }
         Some(pairs)
     });
@@ -721,8 +727,9 @@ fn subrig_fallbacks(
         .map(|f| format!("{} {} ({})", f.bone, f.end, f.reason))
         .collect();
     let more = fitted.fallbacks.len().saturating_sub(ends.len());
-    said.say(
+    said.say_at(
         Code::SubrigFallback,
+        location::Location::pointer(first.pointer.clone()).in_file(path),
         format!(
             "{}: {} sub-rig bone ends at their default position (--allow-fallback): {}{}",
             file_name(path),

@@ -442,7 +442,12 @@ fn deny_in_a_manifest_or_on_the_command_line_fails_the_jobs_that_say_it() {
         .unwrap()
         .iter()
         .filter(|r| r["status"] == "failed")
-        .map(|r| (r["output"].as_str().unwrap().to_owned(), r["error"].to_string()))
+        .map(|r| {
+            (
+                r["output"].as_str().unwrap().to_owned(),
+                r["error"].to_string(),
+            )
+        })
         .collect();
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert!(failed[0].0.ends_with("denied.g4b"), "{failed:?}");
