@@ -1,7 +1,5 @@
 //! Parsing all three layouts and every structural error, with exact positions.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use mpfb_rig::{RigErrorKind, RigLayout, RollStrategy, Strategy, parse_rig};
 
 /// A minimal bone as JSON, with a given parent and head strategy object.

@@ -1,8 +1,6 @@
 //! Fitting on tiny hand-made meshes: every strategy, offsets, fallbacks, roll strategies,
 //! errors, and properties of the bases over random bones.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use glam::{DMat3, DVec3};
 use mpfb_rig::{BoneEnd, EndSource, FallbackReason, FitMesh, RigErrorKind, fit, frame, parse_rig};
 use proptest::prelude::*;

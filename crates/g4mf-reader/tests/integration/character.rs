@@ -3,8 +3,6 @@
 //! disagree on normals, transforms baked, and files a character cannot hold refused with one
 //! located error each.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use g4mf_reader::{
     CharacterErrorKind, CharacterRead, NoteKind, ReadOptions, SpecOptions, character_spec,
     read_bytes, read_path,

@@ -1,7 +1,5 @@
 //! Every rig in the shared MPFB data parses and fits on `base.obj` as MPFB fits it.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use glam::{DMat3, DVec3};
 use mpfb_mesh::{read_obj_file, vertex_groups_from_faces};
 use mpfb_rig::{EndSource, FitMesh, FittedRig, ObjFrame, Rig, RigLayout, fit, read_rig_file};

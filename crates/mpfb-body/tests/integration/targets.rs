@@ -1,8 +1,6 @@
 //! Every shipped target reads, the index finds targets by base name, and a morph moves the
 //! base mesh as the targets say.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use mpfb_body::index::LookupError;
 use mpfb_body::{TargetIndex, morph, read_target_file};
 

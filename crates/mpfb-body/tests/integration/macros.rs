@@ -1,8 +1,6 @@
 //! Macro weights by both rules, against values computed by hand from the rules in
 //! `../shared/design/makehuman-bodies.md` and MPFB's `macro.json`.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use mpfb_body::macros::{
     MacroModel, MacroSpec, Phenotype, macro_targets, race_weights, variable_weights,
 };

@@ -4,8 +4,6 @@
 //! weights and at `--blend`'s, culling by `doubleSided`, and the reading rules (data URIs,
 //! files beside the file, nothing outside its folder).
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use g4mf_preview::{
     BACKGROUND, GltfFile, Region, RenderOptions, Scene, SceneOptions, View, read_scene, render,
 };

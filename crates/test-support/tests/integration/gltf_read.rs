@@ -2,8 +2,6 @@
 //! (`skinning::glb`): strided views, normalized integers and sparse values with their byte
 //! offsets, on a hand-made `.glb`.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use glam::DVec3;
 use serde_json::json;
 use std::path::Path;

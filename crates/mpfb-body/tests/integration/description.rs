@@ -1,8 +1,6 @@
 //! A `.mhm` we wrote (`fixtures/bodies/ada.mhm`) becomes base.obj plus exactly the targets its
 //! modifiers name, vertex by vertex.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use mpfb_body::macros::{MacroModel, MacroSpec, macro_targets};
 use mpfb_body::{TargetIndex, morph, parse_mhm, read_target_file};
 

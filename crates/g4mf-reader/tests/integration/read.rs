@@ -1,7 +1,5 @@
 //! Reading what the writer writes, in every container, and refusing hostile input safely.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use g4mf_reader::{
     Format, ReadErrorKind, ReadOptions, read_bytes, read_path, resolve_relative_uri,
 };

@@ -2,8 +2,6 @@
 //! tests' skinning judge): the same where the node is well formed, each malformed member left
 //! out or refused by name.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use g4mf_reader::model::Node;
 use g4mf_reader::{Transform, rotor_to_quat};
 use glam::{DMat3, DVec3};

@@ -539,7 +539,7 @@ fn probe_without_node() {
 fn run_probe(required: bool) -> std::process::Output {
     let mut command = Command::new(std::env::current_exe().expect("test binary"));
     command
-        .args(["--ignored", "--exact", "probe_without_node"])
+        .args(["--ignored", "--exact", "clients::probe_without_node"])
         .env("PATH", "/nonexistent")
         .env_remove("CI")
         .env_remove(test_support::MPFB_DATA_REQUIRED_ENV);
@@ -687,7 +687,7 @@ fn probe_without_chromium() {
 #[test]
 fn without_chromium_a_render_test_skips_loudly() {
     let output = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--ignored", "--exact", "probe_without_chromium"])
+        .args(["--ignored", "--exact", "clients::probe_without_chromium"])
         .env(render::CHROMIUM_ENV, "/nonexistent/chromium")
         .env_remove("CI")
         .env_remove(test_support::MPFB_DATA_REQUIRED_ENV)

@@ -3,8 +3,6 @@
 //! stacked squares whose materials blend, cut out, take alpha as coverage or cull back faces
 //! as MakeHuman's render hints say.
 
-#![allow(clippy::unwrap_used)] // Tests fail loudly by design.
-
 use g4mf_preview::{
     AlphaMode, BACKGROUND, DrawStyle, Region, RenderOptions, Scene, SceneOptions, View, render,
 };
