@@ -543,80 +543,19 @@ fn attach_shapes(
         }
         None => None,
     };
-    let mut skipped = Vec::new();
     if let Some(face) = &face {
-        let (shapes, units) = face.shapes();
-        all_shapes.extend(shapes);
-        skipped.extend(units);
+        all_shapes.extend(face.shapes(said));
     }
     let mut character =
         stages::shapes::attach(character, &all_shapes, options.frame, &derived.shapes)?;
     if let Some(face) = &face {
-        let (baked, bake) = face.bake(character);
-        character = baked;
-        if let Some((name, units)) = bake {
-            said.say(
-                Code::ExpressionBaked,
-                format!("expression {name} baked into the rest"),
-            );
-            skipped.push((name, units));
-        }
+        character = face.bake(character, said);
     }
     if let Some(expression) = parts.assets.mpfb_expression.as_deref() {
-        character = bake_mpfb_expression(character, expression, said);
-    }
-    for (name, units) in skipped.into_iter().filter(|(_, u)| !u.is_empty()) {
-        said.say(
-            Code::ExpressionUnitsSkipped,
-            format!(
-                "expression {name}: {} not among the pose units, skipped",
-                units.join(", ")
-            ),
-        );
+        character = stages::expressions::bake_mpfb(character, expression, said);
     }
     crate::timings::lap("blend shapes");
     Ok(character)
-}
-
-/// An MPFB expression baked into the rest: each kept vertex moved by the weighted sum of its
-/// face units' displacements (decimetres in the targets, metres here), as MPFB's shape keys
-/// move it; face units MPFB does not know are skipped and said.
-fn bake_mpfb_expression(
-    mut character: Character,
-    expression: &crate::expressions::LoadedMpfbExpression,
-    said: &mut Diagnostics,
-) -> Character {
-    let mut moved = std::collections::HashMap::<u32, DVec3>::new();
-    for (weight, target) in &expression.units {
-        for (v, d) in target.deltas() {
-            *moved.entry(v).or_default() += DVec3::from_array(d.map(f64::from)) * *weight;
-        }
-    }
-    let source = std::sync::Arc::clone(&character.mesh.numbering);
-    for (position, v) in character.mesh.positions.iter_mut().zip(&source.source) {
-        if let Some(d) = moved.get(v) {
-            *position += *d / 10.0;
-        }
-    }
-    said.say(
-        Code::MpfbExpressionBaked,
-        format!(
-            "MPFB expression {} ({} face units) baked into the rest",
-            expression.name,
-            expression.units.len()
-        ),
-    );
-    if !expression.unknown.is_empty() {
-        said.say(
-            Code::MpfbExpressionUnitsSkipped,
-            format!(
-                "MPFB expression {}: {} not among MPFB's face units, skipped",
-                expression.name,
-                expression.unknown.join(", ")
-            ),
-        );
-    }
-    character
 }
 
 /// The worn assets, fitted and skinned; what they hide of the body.

@@ -3,6 +3,7 @@
 //! fitted once per conversion): as blend shapes, in base.obj's decimetres as targets are, and
 //! the one asked baked into the rest.
 
+use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::expressions::{LoadedExpressions, located};
 use crate::inputs::LoadedShape;
@@ -10,8 +11,19 @@ use glam::DVec3;
 use makehuman_poses::{Displacement, FaceRig, MhPose};
 use std::sync::Arc;
 
-/// An expression's name and the units it names that the pose units lack.
-pub type SkippedUnits = (String, Vec<String>);
+/// Says the units expression `name` names that the pose units lack (skipped, as MPFB skips
+/// unknown face units).
+fn say_skipped(name: &str, units: &[String], said: &mut Diagnostics) {
+    if !units.is_empty() {
+        said.say(
+            Code::ExpressionUnitsSkipped,
+            format!(
+                "expression {name}: {} not among the pose units, skipped",
+                units.join(", ")
+            ),
+        );
+    }
+}
 
 /// A displacement at or under this (decimetres: a micrometre) is no move: the pose units'
 /// files turn some body joints by millionths of a degree.
@@ -55,16 +67,13 @@ impl<'a> Face<'a> {
         self.rig.displace(&self.body_dm, pose)
     }
 
-    /// The expressions asked as blend shapes; and, per expression, the units it names that
-    /// the pose units lack (skipped).
-    pub fn shapes(&self) -> (Vec<LoadedShape>, Vec<SkippedUnits>) {
+    /// The expressions asked as blend shapes; the units an expression names that the pose
+    /// units lack are skipped and said.
+    pub fn shapes(&self, said: &mut Diagnostics) -> Vec<LoadedShape> {
         let mut shapes = Vec::with_capacity(self.loaded.expressions.len());
-        let mut skipped = Vec::new();
         for (name, pose) in &self.loaded.expressions {
             let moved = self.displace(pose);
-            if !moved.unknown_units.is_empty() {
-                skipped.push((name.clone(), moved.unknown_units.clone()));
-            }
+            say_skipped(name, &moved.unknown_units, said);
             let target = mpfb_body::Target::new(
                 moved
                     .offsets
@@ -79,18 +88,19 @@ impl<'a> Face<'a> {
                 target: Arc::new(target),
             });
         }
-        (shapes, skipped)
+        shapes
     }
 
     /// Bakes the expression asked into the rest of `character`, whose mesh is still whole in
-    /// the body's numbering, in G4MF metres. Returns the character, and the expression's name
-    /// with the units it names that the pose units lack.
+    /// the body's numbering, in G4MF metres; said as a note, with the units it names that the
+    /// pose units lack (skipped).
     pub fn bake(
         &self,
         mut character: character::Character,
-    ) -> (character::Character, Option<SkippedUnits>) {
+        said: &mut Diagnostics,
+    ) -> character::Character {
         let Some((name, pose)) = &self.loaded.bake else {
-            return (character, None);
+            return character;
         };
         let moved = self.displace(pose);
         // The moves the shape keeps, so the baked rest is the neutral rest plus the shape.
@@ -99,6 +109,52 @@ impl<'a> Face<'a> {
                 *position += *offset / TARGET_UNITS_PER_METRE;
             }
         }
-        (character, Some((name.clone(), moved.unknown_units)))
+        said.say(
+            Code::ExpressionBaked,
+            format!("expression {name} baked into the rest"),
+        );
+        say_skipped(name, &moved.unknown_units, said);
+        character
     }
+}
+
+/// An MPFB expression baked into the rest: each kept vertex moved by the weighted sum of its
+/// face units' displacements (decimetres in the targets, metres here), as MPFB's shape keys
+/// move it; face units MPFB does not know are skipped and said.
+pub fn bake_mpfb(
+    mut character: character::Character,
+    expression: &crate::expressions::LoadedMpfbExpression,
+    said: &mut Diagnostics,
+) -> character::Character {
+    let mut moved = std::collections::HashMap::<u32, DVec3>::new();
+    for (weight, target) in &expression.units {
+        for (v, d) in target.deltas() {
+            *moved.entry(v).or_default() += DVec3::from_array(d.map(f64::from)) * *weight;
+        }
+    }
+    let source = std::sync::Arc::clone(&character.mesh.numbering);
+    for (position, v) in character.mesh.positions.iter_mut().zip(&source.source) {
+        if let Some(d) = moved.get(v) {
+            *position += *d / 10.0;
+        }
+    }
+    said.say(
+        Code::MpfbExpressionBaked,
+        format!(
+            "MPFB expression {} ({} face units) baked into the rest",
+            expression.name,
+            expression.units.len()
+        ),
+    );
+    if !expression.unknown.is_empty() {
+        said.say(
+            Code::MpfbExpressionUnitsSkipped,
+            format!(
+                "MPFB expression {}: {} not among MPFB's face units, skipped",
+                expression.name,
+                expression.unknown.join(", ")
+            ),
+        );
+    }
+    character
 }
