@@ -90,7 +90,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             failures.join("\n")
         ));
     }
-    println!("now run: cargo test -p mpfb2g4mf --test cli -- poses_blender");
+    println!("now run: cargo test -p mpfb2g4mf --test integration -- poses_blender");
     Ok(())
 }
 

@@ -197,7 +197,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     }
     report.print();
     if report.failures.is_empty() {
-        println!("now run: cargo test -p mpfb2g4mf --test cli -- blender_gltf");
+        println!("now run: cargo test -p mpfb2g4mf --test integration -- blender_gltf");
         Ok(())
     } else {
         Err(format!(

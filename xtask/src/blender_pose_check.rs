@@ -84,6 +84,6 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             heads.len()
         );
     }
-    println!("now run: cargo test -p mpfb2g4mf --test cli -- t_pose_bake_matches_blender");
+    println!("now run: cargo test -p mpfb2g4mf --test integration -- t_pose_bake_matches_blender");
     Ok(())
 }

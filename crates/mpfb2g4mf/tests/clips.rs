@@ -16,7 +16,7 @@
 // Helpers outside #[test] functions panic on purpose, as tests do.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common::shared as common;
 
 use common::{bin, data_and_assets};
 use glam::DQuat;

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
-mod common;
+use crate::common::shared as common;
 
 use common::{bin, convert_with_assets, data_and_assets, world_transforms};
 use g4mf_model::{Document, JointRef};

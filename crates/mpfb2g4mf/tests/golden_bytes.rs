@@ -1,6 +1,6 @@
 //! The exact bytes `convert` writes, for every shipped rig in every container form, pinned by
 //! SHA-256 in `fixtures/golden-bytes.json`. Refactors must not change a single byte; a change
-//! on purpose is recorded with `UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test golden_bytes`
+//! on purpose is recorded with `UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test integration golden_bytes`
 //! and explained in its commit. `--flat --helpers none --no-materials` output is pinned too, in
 //! `fixtures/golden-bytes-flat.json`: those are the bytes from before normals, face helpers and
 //! materials were written, so those flags keep that behaviour exactly (never regenerated).

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common::shared as common;
 
 use common::{bin, succeed, world_transforms};
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};

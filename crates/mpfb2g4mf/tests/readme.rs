@@ -12,7 +12,7 @@
 //! Also here: the README stays a front door (at most 300 lines), and the documents' relative
 //! links and pictures point to files (and headings) that exist.
 //!
-//! `TRYCMD=overwrite cargo test -p mpfb2g4mf --test readme` writes the actual outputs back
+//! `TRYCMD=overwrite cargo test -p mpfb2g4mf --test integration readme` writes the actual outputs back
 //! into the documents (then put `[..]` back where a run's times or paths show, and review).
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly by design.
 
-mod common;
+use crate::common::shared as common;
 
 use common::{bin, convert_with_assets, data_and_assets, succeed};
 use g4mf_reader::{G4mfFile, ReadOptions, read_path};

@@ -6,7 +6,7 @@
 // Helpers outside #[test] functions panic on purpose, as tests do.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common::shared as common;
 
 use common::{bin, succeed};
 use glam::{DMat3, DQuat, DVec3};

@@ -4,7 +4,7 @@
 
 // The helpers the other CLI test binaries (dressed, humanoid, textures) share too.
 #[path = "../common/mod.rs"]
-mod shared;
+pub mod shared;
 
 pub use shared::{DRESSED_MHM, bin, data_and_assets, world_transforms};
 

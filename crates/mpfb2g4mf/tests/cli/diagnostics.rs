@@ -410,7 +410,7 @@ fn spec_notes_list_every_code_as_the_table_declares_it() {
     assert_eq!(
         documented_table(&text),
         table,
-        "spec-notes/diagnostics.md's table differs (UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test cli spec_notes_list)"
+        "spec-notes/diagnostics.md's table differs (UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test integration spec_notes_list)"
     );
 }
 

@@ -43,7 +43,7 @@ fn reference() -> String {
     let mut out = String::from(
         "# Command reference\n\n\
          Every command's and subcommand's `--help`, as the binary prints it (this file is \
-         generated: `UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test cli reference` rewrites it, \
+         generated: `UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test integration reference` rewrites it, \
          and the test fails when the two differ). The README shows the main jobs; this is every \
          flag.\n\n",
     );
@@ -64,7 +64,7 @@ fn docs_cli_md_is_what_help_prints() {
     let written = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         written == made,
-        "docs/cli.md is not what --help prints (regenerate: UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test cli reference); first difference at line {}",
+        "docs/cli.md is not what --help prints (regenerate: UPDATE_GOLDEN=1 cargo test -p mpfb2g4mf --test integration reference); first difference at line {}",
         written
             .lines()
             .zip(made.lines())
