@@ -302,7 +302,11 @@ fn check_ada(summary: &str, file: &Path, home: &Path) -> Result<(), String> {
     let pose = home.join(".cache/mpfb2g4mf/mpfb-data/poses/game_engine_fk/t-pose.json");
     let expected = format!("rest pose baked from {}", pose.display());
     let notes = json["notes"].as_array().cloned().unwrap_or_default();
-    if !notes.iter().any(|w| w.as_str() == Some(expected.as_str())) {
+    // Notes are coded diagnostics: `{code, kind, severity, location, message}`.
+    let baked = |n: &serde_json::Value| {
+        n["code"] == "REST_POSE_BAKED" && n["message"].as_str() == Some(expected.as_str())
+    };
+    if !notes.iter().any(baked) {
         return Err(format!("no `{expected}` in {notes:?}"));
     }
     let read = g4mf_reader::read_path(file, &g4mf_reader::ReadOptions::default())
