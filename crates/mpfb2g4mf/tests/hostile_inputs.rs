@@ -24,6 +24,8 @@ mod images;
 mod motion;
 #[path = "hostile_inputs/previews.rs"]
 mod previews;
+#[path = "hostile_inputs/report.rs"]
+mod report;
 #[path = "hostile_inputs/weights_and_rigs.rs"]
 mod weights_and_rigs;
 
