@@ -13,6 +13,7 @@ mod blender_gltf;
 mod bodies;
 mod convert;
 mod demo;
+mod deny;
 mod diagnostics;
 mod environment;
 mod humanoid;
