@@ -47,8 +47,8 @@ enum Command {
     /// (`fetch`).
     #[command(subcommand)]
     Data(DataCommand),
-    /// List every diagnostic code a conversion may say: severity, kind, meaning, and the flag
-    /// that silences or changes it (`--deny CODE` stops a job on one).
+    /// List every diagnostic code a conversion may say: severity, kind, meaning, the flag
+    /// that silences or changes it, and a message it printed (`--deny CODE` stops a job on one).
     Codes(CodesArgs),
     /// Summarise a batch report (`batch --report FILE`): jobs by status and, with
     /// --by-code, every warning and note by code.
@@ -973,8 +973,9 @@ fn run_to_gltf(args: ToGltfArgs) -> Result<()> {
         if let Some(vrm) = &summary.vrm {
             eprintln!("  vrm       {vrm}");
         }
-        for note in &summary.notes {
-            eprintln!("  note      {note}");
+        // Notes, and warnings where something was left out (an image, an expression).
+        for said in &summary.notes {
+            eprintln!("  {:<9} {said}", said.severity.name());
         }
     }
     Ok(())
@@ -1091,6 +1092,9 @@ fn run_codes(args: CodesArgs) -> Result<()> {
             row.kind.name(),
             row.meaning
         );
+        if let Some(example) = row.example {
+            println!("{:<30} e.g. {example}", "");
+        }
     }
     Ok(())
 }

@@ -89,7 +89,8 @@ pub struct ToGltfSummary {
     pub meshes: usize,
     /// Blend shapes over all meshes.
     pub blend_shapes: usize,
-    /// What reading changed or left out, and where (one line each).
+    /// What reading and writing changed or left out, and where (one line each): notes, and
+    /// warnings where an image or an expression was left out.
     pub notes: Vec<crate::diagnostics::Diagnostic>,
     /// What a `.vrm` added.
     pub vrm: Option<crate::summary::VrmSummary>,

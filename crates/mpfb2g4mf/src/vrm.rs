@@ -122,8 +122,9 @@ impl MakeHumanExpressions {
         self.written.iter().find(|w| w.vrm_name == vrm_name)
     }
 
-    /// The notes saying where the presets came from and what an asked expression became.
-    fn notes(&self, said: &mut Diagnostics) {
+    /// The notes saying where the presets came from and what an asked expression became:
+    /// one `written` holds (an asked expression left out is said where it was left out).
+    fn notes(&self, written: &[Expression], said: &mut Diagnostics) {
         let table: Vec<&FromMakeHuman> = self.written.iter().filter(|w| !w.asked).collect();
         if !table.is_empty() {
             said.say(
@@ -154,7 +155,11 @@ impl MakeHumanExpressions {
                 );
             }
         }
-        for asked in self.written.iter().filter(|w| w.asked) {
+        for asked in self
+            .written
+            .iter()
+            .filter(|w| w.asked && written.iter().any(|e| e.name == w.vrm_name))
+        {
             let kind = if is_preset(&asked.vrm_name) {
                 "preset"
             } else {
@@ -563,7 +568,7 @@ pub fn describe(
     } else {
         Vec::new()
     };
-    options.makehuman.notes(said);
+    options.makehuman.notes(&expressions, said);
     if by_expression && !expressions.iter().any(|e| is_look(&e.name)) {
         said.say(Code::VrmNoLookAt,
             "no VRM look-at: the rig has no eye bones that move the eyes and no mesh has the eye-look face units"

@@ -26,6 +26,8 @@ mod motion;
 mod previews;
 #[path = "hostile_inputs/report.rs"]
 mod report;
+#[path = "hostile_inputs/warned_inputs.rs"]
+mod warned_inputs;
 #[path = "hostile_inputs/weights_and_rigs.rs"]
 mod weights_and_rigs;
 
@@ -901,6 +903,10 @@ fn many_unknown_lines_are_counted_not_listed() {
         .lines()
         .find(|l| l.contains("not converted from many.mhm"))
         .unwrap_or_default();
+    assert!(
+        line.starts_with("  warning   DESCRIPTION_NOT_CONVERTED: not converted from many.mhm"),
+        "{line}"
+    );
     assert!(line.contains("79980 other kinds"), "{line}");
     assert!(text.len() < 4000, "{} bytes of summary", text.len());
 }

@@ -37,6 +37,17 @@ struct Made {
 /// folder (`HOME` in `out`, `$MAKEHUMAN_ASSETS` unset), so a `.vrm`'s presets are the face-unit
 /// recipes whatever the machine has installed.
 fn convert(data: &Path, assets: Option<&Path>, out: &Path, name: &str, flags: &[&str]) -> PathBuf {
+    convert_said(data, assets, out, name, flags).0
+}
+
+/// [`convert`], and its summary.
+fn convert_said(
+    data: &Path,
+    assets: Option<&Path>,
+    out: &Path,
+    name: &str,
+    flags: &[&str],
+) -> (PathBuf, String) {
     let path = out.join(name);
     let mut command = bin();
     command
@@ -55,8 +66,8 @@ fn convert(data: &Path, assets: Option<&Path>, out: &Path, name: &str, flags: &[
             test_support::isolate(&mut command, &home);
         }
     }
-    succeed(command.arg("--validate").arg("-o").arg(&path));
-    path
+    let said = succeed(command.arg("--validate").arg("-o").arg(&path));
+    (path, said)
 }
 
 /// Every variant the issue names: naked on each shipped rig, dressed (with a thumbnail and
@@ -702,7 +713,7 @@ fn a_vrm_without_expressions_has_no_face_shapes_and_no_presets() {
         return;
     };
     let out = tempfile::tempdir().unwrap();
-    let path = convert(
+    let (path, said) = convert_said(
         &data,
         None,
         out.path(),
@@ -711,8 +722,14 @@ fn a_vrm_without_expressions_has_no_face_shapes_and_no_presets() {
     );
     let (document, vrm) = vrm_json(&path);
     assert!(vrm.get("expressions").is_none(), "{vrm}");
-    // No eye bones and no look expressions: no look-at.
+    // No eye bones and no look expressions: no look-at, said.
     assert!(vrm.get("lookAt").is_none(), "{vrm}");
+    assert!(
+        said.contains(
+            "note      VRM_NO_LOOK_AT: no VRM look-at: the rig has no eye bones that move the eyes and --no-expressions leaves out the look expressions"
+        ),
+        "{said}"
+    );
     let targets = document["meshes"][0]["extras"]["targetNames"].as_array();
     assert!(targets.is_none_or(|t| t.is_empty()), "{targets:?}");
     let with = convert(
@@ -806,4 +823,70 @@ output = "out/people/{{index}}.vrm"
         std::fs::read(&files[1]).unwrap(),
         std::fs::read(&files[2]).unwrap()
     );
+}
+
+/// A `.vrm` says what its look-at and springs fell back to: a rig without eye bones and no
+/// eyes kept looks from the head bone's middle; a humanoid table naming no `Chest` leaves the
+/// ponytail's chest collider out.
+#[test]
+fn a_vrm_says_what_its_look_at_and_spring_colliders_fell_back_to() {
+    let name = "a_vrm_says_what_its_look_at_and_spring_colliders_fell_back_to";
+    let Some((data, assets)) = common::data_and_assets(name, &["hair/ponytail01/ponytail01.mhclo"])
+    else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let (path, said) = convert_said(
+        &data,
+        None,
+        out.path(),
+        "headed.vrm",
+        &["--rig-name", "game_engine", "--helpers", "none"],
+    );
+    assert!(
+        said.contains(
+            "note      VRM_LOOK_AT_FROM_HEAD: VRM look-at: no eyes found, it looks from the middle of the head bone"
+        ),
+        "{said}"
+    );
+    let (_, vrm) = vrm_json(&path);
+    assert_eq!(vrm["lookAt"]["type"], "expression", "{vrm}");
+
+    let shipped: BTreeMap<String, String> =
+        serde_json::from_str(include_str!("../humanoid/default.json")).unwrap();
+    let chestless: BTreeMap<String, String> = shipped
+        .into_iter()
+        .filter(|(bone, name)| bone != "//" && !name.starts_with("Chest"))
+        .collect();
+    let map = out.path().join("chestless.json");
+    std::fs::write(&map, serde_json::to_vec(&chestless).unwrap()).unwrap();
+    let (path, said) = convert_said(
+        &data,
+        Some(&assets),
+        out.path(),
+        "chestless.vrm",
+        &[
+            "--rig-name",
+            "default",
+            "--helpers",
+            "none",
+            "--eyes",
+            "none",
+            "--hair",
+            "ponytail01",
+            "--humanoid-map",
+            map.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        said.contains(
+            "note      VRM_COLLIDER_LEFT_OUT: no Chest bone: its spring-bone collider is left out"
+        ),
+        "{said}"
+    );
+    let (document, _) = vrm_json(&path);
+    let colliders = document["extensions"]["VRMC_springBone"]["colliders"]
+        .as_array()
+        .unwrap();
+    assert_eq!(colliders.len(), 2, "{colliders:?}");
 }

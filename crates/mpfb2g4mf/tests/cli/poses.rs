@@ -229,7 +229,9 @@ fn a_descriptions_pose_is_a_one_frame_clip_in_gltf_and_baked_in_g4mf() {
     let vrm = dir.path().join("sitting.vrm");
     let said = described(&vrm, &[]);
     assert!(
-        said.contains("not converted from sitting.mhm: pose poses/sit01.bvh"),
+        said.contains(
+            "warning   DESCRIPTION_POSE_LEFT_OUT: not converted from sitting.mhm: pose poses/sit01.bvh"
+        ),
         "{said}"
     );
     let said = described(&vrm, &["--pose", "none"]);

@@ -255,7 +255,8 @@ fn a_shape_that_moves_no_kept_vertex_is_dropped_with_a_warning() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|w| w["kind"] == "shapes"
+            .any(|w| w["code"] == "SHAPE_LEFT_OUT"
+                && w["kind"] == "shapes"
                 && w["message"] == "blend shape FaceTongueOut moves no kept vertex: left out"),
         "{summary}"
     );

@@ -437,7 +437,9 @@ fn an_expression_asked_of_a_vrm_is_one_of_its_expressions_and_its_rest_stays_neu
     // With --no-expressions the line is not written, and said; the flag is refused.
     let said = described(&dir.path().join("none.vrm"), &["--no-expressions"]);
     assert!(
-        said.contains("expression smile01 of the description not written: --no-expressions"),
+        said.contains(
+            "note      VRM_EXPRESSION_NOT_WRITTEN: expression smile01 of the description not written: --no-expressions"
+        ),
         "{said}"
     );
     let refused = dir.path().join("refused.vrm");
@@ -455,4 +457,34 @@ fn an_expression_asked_of_a_vrm_is_one_of_its_expressions_and_its_rest_stays_neu
         stderr(&output)
     );
     assert!(!refused.exists());
+    // An expression moving the tongue alone, which `--helpers none` leaves out: its shape
+    // moves no kept vertex, so the expression is left out, said as such (not as written).
+    let tongue = dir.path().join("tongue.mhpose");
+    std::fs::write(
+        &tongue,
+        r#"{"name": "tongue", "unit_poses": {"TongueUp": 1.0}}"#,
+    )
+    .unwrap();
+    let said = converted(
+        &data,
+        &home,
+        &dir.path().join("tongue.vrm"),
+        &with_assets(
+            assets,
+            &[
+                "--expression",
+                tongue.to_str().unwrap(),
+                "--helpers",
+                "none",
+            ],
+        ),
+    );
+    assert!(
+        said.contains("warning   SHAPE_LEFT_OUT: blend shape tongue moves no kept vertex: left out")
+            && said.contains(
+                "warning   VRM_EXPRESSIONS_LEFT_OUT: VRM expressions left out, no mesh has their shapes: tongue"
+            )
+            && !said.contains("expression tongue written"),
+        "{said}"
+    );
 }

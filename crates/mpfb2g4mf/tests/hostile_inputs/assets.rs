@@ -379,10 +379,14 @@ fn a_straight_t_pose_says_which_limb_it_left_bent() {
         .output()
         .unwrap();
     assert!(result.status.success(), "{}", stderr(&result));
-    let summary = String::from_utf8_lossy(&result.stdout);
+    let summary: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
     assert!(
-        summary.contains("the left leg (LeftUpperLeg down to LeftLowerLeg) not found")
-            && summary.contains("left as it rests, not straightened"),
+        summary["warnings"].as_array().unwrap().iter().any(|w| {
+            let message = w["message"].as_str().unwrap();
+            w["code"] == "REST_POSE_LIMB_BENT"
+                && message.contains("the left leg (LeftUpperLeg down to LeftLowerLeg) not found")
+                && message.contains("left as it rests, not straightened")
+        }),
         "{summary}"
     );
 }

@@ -125,11 +125,13 @@ fn eye_material_colours_the_helper_eyes_painted_iris() {
             &["--assets", assets_flag, "--eye-material", name],
         );
         assert!(result.status.success(), "{name}: {}", stderr(&result));
-        let said = warnings(&result).join("\n");
+        let said = warnings(&result);
         assert!(
-            said.contains(&format!("iris painted `{name}`"))
-                && said.contains(&format!("{name}.mhmat")),
-            "{name}: {said}"
+            said.iter()
+                .any(|w| w.contains(r#""code":"HELPER_IRIS_FROM_NAME""#)
+                    && w.contains(&format!("iris painted `{name}`"))
+                    && w.contains(&format!("{name}.mhmat"))),
+            "{name}: {said:?}"
         );
         let image = base_color_image(&out, "EyeMaterial");
         assert!(iris_texels_in(&image, srgb) > 40, "{name}: no iris painted");
@@ -145,12 +147,38 @@ fn eye_material_colours_the_helper_eyes_painted_iris() {
         &["--assets", assets_flag, "--eye-material", "violet"],
     );
     assert!(result.status.success(), "{}", stderr(&result));
-    let said = warnings(&result).join("\n");
+    let said = warnings(&result);
     assert!(
-        said.contains("violet.mhmat names no iris colour we know") && said.contains("`brown`"),
-        "{said}"
+        said.iter()
+            .any(|w| w.contains(r#""code":"HELPER_IRIS_UNKNOWN""#)
+                && w.contains("violet.mhmat names no iris colour we know")
+                && w.contains("`brown`")),
+        "{said:?}"
     );
     assert!(iris_texels_in(&base_color_image(&out, "EyeMaterial"), [0.36, 0.17, 0.08]) > 40);
+
+    // Helpers left out keep no eyes to paint: the colour asked is not drawn, and said.
+    let out = dir.path().join("no-eyes.g4b");
+    let result = convert_face(
+        &data,
+        &out,
+        &[
+            "--assets",
+            assets_flag,
+            "--eye-material",
+            "blue",
+            "--helpers",
+            "none",
+        ],
+    );
+    assert!(result.status.success(), "{}", stderr(&result));
+    let said = warnings(&result);
+    assert!(
+        said.iter()
+            .any(|w| w.contains(r#""code":"HELPER_IRIS_NOT_DRAWN""#)
+                && w.contains("`--helpers none` keeps no eyes: blue.mhmat's colour is not drawn")),
+        "{said:?}"
+    );
 
     // A material file is read as a material: one that is not is refused.
     std::fs::write(assets.join("notes.mhmat"), "These are my notes.\n").unwrap();

@@ -221,6 +221,10 @@ fn images_are_decoded_within_a_bound_and_broken_ones_said_apart_from_missing_one
         .filter(|l| l.contains("cannot be used"))
         .collect();
     assert_eq!(unusable.len(), 1, "{text}");
+    assert!(
+        unusable[0].starts_with("  warning   TEXTURES_UNUSABLE: "),
+        "{text}"
+    );
     for (name, why) in [
         ("bomb.png", "it declares 100000x100000 pixels"),
         ("cut.png", "cannot be decoded"),
@@ -452,7 +456,9 @@ fn to_gltf_leaves_out_an_embedded_image_that_does_not_decode() {
     let broken = dir.path().join("broken.gltf");
     let text = to_gltf(&broken);
     assert!(
-        text.contains("aTexture cannot be used (cannot be decoded"),
+        text.contains(
+            "warning   IMAGE_LEFT_OUT: the image of aTexture cannot be used (cannot be decoded"
+        ),
         "{text}"
     );
     assert_eq!(bad_texture(&broken), None, "{text}");

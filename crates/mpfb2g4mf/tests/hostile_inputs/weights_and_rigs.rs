@@ -70,7 +70,9 @@ fn a_subrig_bone_on_a_vertex_the_asset_lacks_is_refused_as_the_main_rigs_are() {
     let text = stderr(&allowed);
     assert!(allowed.status.success(), "{text}");
     assert!(
-        text.contains("ponytail01.mpfbskel: 1 sub-rig bone ends at their default position")
+        text.contains(
+            "warning   ASSET_SUBRIG_FALLBACK: ponytail01.mpfbskel: 1 sub-rig bone ends at their default position"
+        )
             && text.contains("ponytail3 head"),
         "{text}"
     );
