@@ -147,7 +147,7 @@ codes! {
         "bone end root head (vertex 5 is beyond the mesh's 4 vertices) at its default position (--allow-fallback)";
     WeightAboveOne = "SKIN_WEIGHT_ABOVE_ONE", Warning, Skin,
         "a weight above 1 in the weights file (MPFB allows it; engines may clamp)", "--normalize",
-        "/weights/nobone/0: group `nobone` gives vertex 20 a weight of 1.5, above 1";
+        "group `nobone` gives vertex 20 a weight of 1.5, above 1";
     GroupUnknownBone = "SKIN_GROUP_UNKNOWN_BONE", Warning, Skin,
         "a weight group names no bone of the rig", "--bone-map FILE",
         "group `nobone` is not a bone of the rig; its weights are dropped";

@@ -345,13 +345,23 @@ fn skin_of(
     let in_weights = |pointer: String| location::Location::pointer(pointer).in_file(&weights.path);
     let group_at = |group: &str| in_weights(location::json_pointer(["weights", group]));
     for warning in &resolution.warnings {
-        let (code, at) = match warning {
-            WeightsWarning::WeightAboveOne { pointer, .. } => {
-                (Code::WeightAboveOne, in_weights(pointer.clone()))
+        let (code, at, message) = match warning {
+            // The pair's pointer is the location: the message leaves it out.
+            WeightsWarning::WeightAboveOne {
+                group,
+                vertex,
+                weight,
+                pointer,
+            } => (
+                Code::WeightAboveOne,
+                in_weights(pointer.clone()),
+                format!("group `{group}` gives vertex {vertex} a weight of {weight}, above 1"),
+            ),
+            WeightsWarning::UnknownBone { group } => {
+                (Code::GroupUnknownBone, group_at(group), warning.to_string())
             }
-            WeightsWarning::UnknownBone { group } => (Code::GroupUnknownBone, group_at(group)),
         };
-        warnings.push(Diagnostic::new(code, warning.to_string()).at(at));
+        warnings.push(Diagnostic::new(code, message).at(at));
     }
     for dropped in &resolution.dropped {
         warnings.push(
