@@ -507,7 +507,7 @@ fn say_not_converted(parts: Parts<'_>, options: &ConvertOptions, said: &mut Diag
         said.say(
             Code::AssetsNotFound,
             format!(
-                "not converted (no MakeHuman assets folder: give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`): {}",
+                "not converted (no MakeHuman assets folder: give --assets DIR, set $MAKEHUMAN_ASSETS or run `mpfb2g4mf data fetch --makehuman-assets`): {}",
                 parts.assets.not_worn.join(", ")
             ),
         );

@@ -177,7 +177,7 @@ codes! {
         "not converted from sit.mhm: foo";
     AssetsNotFound = "ASSETS_NOT_FOUND", Warning, Description,
         "a description names assets but no MakeHuman assets folder was found", "--assets DIR",
-        "not converted (no MakeHuman assets folder: give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`): clothes shoes01";
+        "not converted (no MakeHuman assets folder: give --assets DIR, set $MAKEHUMAN_ASSETS or run `mpfb2g4mf data fetch --makehuman-assets`): clothes shoes01";
     ExpressionBaked = "EXPRESSION_BAKED", Note, Shapes,
         "a MakeHuman expression was baked into the rest", "--expression none",
         "expression smile01 baked into the rest";

@@ -377,6 +377,6 @@ fn a_descriptions_assets_without_an_assets_folder_are_said() {
     assert_said(
         &said_by(&output),
         "ASSETS_NOT_FOUND",
-        "not converted (no MakeHuman assets folder: give --assets DIR or run `mpfb2g4mf data fetch --makehuman-assets`): clothes shoes01",
+        "not converted (no MakeHuman assets folder: give --assets DIR, set $MAKEHUMAN_ASSETS or run `mpfb2g4mf data fetch --makehuman-assets`): clothes shoes01",
     );
 }
