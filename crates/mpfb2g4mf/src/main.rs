@@ -445,6 +445,10 @@ struct ToGltfArgs {
     /// Check the document (every index in range, every required property) before writing.
     #[arg(long)]
     validate: bool,
+    /// Stop, writing nothing, when the conversion would say this diagnostic code, or any
+    /// warning with `warnings` (repeatable).
+    #[arg(long, value_name = "CODE|warnings", value_parser = mpfb2g4mf::options::deny_value)]
+    deny: Vec<String>,
     #[command(flatten)]
     vrm: VrmArgs,
     #[command(flatten)]
@@ -954,6 +958,7 @@ fn run_to_gltf(args: ToGltfArgs) -> Result<()> {
         max_influences: usize::from(args.max_influences),
         validate: args.validate,
         vrm: args.vrm.options(&args.output)?,
+        deny: mpfb2g4mf::diagnostics::Deny::parse(args.deny.iter().map(String::as_str))?,
     };
     let summary = mpfb2g4mf::to_gltf::to_gltf(&args.input, &file, &options)?;
     if !args.quiet {

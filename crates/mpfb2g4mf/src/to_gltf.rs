@@ -27,6 +27,8 @@ pub struct ToGltfOptions {
     pub validate: bool,
     /// What a `.vrm` output adds (its defaults when `None`).
     pub vrm: Option<crate::vrm::VrmOptions>,
+    /// The diagnostics that stop the job before anything is written (`--deny`).
+    pub deny: crate::diagnostics::Deny,
 }
 
 impl ToGltfOptions {
@@ -39,6 +41,7 @@ impl ToGltfOptions {
             max_influences: GLTF_DEFAULT_INFLUENCES,
             validate: false,
             vrm: None,
+            deny: crate::diagnostics::Deny::default(),
         }
     }
 }
@@ -106,7 +109,7 @@ pub fn to_gltf(
         .filter(|f| f.is_gltf())
         .ok_or_else(|| ToGltfError::OutputExtension(options.output.clone()))?;
     crate::paths::check_output_apart("the glTF file", &options.output, [input])?;
-    let mut notes = Diagnostics::default();
+    let mut notes = Diagnostics::denying(options.deny.clone());
     let mut spec = read_spec(input, file, &mut notes)?;
     check_embedded_images(&mut spec, &mut notes);
     rebase_image_uris(
@@ -131,12 +134,6 @@ pub fn to_gltf(
     if options.validate {
         gltf::check_valid(&built, &options.output)?;
     }
-    let (_, external, bytes) = gltf::output(
-        &mut built,
-        &options.output,
-        (options.pretty, format, Commit::Now),
-        Vec::new(),
-    )?;
     gltf::mesh_notes(&built.meshes, layout.max_influences, &mut notes);
     let unmoved: usize = built.meshes.iter().map(|m| m.given_to_root).sum();
     if unmoved > 0 {
@@ -144,6 +141,14 @@ pub fn to_gltf(
             "{unmoved} vertices no bone moves were given to the root bone with weight 1 (glTF's weights sum to one)"
         ));
     }
+    // Everything is said before the file is written: `--deny` stops here.
+    notes.refuse_denied(&options.output)?;
+    let (_, external, bytes) = gltf::output(
+        &mut built,
+        &options.output,
+        (options.pretty, format, Commit::Now),
+        Vec::new(),
+    )?;
     Ok(ToGltfSummary {
         output: options.output.clone(),
         external,

@@ -56,3 +56,45 @@ fn a_denied_g4tf_with_its_buffer_beside_it_leaves_the_old_pair_alone() {
     );
     assert_eq!(files(), before, "the old pair changed or a new file stayed");
 }
+
+#[test]
+fn to_gltf_stops_on_a_denied_note_before_writing() {
+    let Some(data) =
+        test_support::mpfb_data_or_skip("to_gltf_stops_on_a_denied_note_before_writing")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let g4b = dir.path().join("a.g4b");
+    let made = run(&[
+        "convert",
+        "--rig-name",
+        "default",
+        "--mpfb-data",
+        data.to_str().unwrap(),
+        "-o",
+        g4b.to_str().unwrap(),
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let glb = dir.path().join("a.glb");
+    let to_gltf = |extra: &[&str]| {
+        let mut args = vec![
+            "to-gltf",
+            g4b.to_str().unwrap(),
+            "-o",
+            glb.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        run(&args)
+    };
+    // Reading our own file back notes what the glTF leaves out: a note can be denied too.
+    let said = stderr(&to_gltf(&[]));
+    assert!(said.contains("note      G4MF_READ_NOTE: "), "{said}");
+    std::fs::remove_file(&glb).unwrap();
+    let denied = to_gltf(&["--deny", "G4MF_READ_NOTE"]);
+    let said = stderr(&denied);
+    assert_eq!(denied.status.code(), Some(1), "{said}");
+    assert!(said.contains("G4MF_READ_NOTE: "), "{said}");
+    assert!(said.contains("denied by --deny"), "{said}");
+    assert!(!glb.exists());
+}
