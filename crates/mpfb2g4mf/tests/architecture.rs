@@ -237,8 +237,8 @@ fn modules_form_no_cycle_and_only_entry_points_import_the_driver() {
         .collect();
     assert_eq!(
         importers,
-        ["batch"],
-        "only the entry points import the driver"
+        ["batch::run"],
+        "only the entry points (the batch runner) import the driver"
     );
     // The stages import the loaded inputs, options and errors, never the resolver or driver.
     for (name, refs) in &graph {
