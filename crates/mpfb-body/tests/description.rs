@@ -37,7 +37,7 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     let assets: Vec<(&str, &str)> = dressed
         .assets
         .iter()
-        .map(|a| (a.kind.as_str(), a.name.as_str()))
+        .map(|a| (a.kind.name(), a.name.as_str()))
         .collect();
     assert_eq!(
         assets,

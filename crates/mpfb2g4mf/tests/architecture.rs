@@ -164,6 +164,59 @@ fn workspace_crates() -> Vec<(String, std::path::PathBuf)> {
     out
 }
 
+/// The kinds of MakeHuman asset are decided once, by `makehuman_assets::AssetKind`: no other
+/// crate declares an `AssetKind` of its own, and no module but the kind's own spells three or
+/// more of the kinds' keywords as string literals (a list of kinds typed again) in its product
+/// code.
+#[test]
+fn the_asset_kinds_are_one_type_in_makehuman_assets() {
+    const KEYWORDS: [&str; 8] = [
+        "clothes",
+        "eyebrows",
+        "eyelashes",
+        "hair",
+        "eyes",
+        "teeth",
+        "tongue",
+        "proxy",
+    ];
+    let mut found = Vec::new();
+    let mut kind_declared = false;
+    // The published crates: the xtask and the test-only crates hold manifests and fixtures.
+    let unpublished = ["xtask", "test-support", "mpfb-bench", "conformance"];
+    for (krate, src) in workspace_crates() {
+        if unpublished.contains(&krate.as_str()) {
+            continue;
+        }
+        for (module, code) in crate_modules(&src) {
+            let own = krate == "makehuman-assets" && module == "kind";
+            for declaration in ["enum AssetKind", "struct AssetKind"] {
+                if code.contains(declaration) {
+                    if own {
+                        kind_declared = true;
+                    } else {
+                        found.push(format!("{krate}::{module} declares `{declaration}`"));
+                    }
+                }
+            }
+            let spelled: Vec<&str> = KEYWORDS
+                .into_iter()
+                .filter(|keyword| code.contains(&format!("\"{keyword}\"")))
+                .collect();
+            if !own && spelled.len() >= 3 {
+                found.push(format!(
+                    "{krate}::{module} spells the asset kinds {spelled:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        kind_declared,
+        "makehuman-assets declares `enum AssetKind` in kind.rs"
+    );
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
 #[test]
 fn grouped_imports_count_too() {
     let known: BTreeSet<String> = ["convert", "job", "stages::fit"]

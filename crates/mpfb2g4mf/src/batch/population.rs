@@ -4,6 +4,7 @@
 use super::{BatchError, SettingsTable};
 use crate::options::Settings;
 use indexmap::IndexMap;
+use makehuman_assets::AssetKind;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -90,13 +91,21 @@ impl Wardrobe {
             settings.clothes = std::iter::once("none".to_owned())
                 .chain(outfit.iter().cloned())
                 .collect();
-            settings.drawn.push("clothes");
+            settings.drawn.push(AssetKind::Clothes.name());
         }
         let mut drawn = Vec::new();
         for (key, list, slot) in [
-            ("hair", &self.hair, &mut settings.hair),
-            ("eyebrows", &self.eyebrows, &mut settings.eyebrows),
-            ("eyelashes", &self.eyelashes, &mut settings.eyelashes),
+            (AssetKind::Hair.name(), &self.hair, &mut settings.hair),
+            (
+                AssetKind::Eyebrows.name(),
+                &self.eyebrows,
+                &mut settings.eyebrows,
+            ),
+            (
+                AssetKind::Eyelashes.name(),
+                &self.eyelashes,
+                &mut settings.eyelashes,
+            ),
             (
                 "eye_material",
                 &self.eye_material,
