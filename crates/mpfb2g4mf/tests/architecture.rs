@@ -164,6 +164,58 @@ fn workspace_crates() -> Vec<(String, std::path::PathBuf)> {
     out
 }
 
+/// The rig's humanoid names are decided once per job: the loader (`inputs`) alone says where
+/// they come from (a `HumanoidNames`: the user's table, the rig's shipped one, or matched),
+/// `stages::humanoid` alone makes names from that, and the driver makes one `JobNames` per job
+/// that every stage needing the names (renaming, a computed T-pose, face helpers, a pose's
+/// retargeting) takes. `stages::pose` reads the default rig's table and matches names on a
+/// pose file's own skeleton: those are the file's names, not the rig's.
+#[test]
+fn the_rig_s_humanoid_names_are_decided_once_per_job() {
+    let modules = modules();
+    let users = |needle: &str| -> Vec<(&str, usize)> {
+        modules
+            .iter()
+            .filter(|(_, code)| code.contains(needle))
+            .map(|(name, code)| (name.as_str(), code.matches(needle).count()))
+            .collect()
+    };
+    assert_eq!(
+        users("HumanoidNames::Table(")
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>(),
+        ["inputs", "stages::humanoid"],
+        "where the names come from is the loader's decision, read by stages::humanoid"
+    );
+    assert_eq!(
+        users("JobNames::new("),
+        [("convert", 1)],
+        "one JobNames per job"
+    );
+    assert_eq!(
+        users("match_skeleton(")
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>(),
+        ["humanoid_match", "stages::humanoid", "stages::pose"],
+        "names are matched on the rig by stages::humanoid only (stages::pose: a file's skeleton)"
+    );
+    assert_eq!(
+        users("tables::shipped(")
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>(),
+        ["inputs", "stages::pose"],
+        "the rig's shipped table is looked up by the loader only (stages::pose: the default rig's, for a file)"
+    );
+    let pose = &modules["stages::pose"];
+    assert!(
+        pose.contains("tables::shipped(\"default\")"),
+        "stages::pose reads the default rig's table only"
+    );
+}
+
 /// The kinds of MakeHuman asset are decided once, by `makehuman_assets::AssetKind`: no other
 /// crate declares an `AssetKind` of its own, and no module but the kind's own spells three or
 /// more of the kinds' keywords as string literals (a list of kinds typed again) in its product
