@@ -248,12 +248,10 @@ fn animation_clips_key_every_bone_node_at_the_files_frame_time() {
     let Some((data, _)) = inputs("animation_clips_key_every_bone_node") else {
         return;
     };
-    let Some(walks) = test_support::makehuman_assets_or_skip(
-        "animation_clips_key_every_bone_node",
-        &["animations/walks/walk1.bvh"],
-    ) else {
-        return;
-    };
+    let walks = test_support::makehuman_assets_or_skip!(
+        animation_clips_key_every_bone_node_at_the_files_frame_time,
+        &["animations/walks/walk1.bvh"]
+    );
     let walk = walks.join("animations/walks/walk1.bvh");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("walk.glb");
