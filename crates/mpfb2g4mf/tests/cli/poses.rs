@@ -573,3 +573,26 @@ pose = ["sit01", "tpose"]
     assert_eq!(sitting + standing, 6, "{first:?}");
     assert!(sitting > 0 && standing > 0, "{first:?}");
 }
+
+/// The rig's humanoid names are decided once per job: a pose retargeted by humanoid names
+/// takes the user's `--humanoid-map` table, as the renaming does, not the rig's shipped one.
+#[test]
+fn a_pose_by_humanoid_names_takes_the_users_humanoid_map() {
+    let Some((data, assets)) = inputs("a_pose_by_humanoid_names_takes_the_users_humanoid_map")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("my-mixamo.json");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("humanoid/mixamo.json");
+    std::fs::copy(shipped, &table).unwrap();
+    let said = convert(
+        &data,
+        &assets,
+        "mixamo",
+        &dir.path().join("sitting.g4b"),
+        &["--pose", "sit01", "--humanoid-map", table.to_str().unwrap()],
+    );
+    let route = format!("by humanoid names (table {} of the rig", table.display());
+    assert!(said.contains(&route), "{said}");
+}
