@@ -13,7 +13,7 @@ use syn::visit::Visit;
 pub const SCREEN: usize = 60;
 
 /// Crates that are not product code: never published, used only by tests and benchmarks.
-const NOT_PRODUCT: [&str; 3] = ["test-support", "mpfb-bench", "conformance"];
+pub const NOT_PRODUCT: [&str; 3] = ["test-support", "mpfb-bench", "conformance"];
 
 /// The heading of ARCHITECTURE.md's list.
 const HEADING: &str = "## Functions longer than a screen";
@@ -161,7 +161,7 @@ fn listed(text: &str) -> Option<Vec<(String, String, String)>> {
 }
 
 /// Every `.rs` file under `folder`.
-fn rust_files(folder: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+pub fn rust_files(folder: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Ok(());
     };

@@ -13,6 +13,7 @@ mod formats;
 mod fresh_clone;
 mod fuzz;
 mod hostile;
+mod long_files;
 mod long_functions;
 mod measure;
 mod pictures;
@@ -58,6 +59,8 @@ commands:
   hostile                         time and peak memory of each hostile input (issue 25) with the
                                   release build, as docs/benchmarks.md's table (target: < 5 s,
                                   < 512 MiB each)
+  long-files                      list the product files longer than 800 lines and check
+                                  ARCHITECTURE.md lists each with its reason
   long-functions                  list the product functions longer than a screen (60 lines)
                                   and check ARCHITECTURE.md lists each with its reason
   pictures                        render the README's pictures into docs/ (convert, preview,
@@ -107,6 +110,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("hostile") => hostile::run(&args[1..]),
         Some("fresh-clone") => fresh_clone::run(&args[1..]),
+        Some("long-files") => long_files::run(&args[1..]),
         Some("long-functions") => long_functions::run(&args[1..]),
         Some("scheduler") => scheduler::run(&args[1..]),
         Some("pictures") => pictures::run_all(&args[1..]),

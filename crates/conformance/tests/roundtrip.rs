@@ -9,9 +9,7 @@ use mpfb2g4mf::LoadedMesh;
 
 #[test]
 fn every_shipped_rig_round_trips() {
-    let Some(data) = test_support::mpfb_data_or_skip("every_shipped_rig_round_trips") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(every_shipped_rig_round_trips);
     let mesh = std::sync::Arc::new(LoadedMesh::load(&data.join("3dobjs/base.obj"), None).unwrap());
     let work = tempfile::tempdir().unwrap();
     let rigs = test_support::test_rig_files(&data);

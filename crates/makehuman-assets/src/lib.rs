@@ -3,6 +3,7 @@
 //!
 //! - [`parse_proxy`] reads `.mhclo` files (clothes, hair, eyebrows, eyelashes, eyes, teeth,
 //!   tongue) and `.proxy` files (body topologies): one format.
+//! - [`AssetKind`] is the one list of asset kinds (their keywords, folders and extensions).
 //! - [`parse_material`] reads `.mhmat` materials.
 //! - [`ProxyFile::fit`] places an asset's vertices on a body, [`ProxyFile::inherited_weights`]
 //!   gives it the body's bone weights (MakeHuman's `shared/proxy.py`), and
@@ -14,6 +15,7 @@
 
 pub mod error;
 pub mod fit;
+mod kind;
 mod line;
 pub mod material;
 pub mod proxy;
@@ -21,6 +23,7 @@ pub mod weights;
 
 pub use error::{AssetError, AssetErrorKind};
 pub use fit::WEIGHT_THRESHOLD;
+pub use kind::AssetKind;
 pub use material::{MaterialFile, MaterialTexture, parse_material};
 pub use proxy::{
     AxisScale, BASEMESH, MAX_DELETE_VERTS, MAX_REFERENCE_VALUE, MAX_REFERENCES, MIN_SCALE_DISTANCE,

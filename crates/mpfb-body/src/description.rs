@@ -6,6 +6,7 @@ use crate::index::{LookupError, TargetIndex};
 use crate::macros::{MacroModel, MacroSpec, Phenotype, macro_targets};
 use location::Location;
 use location::text::{excerpt, short_number};
+use makehuman_assets::AssetKind;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -59,23 +60,11 @@ pub struct SkinChoice {
     pub location: Location,
 }
 
-/// The kinds of asset a description can name, as `.mhm` lines and preset keys spell them.
-pub const ASSET_KINDS: [&str; 8] = [
-    "clothes",
-    "eyebrows",
-    "eyelashes",
-    "hair",
-    "eyes",
-    "teeth",
-    "tongue",
-    "proxy",
-];
-
 /// An asset a description names.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AssetChoice {
-    /// One of [`ASSET_KINDS`].
-    pub kind: String,
+    /// Its kind, as the line's keyword or the preset's key names it.
+    pub kind: AssetKind,
     /// Its name (or file name, as presets give it).
     pub name: String,
     /// Its uuid, when given.
@@ -251,6 +240,7 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
         }
         let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let rest = rest.trim();
+        let asset_kind = AssetKind::from_name(keyword);
         match keyword {
             "modifier" => {
                 let (name, value) = rest.rsplit_once(char::is_whitespace).ok_or_else(|| {
@@ -338,7 +328,7 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                 }
             }
             k if MHM_METADATA.contains(&k) => {}
-            k if ASSET_KINDS.contains(&k) => {
+            k if asset_kind.is_some() => {
                 let mut words = rest.split_whitespace();
                 let name = words.next().ok_or_else(|| {
                     DescriptionError::new(
@@ -346,9 +336,9 @@ pub fn parse_mhm(text: &str) -> Result<Description, DescriptionError> {
                         DescriptionErrorKind::Malformed(format!("expected `{k} NAME UUID`")),
                     )
                 })?;
-                if !name.eq_ignore_ascii_case("none") {
+                if let Some(kind) = asset_kind.filter(|_| !name.eq_ignore_ascii_case("none")) {
                     description.assets.push(AssetChoice {
-                        kind: k.to_owned(),
+                        kind,
                         name: name.to_owned(),
                         uuid: words.next().map(str::to_owned),
                         location: at,
@@ -448,6 +438,7 @@ pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
     let number = |v: &Value, at: &str| v.as_f64().ok_or_else(|| wrong(at, "a number", v));
     for (key, v) in object {
         let pointer = location::json_pointer([key.as_str()]);
+        let asset_kind = AssetKind::from_name(key);
         match key.as_str() {
             "phenotype" => {
                 let phenotype = v
@@ -550,7 +541,7 @@ pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
                     location: Location::pointer(pointer.clone()),
                 });
             }
-            kind if ASSET_KINDS.contains(&kind) => {
+            _ if asset_kind.is_some() => {
                 let names: Vec<(String, &Value)> = match v {
                     Value::Array(items) => items
                         .iter()
@@ -564,8 +555,9 @@ pub fn parse_preset(text: &str) -> Result<Description, DescriptionError> {
                         .as_str()
                         .filter(|n| !n.is_empty())
                         .ok_or_else(|| wrong(&at, "an asset name", item))?;
+                    let Some(kind) = asset_kind else { break };
                     description.assets.push(AssetChoice {
-                        kind: kind.to_owned(),
+                        kind,
                         name: name.to_owned(),
                         uuid: None,
                         location: Location::pointer(at),
@@ -789,7 +781,7 @@ mod tests {
             .iter()
             .map(|a| {
                 (
-                    a.kind.as_str(),
+                    a.kind.name(),
                     a.name.as_str(),
                     a.uuid.as_deref(),
                     a.location.to_string(),
@@ -848,7 +840,7 @@ mod tests {
         assert!(d.not_converted.is_empty());
         assert_eq!(d.assets.len(), 1);
         assert_eq!(
-            (d.assets[0].kind.as_str(), d.assets[0].name.as_str()),
+            (d.assets[0].kind.name(), d.assets[0].name.as_str()),
             ("eyes", "brown")
         );
         assert_eq!(d.assets[0].location.to_string(), "/eyes");

@@ -31,11 +31,12 @@ pub mod target;
 
 pub use cache::{default_cache_dir, read_target_cached};
 pub use description::{
-    ASSET_KINDS, AssetChoice, AssetMaterialChoice, Description, SkinChoice, parse_description,
-    parse_mhm, parse_preset, read_description,
+    AssetChoice, AssetMaterialChoice, Description, SkinChoice, parse_description, parse_mhm,
+    parse_preset, read_description,
 };
 pub use index::TargetIndex;
 pub use macros::{MacroModel, MacroSpec, Phenotype, Race};
+pub use makehuman_assets::AssetKind;
 pub use morph::morph;
 pub use target::{
     Target, TargetError, TargetErrorKind, decode_target, parse_target, read_target_file,

@@ -5,56 +5,48 @@ use crate::error::DataError;
 use crate::folder::Marker;
 use crate::places::Places;
 use crate::sources::AssetsSource;
+use makehuman_assets::AssetKind;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// A kind of asset: its folder and the extension of its description files.
+/// A folder of an assets folder that holds assets: its name and the extension of its
+/// description files. Every [`AssetKind`]'s folder, and `skins/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct AssetKind {
+pub struct AssetFolder {
     /// The folder (`clothes`).
     pub folder: &'static str,
     /// The description files' extension (`mhclo`).
     pub extension: &'static str,
 }
 
-/// The kinds of assets a MakeHuman character is dressed with, as MakeHuman lays them out.
-pub const ASSET_KINDS: [AssetKind; 9] = [
-    AssetKind {
-        folder: "clothes",
-        extension: "mhclo",
-    },
-    AssetKind {
-        folder: "hair",
-        extension: "mhclo",
-    },
-    AssetKind {
-        folder: "eyebrows",
-        extension: "mhclo",
-    },
-    AssetKind {
-        folder: "eyelashes",
-        extension: "mhclo",
-    },
-    AssetKind {
-        folder: "eyes",
-        extension: "mhclo",
-    },
-    AssetKind {
-        folder: "teeth",
-        extension: "mhclo",
-    },
-    AssetKind {
-        folder: "tongue",
-        extension: "mhclo",
-    },
-    AssetKind {
-        folder: "proxymeshes",
-        extension: "proxy",
-    },
-    AssetKind {
+impl AssetFolder {
+    /// Skin materials (`skins/*.mhmat`): no asset a character wears, but a folder of them.
+    pub const SKINS: AssetFolder = AssetFolder {
         folder: "skins",
         extension: "mhmat",
-    },
+    };
+
+    /// The folder of a kind of asset.
+    pub const fn of(kind: AssetKind) -> AssetFolder {
+        AssetFolder {
+            folder: kind.folder(),
+            extension: kind.extension(),
+        }
+    }
+}
+
+/// The folders of assets a MakeHuman character is dressed with, as MakeHuman lays them out
+/// (in the order `data status` counts them).
+pub const ASSET_FOLDERS: [AssetFolder; 9] = [
+    AssetFolder::of(AssetKind::Clothes),
+    AssetFolder::of(AssetKind::Hair),
+    AssetFolder::of(AssetKind::Eyebrows),
+    AssetFolder::of(AssetKind::Eyelashes),
+    AssetFolder::of(AssetKind::Eyes),
+    AssetFolder::of(AssetKind::Teeth),
+    AssetFolder::of(AssetKind::Tongue),
+    AssetFolder::of(AssetKind::Proxy),
+    AssetFolder::SKINS,
 ];
 
 /// Something the converter does (or a coming feature will do) only with certain files of an
@@ -70,9 +62,9 @@ pub struct AssetFeature {
     /// Files it needs, relative to the assets folder.
     #[serde(skip)]
     pub files: &'static [&'static str],
-    /// Folders that must hold at least one file with the extension (`("clothes", "mhclo")`).
+    /// Folders that must hold at least one file with their extension (`clothes/*.mhclo`).
     #[serde(skip)]
-    pub any_of: &'static [(&'static str, &'static str)],
+    pub any_of: &'static [AssetFolder],
 }
 
 /// The assets folder's features, in the order `data status` lists them (the textures row,
@@ -102,7 +94,10 @@ pub const ASSET_FEATURES: [AssetFeature; 8] = [
         title: "clothes, hair",
         used_by: "--clothes, --hair, .mhm clothes and hair lines",
         files: &[],
-        any_of: &[("clothes", "mhclo"), ("hair", "mhclo")],
+        any_of: &[
+            AssetFolder::of(AssetKind::Clothes),
+            AssetFolder::of(AssetKind::Hair),
+        ],
     },
     AssetFeature {
         key: "face-assets",
@@ -110,10 +105,10 @@ pub const ASSET_FEATURES: [AssetFeature; 8] = [
         used_by: "--eyebrows, --eyelashes, --teeth, --tongue",
         files: &[],
         any_of: &[
-            ("eyebrows", "mhclo"),
-            ("eyelashes", "mhclo"),
-            ("teeth", "mhclo"),
-            ("tongue", "mhclo"),
+            AssetFolder::of(AssetKind::Eyebrows),
+            AssetFolder::of(AssetKind::Eyelashes),
+            AssetFolder::of(AssetKind::Teeth),
+            AssetFolder::of(AssetKind::Tongue),
         ],
     },
     AssetFeature {
@@ -121,14 +116,14 @@ pub const ASSET_FEATURES: [AssetFeature; 8] = [
         title: "body proxies",
         used_by: "--proxy",
         files: &[],
-        any_of: &[("proxymeshes", "proxy")],
+        any_of: &[AssetFolder::of(AssetKind::Proxy)],
     },
     AssetFeature {
         key: "skins",
         title: "skins",
         used_by: "--skin, .mhm skinMaterial lines",
         files: &[],
-        any_of: &[("skins", "mhmat")],
+        any_of: &[AssetFolder::SKINS],
     },
     AssetFeature {
         key: "expressions",
@@ -140,14 +135,20 @@ pub const ASSET_FEATURES: [AssetFeature; 8] = [
             "rigs/default.mhskel",
             "rigs/default_weights.mhw",
         ],
-        any_of: &[("expressions", "mhpose")],
+        any_of: &[AssetFolder {
+            folder: "expressions",
+            extension: "mhpose",
+        }],
     },
     AssetFeature {
         key: "poses",
         title: "poses",
         used_by: "--pose, .mhm pose lines",
         files: &["rigs/default.mhskel", "poses/tpose.bvh"],
-        any_of: &[("poses", "bvh")],
+        any_of: &[AssetFolder {
+            folder: "poses",
+            extension: "bvh",
+        }],
     },
 ];
 
@@ -226,7 +227,7 @@ pub struct AssetsStatus {
 }
 
 fn is_assets(dir: &Path) -> bool {
-    ASSET_KINDS.iter().any(|k| dir.join(k.folder).is_dir())
+    ASSET_FOLDERS.iter().any(|k| dir.join(k.folder).is_dir())
 }
 
 fn named(dir: &Path, source: AssetsSource) -> Result<AssetsFolder, DataError> {
@@ -235,7 +236,7 @@ fn named(dir: &Path, source: AssetsSource) -> Result<AssetsFolder, DataError> {
     } else if !is_assets(dir) {
         Some(format!(
             "none of {} is in it",
-            ASSET_KINDS
+            ASSET_FOLDERS
                 .iter()
                 .map(|k| format!("{}/", k.folder))
                 .collect::<Vec<_>>()
@@ -378,7 +379,7 @@ impl AssetsFolder {
     /// MakeHuman's loader looks for it).
     pub fn status(&self) -> AssetsStatus {
         let files = files_under(&self.root);
-        let kinds = ASSET_KINDS
+        let kinds = ASSET_FOLDERS
             .iter()
             .map(|kind| KindCount {
                 kind: kind.folder,
@@ -468,12 +469,13 @@ impl AssetsFolder {
                     feature
                         .any_of
                         .iter()
-                        .filter(|(folder, extension)| {
+                        .filter(|wanted| {
                             !files.iter().any(|f| {
-                                f.starts_with(self.root.join(folder)) && has_extension(f, extension)
+                                f.starts_with(self.root.join(wanted.folder))
+                                    && has_extension(f, wanted.extension)
                             })
                         })
-                        .map(|(folder, extension)| format!("{folder}/*.{extension}")),
+                        .map(|wanted| format!("{}/*.{}", wanted.folder, wanted.extension)),
                 );
                 let required = feature.files.len() + feature.any_of.len();
                 AssetFeatureStatus {

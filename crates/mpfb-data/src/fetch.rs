@@ -16,7 +16,7 @@
 //! are read from the archive's end record and capped before the archive is opened, and file
 //! sizes, the unpacked total and the download are capped while they are read.
 
-use crate::assets::ASSET_KINDS;
+use crate::assets::ASSET_FOLDERS;
 mod assets_complete;
 
 pub use crate::assets_lock::{
@@ -531,11 +531,14 @@ fn fill_assets(
 ) -> Result<(Marker, assets_complete::Completed), FetchError> {
     let described = origin.describe();
     let (files, sha256) = unpack(origin, staging, map_assets, ASSETS_BOUND, say, false)?;
-    if !ASSET_KINDS.iter().any(|k| staging.join(k.folder).is_dir()) {
+    if !ASSET_FOLDERS
+        .iter()
+        .any(|k| staging.join(k.folder).is_dir())
+    {
         return Err(FetchError::Incomplete {
             from: described,
             expected: "MakeHuman assets",
-            missing: ASSET_KINDS
+            missing: ASSET_FOLDERS
                 .iter()
                 .map(|k| format!("{}/", k.folder))
                 .collect(),
@@ -630,7 +633,7 @@ const OTHER_ASSET_FOLDERS: [&str; 6] = [
 fn map_assets(name: &str) -> Option<String> {
     let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
     let known =
-        |p: &str| ASSET_KINDS.iter().any(|k| k.folder == p) || OTHER_ASSET_FOLDERS.contains(&p);
+        |p: &str| ASSET_FOLDERS.iter().any(|k| k.folder == p) || OTHER_ASSET_FOLDERS.contains(&p);
     let at = parts.iter().position(|p| known(p))?;
     let prefix_ok = match at {
         0 => true,
@@ -1202,14 +1205,14 @@ fn mpfb_missing(placed: &BTreeSet<String>) -> Vec<String> {
 /// The asset kinds' folders when `placed` has a file in none of them.
 fn assets_missing(placed: &BTreeSet<String>) -> Vec<String> {
     let any_kind = placed.iter().any(|p| {
-        ASSET_KINDS
+        ASSET_FOLDERS
             .iter()
             .any(|k| p.strip_prefix(k.folder).is_some_and(|r| r.starts_with('/')))
     });
     if any_kind {
         Vec::new()
     } else {
-        ASSET_KINDS
+        ASSET_FOLDERS
             .iter()
             .map(|k| format!("{}/", k.folder))
             .collect()

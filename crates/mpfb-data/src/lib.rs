@@ -27,7 +27,7 @@ mod sources;
 pub mod fetch;
 
 pub use assets::{
-    ASSET_FEATURES, ASSET_KINDS, AssetFeature, AssetFeatureStatus, AssetKind, AssetsFolder,
+    ASSET_FEATURES, ASSET_FOLDERS, AssetFeature, AssetFeatureStatus, AssetFolder, AssetsFolder,
     AssetsStatus, locate_assets,
 };
 pub use error::{DataError, summarize_missing};
@@ -36,5 +36,6 @@ pub use folder::{
     DataStatus, FeatureStatus, Marker, MpfbData, RigEntry, RigFiles, locate, rig_data_folder,
     rig_name, ships_t_pose, t_pose_path,
 };
+pub use makehuman_assets::AssetKind;
 pub use places::{ASSETS_ENV, MPFB_DATA_ENV, Places};
 pub use sources::{AssetsSource, MARKER, Source};

@@ -197,9 +197,7 @@ fn vertex_group_files_expand_inclusive_ranges() {
 
 #[test]
 fn base_obj_reads_with_its_groups() {
-    let Some(data) = test_support::mpfb_data_or_skip("base_obj_reads_with_its_groups") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(base_obj_reads_with_its_groups);
     let mesh = read_obj_file(&data.join("3dobjs/base.obj")).unwrap();
     assert_eq!(mesh.positions.len(), 19158);
     assert_eq!(mesh.texcoords.len(), 21334);

@@ -312,11 +312,9 @@ mod tests {
 
     #[test]
     fn every_mpfb_weights_file_takes_the_fast_path_with_the_typed_result() {
-        let Some(data) = test_support::mpfb_data_or_skip(
-            "every_mpfb_weights_file_takes_the_fast_path_with_the_typed_result",
-        ) else {
-            return;
-        };
+        let data = test_support::mpfb_data_or_skip!(
+            every_mpfb_weights_file_takes_the_fast_path_with_the_typed_result
+        );
         let mut files = 0;
         for rig_dir in std::fs::read_dir(data.join("rigs")).expect("rigs folder") {
             let rig_dir = rig_dir.expect("entry").path();

@@ -13,9 +13,8 @@ const BASE_VERTICES: usize = 19158;
 
 #[test]
 fn every_shipped_weights_file_resolves_with_add_semantics() {
-    let Some(data) = test_support::mpfb_data_or_skip("every_shipped_weights_file_resolves") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(every_shipped_weights_file_resolves_with_add_semantics);
     // The weights of the rigs every data folder has (cmu_mb, default, game_engine, mixamo).
     let files: Vec<_> = test_support::test_rig_files(&data)
         .iter()

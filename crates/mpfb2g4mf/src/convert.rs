@@ -17,7 +17,7 @@ use crate::stages::{
     self,
     assemble::{Assembled, MpfbExtras, assemble, file_name},
     body::Body,
-    humanoid::Names,
+    humanoid::{JobNames, Names},
     transforms::{self, Hidden},
     write::Commit,
 };
@@ -593,10 +593,11 @@ fn pose_and_name(
 ) -> Result<(Character, Option<Names>), ConvertError> {
     let assets = parts.assets;
     let computed_t_pose = matches!(&assets.rest_pose, Some(pose) if pose.is_computed());
-    let find_names =
-        |c: &Character| stages::humanoid::names(c, assets.humanoid.as_ref(), &parts.rig.path);
-    let names = if assets.humanoid.is_some() || computed_t_pose {
-        Some(find_names(&character)?)
+    let job_names = JobNames::new(&assets.humanoid, &parts.rig.path);
+    // Asked for, the names must be found; the helpers and a pose's retargeting take them when
+    // they need them.
+    let names = if assets.rename_humanoid || computed_t_pose {
+        Some(job_names.get(&character)?)
     } else {
         None
     };
@@ -611,15 +612,15 @@ fn pose_and_name(
     let character = stages::bind::bind_unweighted_helpers(
         character,
         &face_parts,
-        names.as_ref(),
-        find_names,
+        &job_names,
         said,
         &derived.bind,
     )?;
     let leg = leg_of(parts, body)?;
-    let character = make_clips(character, parts, options, leg, said)?;
-    let character = bake_rest(character, parts, options, leg, names.as_ref(), said)?;
-    let Some(names) = names.filter(|_| assets.humanoid.is_some()) else {
+    let at = (leg, &job_names);
+    let character = make_clips(character, parts, options, at, said)?;
+    let character = bake_rest(character, parts, options, at, names, said)?;
+    let Some(names) = names.filter(|_| assets.rename_humanoid) else {
         return Ok((character, None));
     };
     let character = stages::humanoid::rename(character, &names.table, &names.source, said)?;
@@ -636,7 +637,7 @@ fn pose_and_name(
     }
     // A `.vrm` always has humanoid names (options ask for them).
     stages::humanoid::check_vrm(&character, options.vrm.is_some(), &parts.rig.path)?;
-    Ok((character, Some(names)))
+    Ok((character, job_names.into_made()))
 }
 
 /// The rest pose asked (`--rest-pose`) or the BVH pose (`--pose`, a description's line)
@@ -645,7 +646,7 @@ fn bake_rest(
     character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
-    leg: Option<f64>,
+    at: (Option<f64>, &JobNames<'_>),
     names: Option<&Names>,
     said: &mut Diagnostics,
 ) -> Result<Character, ConvertError> {
@@ -668,7 +669,7 @@ fn bake_rest(
             stages::rest_pose::bake(character, &posed)?
         }
     };
-    bake_pose(character, parts, options, leg, said)
+    bake_pose(character, parts, options, at, said)
 }
 
 /// The body's leg length MakeHuman scales a BVH root's move by, measured once for the job's
@@ -695,7 +696,7 @@ fn make_clips(
     mut character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
-    leg: Option<f64>,
+    (leg, names): (Option<f64>, &JobNames<'_>),
     said: &mut Diagnostics,
 ) -> Result<Character, ConvertError> {
     let Some(poses) = parts.assets.poses.as_deref() else {
@@ -710,7 +711,7 @@ fn make_clips(
             Some(l) if std::ptr::eq(l, motion) => motion.file.frame..motion.file.frame + 1,
             _ => 0..motion.bvh.frame_count(),
         };
-        let at = (leg, parts.rig.path.as_path());
+        let at = (leg, parts.rig.path.as_path(), names);
         let clip = stages::pose::clip(&character, motion, frames, poses, at, said)?;
         said.say_at(
             Code::ClipMade,
@@ -728,7 +729,7 @@ fn bake_pose(
     character: Character,
     parts: Parts<'_>,
     options: &ConvertOptions,
-    leg: Option<f64>,
+    (leg, names): (Option<f64>, &JobNames<'_>),
     said: &mut Diagnostics,
 ) -> Result<Character, ConvertError> {
     let Some(poses) = parts.assets.poses.as_deref() else {
@@ -742,7 +743,7 @@ fn bake_pose(
         motion,
         motion.file.frame,
         poses,
-        (leg, &parts.rig.path),
+        (leg, &parts.rig.path, names),
         said,
     )?;
     let from = if motion.file.described {

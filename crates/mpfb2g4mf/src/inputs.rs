@@ -297,7 +297,8 @@ impl LoadedPose {
     }
 }
 
-/// Where humanoid names come from.
+/// Where the rig's humanoid names come from, decided by the loader once per job
+/// ([`humanoid_names`]); `crate::stages::humanoid::JobNames` makes them from it.
 #[derive(Debug, Clone)]
 pub enum HumanoidNames {
     /// A table: the user's, or the one shipped for the rig.
@@ -308,14 +309,18 @@ pub enum HumanoidNames {
 
 /// What the stages need besides the rig, mesh, weights and body, read in stage 1 so no later
 /// stage touches a file.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LoadedAssets {
     /// Targets written as blend shapes (the body's kept detail targets come with the body).
     pub shapes: Vec<LoadedShape>,
     /// The rest pose to bake.
     pub rest_pose: Option<LoadedPose>,
-    /// The humanoid names to rename the bones with (with `--humanoid`).
-    pub humanoid: Option<HumanoidNames>,
+    /// Where the rig's humanoid names come from: every stage that needs them (renaming with
+    /// `--humanoid`, a computed T-pose's limbs, face helpers' bones, a pose's retargeting)
+    /// takes them from here.
+    pub humanoid: HumanoidNames,
+    /// Whether the bones are renamed with them (`--humanoid`).
+    pub rename_humanoid: bool,
     /// The user's map of weight groups to bones.
     pub bone_map: BoneMap,
     /// Assets the description names that were not worn for lack of an assets folder.
@@ -332,19 +337,30 @@ impl LoadedAssets {
     /// The assets of `options` that need no file (a shipped humanoid table), for converting
     /// already loaded inputs from a library.
     pub fn without_files(options: &ConvertOptions, rig_path: &Path) -> Result<Self, ConvertError> {
-        let humanoid = match &options.humanoid {
-            Some(HumanoidTable::Builtin) => Some(shipped_or_matched(rig_path)?),
-            _ => None,
-        };
         Ok(Self {
-            humanoid,
-            ..Self::default()
+            shapes: Vec::new(),
+            rest_pose: None,
+            humanoid: humanoid_names(None, rig_path)?,
+            rename_humanoid: matches!(options.humanoid, Some(HumanoidTable::Builtin)),
+            bone_map: BoneMap::new(),
+            not_worn: Vec::new(),
+            expressions: None,
+            poses: None,
+            mpfb_expression: None,
         })
     }
 }
 
-/// The shipped table of the rig at `rig_path` (by its file name), else names matched on it.
-pub fn shipped_or_matched(rig_path: &Path) -> Result<HumanoidNames, ConvertError> {
+/// Where the rig at `rig_path`'s humanoid names come from, the one place that decides it: the
+/// user's `table` (`--humanoid-map`), else the rig's shipped table (by its file name), else
+/// names matched on the rig.
+fn humanoid_names(
+    table: Option<crate::tables::Table>,
+    rig_path: &Path,
+) -> Result<HumanoidNames, ConvertError> {
+    if let Some(table) = table {
+        return Ok(HumanoidNames::Table(table));
+    }
     Ok(crate::tables::shipped(mpfb_data::rig_name(rig_path))?
         .map_or(HumanoidNames::Matched, HumanoidNames::Table))
 }
@@ -367,14 +383,14 @@ pub fn load_assets(
         Some(PoseSource::ComputedTPose) => Some(LoadedPose::ComputedTPose),
         Some(PoseSource::ComputedVrmTPose) => Some(LoadedPose::ComputedVrmTPose),
     };
-    let humanoid = match &job.options.humanoid {
-        None => None,
-        Some(HumanoidTable::Builtin) => Some(shipped_or_matched(&files.rig)?),
-        Some(HumanoidTable::File(path)) => Some(HumanoidNames::Table(tables::from_text(
+    let table = match &job.options.humanoid {
+        Some(HumanoidTable::File(path)) => Some(tables::from_text(
             &read_input_text_of(path, limit, Kind::MAP)?,
             &path.display().to_string(),
-        )?)),
+        )?),
+        None | Some(HumanoidTable::Builtin) => None,
     };
+    let humanoid = humanoid_names(table, &files.rig)?;
     let bone_map = match &files.bone_map {
         Some(path) => mpfb_weights::parse_bone_map(&read_input_text_of(path, limit, Kind::MAP)?)
             .map_err(|e| e.with_file(path))?,
@@ -384,6 +400,7 @@ pub fn load_assets(
         shapes: load_shapes(&job.options.shapes, files, cache, budget)?,
         rest_pose,
         humanoid,
+        rename_humanoid: job.options.humanoid.is_some(),
         bone_map,
         not_worn: files.outfit.not_found.clone(),
         expressions: files

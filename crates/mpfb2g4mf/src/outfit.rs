@@ -12,78 +12,9 @@
 use crate::error::ConvertError;
 use crate::options::Settings;
 use location::Location;
+pub use makehuman_assets::AssetKind;
 use mpfb_body::{AssetChoice, AssetMaterialChoice, SkinChoice};
 use std::path::{Path, PathBuf};
-
-/// A kind of MakeHuman asset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum AssetKind {
-    /// Clothes and shoes (`clothes/`).
-    Clothes,
-    /// Eyebrows (`eyebrows/`).
-    Eyebrows,
-    /// Eyelashes (`eyelashes/`).
-    Eyelashes,
-    /// Hair (`hair/`).
-    Hair,
-    /// Proxy eyes (`eyes/`).
-    Eyes,
-    /// Teeth (`teeth/`).
-    Teeth,
-    /// A tongue (`tongue/`).
-    Tongue,
-    /// A body topology (`proxymeshes/`).
-    Proxy,
-}
-
-impl AssetKind {
-    /// Every kind, in the order a character wears them.
-    pub const ALL: [AssetKind; 8] = [
-        AssetKind::Eyes,
-        AssetKind::Teeth,
-        AssetKind::Tongue,
-        AssetKind::Eyebrows,
-        AssetKind::Eyelashes,
-        AssetKind::Hair,
-        AssetKind::Clothes,
-        AssetKind::Proxy,
-    ];
-
-    /// The `.mhm` keyword and extras word.
-    pub fn name(self) -> &'static str {
-        match self {
-            AssetKind::Clothes => "clothes",
-            AssetKind::Eyebrows => "eyebrows",
-            AssetKind::Eyelashes => "eyelashes",
-            AssetKind::Hair => "hair",
-            AssetKind::Eyes => "eyes",
-            AssetKind::Teeth => "teeth",
-            AssetKind::Tongue => "tongue",
-            AssetKind::Proxy => "proxy",
-        }
-    }
-
-    /// The kind a `.mhm` keyword names.
-    pub fn from_name(name: &str) -> Option<AssetKind> {
-        AssetKind::ALL.into_iter().find(|k| k.name() == name)
-    }
-
-    /// Its folder in the assets folder.
-    pub fn folder(self) -> &'static str {
-        match self {
-            AssetKind::Proxy => "proxymeshes",
-            other => other.name(),
-        }
-    }
-
-    /// Its files' extension.
-    pub fn extension(self) -> &'static str {
-        match self {
-            AssetKind::Proxy => "proxy",
-            _ => "mhclo",
-        }
-    }
-}
 
 /// One asset of the assets folder: its kind, `name`, `uuid` and file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -483,7 +414,7 @@ pub fn decide(
     for kind in AssetKind::ALL {
         let from_description: Vec<Ask> = described
             .iter()
-            .filter(|a| AssetKind::from_name(&a.kind) == Some(kind))
+            .filter(|a| a.kind == kind)
             .map(|a| Ask {
                 name: a.name.clone(),
                 uuid: a.uuid.clone(),

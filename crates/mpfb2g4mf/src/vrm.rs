@@ -11,6 +11,7 @@ use crate::diagnostics::{Code, Diagnostics};
 use crate::shape_names::{FACE_UNITS, VISEMES};
 use character_spec::{CharacterSpec, MeshSpec};
 use glam::DVec3;
+use makehuman_assets::AssetKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -772,7 +773,7 @@ fn eyes_centre(
     for a in spec
         .attachments
         .iter()
-        .filter(|a| asset_kind(a.node_extras.as_ref()).as_deref() == Some("eyes"))
+        .filter(|a| asset_kind(a.node_extras.as_ref()) == Some(AssetKind::Eyes))
     {
         sum += a.mesh.positions.iter().sum::<DVec3>();
         count += a.mesh.positions.len();
@@ -789,12 +790,8 @@ fn eyes_centre(
 }
 
 /// The MakeHuman asset kind an attachment's node extras name (`hair`, `eyebrows`, ...).
-fn asset_kind(extras: Option<&character_spec::Extras>) -> Option<String> {
-    extras?
-        .value()
-        .pointer("/mpfb/asset/kind")?
-        .as_str()
-        .map(str::to_owned)
+fn asset_kind(extras: Option<&character_spec::Extras>) -> Option<AssetKind> {
+    AssetKind::from_name(extras?.value().pointer("/mpfb/asset/kind")?.as_str()?)
 }
 
 /// First-person annotations: the body `auto` (three-vrm and UniVRM hide the part the head
@@ -806,12 +803,17 @@ fn first_person(spec: &CharacterSpec) -> Vec<(MeshRef, FirstPersonKind)> {
         out.push((MeshRef::Body, FirstPersonKind::Auto));
     }
     for (i, a) in spec.attachments.iter().enumerate() {
-        let kind = match asset_kind(a.node_extras.as_ref()).as_deref() {
-            Some("hair" | "eyebrows" | "eyelashes" | "eyes" | "teeth" | "tongue") => {
-                FirstPersonKind::ThirdPersonOnly
-            }
-            Some("clothes") => FirstPersonKind::Both,
-            _ => FirstPersonKind::Auto,
+        let kind = match asset_kind(a.node_extras.as_ref()) {
+            Some(
+                AssetKind::Hair
+                | AssetKind::Eyebrows
+                | AssetKind::Eyelashes
+                | AssetKind::Eyes
+                | AssetKind::Teeth
+                | AssetKind::Tongue,
+            ) => FirstPersonKind::ThirdPersonOnly,
+            Some(AssetKind::Clothes) => FirstPersonKind::Both,
+            Some(AssetKind::Proxy) | None => FirstPersonKind::Auto,
         };
         out.push((MeshRef::Attachment(i), kind));
     }

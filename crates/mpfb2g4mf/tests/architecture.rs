@@ -164,6 +164,111 @@ fn workspace_crates() -> Vec<(String, std::path::PathBuf)> {
     out
 }
 
+/// The rig's humanoid names are decided once per job: the loader (`inputs`) alone says where
+/// they come from (a `HumanoidNames`: the user's table, the rig's shipped one, or matched),
+/// `stages::humanoid` alone makes names from that, and the driver makes one `JobNames` per job
+/// that every stage needing the names (renaming, a computed T-pose, face helpers, a pose's
+/// retargeting) takes. `stages::pose` reads the default rig's table and matches names on a
+/// pose file's own skeleton: those are the file's names, not the rig's.
+#[test]
+fn the_rig_s_humanoid_names_are_decided_once_per_job() {
+    let modules = modules();
+    let users = |needle: &str| -> Vec<(&str, usize)> {
+        modules
+            .iter()
+            .filter(|(_, code)| code.contains(needle))
+            .map(|(name, code)| (name.as_str(), code.matches(needle).count()))
+            .collect()
+    };
+    assert_eq!(
+        users("HumanoidNames::Table(")
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>(),
+        ["inputs", "stages::humanoid"],
+        "where the names come from is the loader's decision, read by stages::humanoid"
+    );
+    assert_eq!(
+        users("JobNames::new("),
+        [("convert", 1)],
+        "one JobNames per job"
+    );
+    assert_eq!(
+        users("match_skeleton(")
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>(),
+        ["humanoid_match", "stages::humanoid", "stages::pose"],
+        "names are matched on the rig by stages::humanoid only (stages::pose: a file's skeleton)"
+    );
+    assert_eq!(
+        users("tables::shipped(")
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>(),
+        ["inputs", "stages::pose"],
+        "the rig's shipped table is looked up by the loader only (stages::pose: the default rig's, for a file)"
+    );
+    let pose = &modules["stages::pose"];
+    assert!(
+        pose.contains("tables::shipped(\"default\")"),
+        "stages::pose reads the default rig's table only"
+    );
+}
+
+/// The kinds of MakeHuman asset are decided once, by `makehuman_assets::AssetKind`: no other
+/// crate declares an `AssetKind` of its own, and no module but the kind's own spells three or
+/// more of the kinds' keywords as string literals (a list of kinds typed again) in its product
+/// code.
+#[test]
+fn the_asset_kinds_are_one_type_in_makehuman_assets() {
+    const KEYWORDS: [&str; 8] = [
+        "clothes",
+        "eyebrows",
+        "eyelashes",
+        "hair",
+        "eyes",
+        "teeth",
+        "tongue",
+        "proxy",
+    ];
+    let mut found = Vec::new();
+    let mut kind_declared = false;
+    // The published crates: the xtask and the test-only crates hold manifests and fixtures.
+    let unpublished = ["xtask", "test-support", "mpfb-bench", "conformance"];
+    for (krate, src) in workspace_crates() {
+        if unpublished.contains(&krate.as_str()) {
+            continue;
+        }
+        for (module, code) in crate_modules(&src) {
+            let own = krate == "makehuman-assets" && module == "kind";
+            for declaration in ["enum AssetKind", "struct AssetKind"] {
+                if code.contains(declaration) {
+                    if own {
+                        kind_declared = true;
+                    } else {
+                        found.push(format!("{krate}::{module} declares `{declaration}`"));
+                    }
+                }
+            }
+            let spelled: Vec<&str> = KEYWORDS
+                .into_iter()
+                .filter(|keyword| code.contains(&format!("\"{keyword}\"")))
+                .collect();
+            if !own && spelled.len() >= 3 {
+                found.push(format!(
+                    "{krate}::{module} spells the asset kinds {spelled:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        kind_declared,
+        "makehuman-assets declares `enum AssetKind` in kind.rs"
+    );
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
 #[test]
 fn grouped_imports_count_too() {
     let known: BTreeSet<String> = ["convert", "job", "stages::fit"]
@@ -237,8 +342,8 @@ fn modules_form_no_cycle_and_only_entry_points_import_the_driver() {
         .collect();
     assert_eq!(
         importers,
-        ["batch"],
-        "only the entry points import the driver"
+        ["batch::run"],
+        "only the entry points (the batch runner) import the driver"
     );
     // The stages import the loaded inputs, options and errors, never the resolver or driver.
     for (name, refs) in &graph {

@@ -568,9 +568,7 @@ fn check(path: &Path) -> CharacterRead {
 
 #[test]
 fn the_default_character_reads_back_as_a_spec() {
-    let Some(data) = test_support::mpfb_data_or_skip("the_default_character_reads_back") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(the_default_character_reads_back_as_a_spec);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("default.g4b");
     let mut command = bin();
@@ -587,9 +585,7 @@ fn the_default_character_reads_back_as_a_spec() {
 
 #[test]
 fn face_units_and_visemes_read_back_as_blend_shapes() {
-    let Some(data) = test_support::mpfb_data_or_skip("face_units_and_visemes_read_back") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(face_units_and_visemes_read_back_as_blend_shapes);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("faces.g4b");
     let mut command = bin();

@@ -77,9 +77,9 @@ fn package_from(data: &Path, path: &Path) {
 
 #[test]
 fn a_package_installs_a_complete_folder_that_converts_to_the_same_bytes() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_package_installs_a_complete_folder") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_package_installs_a_complete_folder_that_converts_to_the_same_bytes
+    );
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("home");
     let package = work.path().join("anny-test.whl");
@@ -244,9 +244,9 @@ fn a_users_folder_is_never_replaced_by_a_fetch() {
 
 #[test]
 fn a_partial_cache_is_never_used_and_offline_says_what_is_missing() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_partial_cache_is_never_used") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_partial_cache_is_never_used_and_offline_says_what_is_missing
+    );
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("home");
     // What an earlier version fetched: base mesh, mesh metadata and rigs under the wheel's
@@ -488,9 +488,9 @@ fn a_data_folder_that_is_named_must_be_one() {
 
 #[test]
 fn a_rig_file_in_a_data_folder_brings_its_poses_and_every_command_names_its_data() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_rig_file_in_a_data_folder") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_rig_file_in_a_data_folder_brings_its_poses_and_every_command_names_its_data
+    );
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("home");
     let out = work.path().join("t.g4b");
@@ -759,12 +759,10 @@ fn makehuman_repository_files() -> Vec<String> {
 fn the_asset_route_fetches_lfs_images_and_makehumans_files_each_checked() {
     let wanted = makehuman_repository_files();
     let wanted_refs: Vec<&str> = wanted.iter().map(String::as_str).collect();
-    let Some(assets) = test_support::makehuman_assets_or_skip(
-        "the_asset_route_fetches_lfs_images_and_makehumans_files_each_checked",
-        &wanted_refs,
-    ) else {
-        return;
-    };
+    let assets = test_support::makehuman_assets_or_skip!(
+        the_asset_route_fetches_lfs_images_and_makehumans_files_each_checked,
+        &wanted_refs
+    );
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("home");
     let image = b"\x89PNG\r\n\x1a\n not really, but bytes with a digest".to_vec();
@@ -900,15 +898,13 @@ fn the_asset_route_fetches_lfs_images_and_makehumans_files_each_checked() {
 
 #[test]
 fn an_asset_pack_made_from_the_shared_assets_dresses_the_readmes_character() {
-    let Some(data) = test_support::mpfb_data_or_skip("an_asset_pack_dresses") else {
-        return;
-    };
-    let Some(assets) = test_support::makehuman_assets_or_skip(
-        "an_asset_pack_made_from_the_shared_assets_dresses_the_readmes_character",
-        &test_support::WORN_BY_EXAMPLES,
-    ) else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        an_asset_pack_made_from_the_shared_assets_dresses_the_readmes_character
+    );
+    let assets = test_support::makehuman_assets_or_skip!(
+        an_asset_pack_made_from_the_shared_assets_dresses_the_readmes_character,
+        &test_support::WORN_BY_EXAMPLES
+    );
     let work = tempfile::tempdir().unwrap();
     let home = work.path().join("home");
     // A pack's layout: the asset kinds at the archive's root.
@@ -974,12 +970,10 @@ fn an_asset_pack_made_from_the_shared_assets_dresses_the_readmes_character() {
 
 #[test]
 fn the_pinned_lock_agrees_with_the_shared_assets_file_for_file() {
-    let Some(assets) = test_support::makehuman_assets_or_skip(
-        "the_pinned_lock_agrees_with_the_shared_assets_file_for_file",
-        &["rigs/default.mhskel", "clothes/shoes02/shoes02.mhclo"],
-    ) else {
-        return;
-    };
+    let assets = test_support::makehuman_assets_or_skip!(
+        the_pinned_lock_agrees_with_the_shared_assets_file_for_file,
+        &["rigs/default.mhskel", "clothes/shoes02/shoes02.mhclo"]
+    );
     let lock = mpfb_data::fetch::AssetsLock::pinned().unwrap();
     let mut checked = 0;
     for file in &lock.files {

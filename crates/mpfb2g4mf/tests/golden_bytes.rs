@@ -102,9 +102,7 @@ fn hashes(data: &Path, extra: &[&str]) -> BTreeMap<String, String> {
 
 #[test]
 fn flat_convert_writes_the_bytes_from_before_normals() {
-    let Some(data) = test_support::mpfb_data_or_skip("flat_convert_writes_the_bytes") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(flat_convert_writes_the_bytes_from_before_normals);
     // Flat, bare, the body alone: exactly what convert wrote before normals, helpers, materials.
     let got = hashes(&data, &["--flat", "--helpers", "none", "--no-materials"]);
     let path = test_support::workspace_root().join("fixtures/golden-bytes-flat.json");
@@ -115,9 +113,7 @@ fn flat_convert_writes_the_bytes_from_before_normals() {
 
 #[test]
 fn convert_writes_the_recorded_bytes() {
-    let Some(data) = test_support::mpfb_data_or_skip("convert_writes_the_recorded_bytes") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(convert_writes_the_recorded_bytes);
     let got = hashes(&data, &[]);
     assert_golden(
         &got,
@@ -128,10 +124,7 @@ fn convert_writes_the_recorded_bytes() {
 /// Batch runs the same stages: its outputs are the recorded bytes too.
 #[test]
 fn batch_writes_the_same_bytes_as_convert() {
-    let Some(data) = test_support::mpfb_data_or_skip("batch_writes_the_same_bytes_as_convert")
-    else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(batch_writes_the_same_bytes_as_convert);
     let work = tempfile::tempdir().unwrap();
     let mut jobs = Vec::new();
     let mut expected_keys = Vec::new();
@@ -196,15 +189,11 @@ fn batch_writes_the_same_bytes_as_convert() {
 /// everything derived from them: each must come out as if converted alone.
 #[test]
 fn variants_write_the_recorded_bytes() {
-    let Some(data) = test_support::mpfb_data_or_skip("variants_write_the_recorded_bytes") else {
-        return;
-    };
-    let Some(assets) = test_support::makehuman_assets_or_skip(
-        "variants_write_the_recorded_bytes",
-        &test_support::WORN_BY_EXAMPLES,
-    ) else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(variants_write_the_recorded_bytes);
+    let assets = test_support::makehuman_assets_or_skip!(
+        variants_write_the_recorded_bytes,
+        &test_support::WORN_BY_EXAMPLES
+    );
     let work = tempfile::tempdir().unwrap();
     let root = test_support::workspace_root();
     let ada = root.join("fixtures/bodies/ada.mhm");

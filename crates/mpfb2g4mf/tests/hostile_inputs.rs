@@ -77,9 +77,7 @@ fn names(dir: &Path) -> Vec<String> {
 
 #[test]
 fn description_text_forms_give_the_same_body() {
-    let Some(data) = test_support::mpfb_data_or_skip("description_text_forms") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(description_text_forms_give_the_same_body);
     let dir = tempfile::tempdir().unwrap();
     let lines = [
         "version v1.1.1",
@@ -122,9 +120,7 @@ fn description_text_forms_give_the_same_body() {
 
 #[test]
 fn descriptions_that_would_change_meaning_are_refused() {
-    let Some(data) = test_support::mpfb_data_or_skip("descriptions_refused") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(descriptions_that_would_change_meaning_are_refused);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     for (name, text, expected) in [
@@ -179,9 +175,8 @@ fn descriptions_that_would_change_meaning_are_refused() {
 
 #[test]
 fn poses_and_name_maps_that_would_change_meaning_are_refused() {
-    let Some(data) = test_support::mpfb_data_or_skip("poses_refused") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(poses_and_name_maps_that_would_change_meaning_are_refused);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     for (name, text, flag, expected) in [
@@ -250,9 +245,9 @@ fn poses_and_name_maps_that_would_change_meaning_are_refused() {
 
 #[test]
 fn weights_for_another_rig_and_meshes_of_another_topology_are_refused() {
-    let Some(data) = test_support::mpfb_data_or_skip("job_sanity") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        weights_for_another_rig_and_meshes_of_another_topology_are_refused
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let weights = data.join("rigs/standard/weights.game_engine.json");
@@ -334,9 +329,7 @@ fn weights_for_another_rig_and_meshes_of_another_topology_are_refused() {
 #[cfg(unix)]
 #[test]
 fn limits_hold_for_pipes_and_devices() {
-    let Some(data) = test_support::mpfb_data_or_skip("limits_hold") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(limits_hold_for_pipes_and_devices);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     // /dev/zero never ends: no reader opens a device (issue 41).
@@ -428,9 +421,7 @@ fn hostile_targets(data: &Path, dir: &Path) -> PathBuf {
 
 #[test]
 fn targets_are_bounded_and_read_whole() {
-    let Some(data) = test_support::mpfb_data_or_skip("targets_bounded") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(targets_are_bounded_and_read_whole);
     let dir = tempfile::tempdir().unwrap();
     let targets = hostile_targets(&data, dir.path());
     let out = dir.path().join("out.g4b");
@@ -475,9 +466,7 @@ fn targets_are_bounded_and_read_whole() {
 
 #[test]
 fn outputs_never_replace_inputs_reports_or_each_other() {
-    let Some(data) = test_support::mpfb_data_or_skip("outputs_never_replace") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(outputs_never_replace_inputs_reports_or_each_other);
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("jobs.toml");
     let write_manifest = |outputs: &[&str]| {
@@ -621,9 +610,7 @@ fn batch_sizes_are_bounded_before_work_starts() {
 #[test]
 fn a_failed_pair_write_keeps_the_old_pair_whole() {
     use mpfb2g4mf::files::{Step, replace_text_with_buffers};
-    let Some(data) = test_support::mpfb_data_or_skip("failed_pair_write") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_failed_pair_write_keeps_the_old_pair_whole);
     let dir = tempfile::tempdir().unwrap();
     // Two real pairs: the old (plain) and the new (zstd, another buffer).
     let pair = |name: &str, extra: &[&str]| -> (Vec<u8>, String, Vec<u8>) {
@@ -744,9 +731,7 @@ fn sorted(names: &[&str]) -> Vec<String> {
 #[cfg(unix)]
 #[test]
 fn signals_and_kills_leave_no_temporary_files() {
-    let Some(data) = test_support::mpfb_data_or_skip("signals_leave_nothing") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(signals_and_kills_leave_no_temporary_files);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir_all(&out).unwrap();
@@ -832,9 +817,7 @@ fn signals_and_kills_leave_no_temporary_files() {
 
 #[test]
 fn messages_say_each_cause_once_and_stay_short() {
-    let Some(data) = test_support::mpfb_data_or_skip("messages_once") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(messages_say_each_cause_once_and_stay_short);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let missing = dir.path().join("missing-pose.json");
@@ -879,9 +862,7 @@ fn messages_say_each_cause_once_and_stay_short() {
 
 #[test]
 fn many_unknown_lines_are_counted_not_listed() {
-    let Some(data) = test_support::mpfb_data_or_skip("unknown_lines_counted") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(many_unknown_lines_are_counted_not_listed);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let mhm = dir.path().join("many.mhm");
@@ -955,9 +936,8 @@ fn fake_assets(dir: &Path, case: &str, mhclo: &str) -> (PathBuf, PathBuf) {
 
 #[test]
 fn hostile_asset_files_are_refused_on_one_located_line() {
-    let Some(data) = test_support::mpfb_data_or_skip("hostile_assets") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(hostile_asset_files_are_refused_on_one_located_line);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let head = "name bad\nobj_file bad.obj\n";

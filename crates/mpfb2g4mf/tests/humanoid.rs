@@ -88,9 +88,8 @@ fn convert_humanoid(data: &Path, out: &Path, rig: &str, extra: &[&str]) -> (G4mf
 /// bone from the upper leg to the foot within 2 degrees of straight down.
 #[test]
 fn computed_t_poses_have_straight_limbs_and_palms_down() {
-    let Some(data) = test_support::mpfb_data_or_skip("computed_t_poses") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(computed_t_poses_have_straight_limbs_and_palms_down);
     let out = tempfile::tempdir().unwrap();
     for (rig, pose) in [
         ("mixamo", "t-pose"),
@@ -203,9 +202,7 @@ fn shipped_table(rig: &str) -> BTreeMap<String, String> {
 /// takes back, with the bones it could not place.
 #[test]
 fn humanoid_names_are_matched_on_rigs_without_a_table() {
-    let Some(data) = test_support::mpfb_data_or_skip("humanoid_names_are_matched") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(humanoid_names_are_matched_on_rigs_without_a_table);
     let out = tempfile::tempdir().unwrap();
     let mut rigs: Vec<(PathBuf, &str)> = [
         ("standard", "default"),
@@ -315,9 +312,8 @@ fn humanoid_names_are_matched_on_rigs_without_a_table() {
 /// turned (a pose baked into the rest) every eye vertex moves with the head.
 #[test]
 fn unweighted_helper_eyes_are_bound_and_follow_the_head() {
-    let Some(data) = test_support::mpfb_data_or_skip("unweighted_helper_eyes") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(unweighted_helper_eyes_are_bound_and_follow_the_head);
     let out = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(data.join("rigs/standard/weights.default.json")).unwrap();
     let mut weights: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -413,9 +409,8 @@ fn follows_the_head(rest: &G4mfFile, posed: &G4mfFile, head: &str, eyes: &[&str]
 /// so no kept vertex is left unweighted.
 #[test]
 fn human_toes_with_its_weights_leaves_no_vertex_unweighted() {
-    let Some(data) = test_support::mpfb_data_or_skip("human_toes_weights") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(human_toes_with_its_weights_leaves_no_vertex_unweighted);
     let weights = data.join("rigs/rigify/weights.human_toes.json");
     if !weights.is_file() {
         // Not a skip of CI's data: only `mpfb2g4mf data fetch` installs this file
@@ -489,9 +484,9 @@ fn bound_to(file: &G4mfFile, bone: &str) -> Vec<u64> {
 /// still succeeds, binding the lower teeth and tongue to the nearest bone with a warning.
 #[test]
 fn unweighted_helpers_on_a_rig_without_names_go_to_the_nearest_bone() {
-    let Some(data) = test_support::mpfb_data_or_skip("unweighted_helpers_without_names") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        unweighted_helpers_on_a_rig_without_names_go_to_the_nearest_bone
+    );
     let out = tempfile::tempdir().unwrap();
     let rig_text = std::fs::read_to_string(data.join("rigs/standard/rig.default.json")).unwrap();
     let rig: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&rig_text).unwrap();

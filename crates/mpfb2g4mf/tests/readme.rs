@@ -338,9 +338,7 @@ fn run_examples(documents: &[PathBuf], data: &Path, work: &Path, assets: Option<
 
 #[test]
 fn readme_and_guide_examples_run() {
-    let Some(data) = test_support::mpfb_data_or_skip("readme_and_guide_examples_run") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(readme_and_guide_examples_run);
     let root = test_support::workspace_root();
     let documents = documents(&root);
     let work = tempfile::tempdir().unwrap();

@@ -322,9 +322,9 @@ fn convert_ada(data: &Path, out: &Path, extra: &[&str]) -> String {
 
 #[test]
 fn a_skin_material_textures_the_body_and_packs_its_maps_into_orm() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_skin_material_textures_the_body") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_skin_material_textures_the_body_and_packs_its_maps_into_orm
+    );
     let dir = tempfile::tempdir().unwrap();
     let skin = dir.path().join("myskin");
     std::fs::create_dir_all(&skin).unwrap();
@@ -493,9 +493,8 @@ fn helper_eye_corners(obj: &Path, group: &str) -> Vec<([f64; 3], [f64; 2])> {
 
 #[test]
 fn helper_eyes_get_an_iris_painted_from_their_geometry() {
-    let Some(data) = test_support::mpfb_data_or_skip("helper_eyes_get_an_iris") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(helper_eyes_get_an_iris_painted_from_their_geometry);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("eyes.g4b");
     convert_ada(&data, &out, &[]);

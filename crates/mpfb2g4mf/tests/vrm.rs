@@ -604,11 +604,8 @@ fn refused(data: &Path, output: &Path, flags: &[&str], says: &str) {
 
 #[test]
 fn a_vrm_that_cannot_be_is_refused_in_one_line_with_no_file() {
-    let Some(data) =
-        test_support::mpfb_data_or_skip("a_vrm_that_cannot_be_is_refused_in_one_line_with_no_file")
-    else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(a_vrm_that_cannot_be_is_refused_in_one_line_with_no_file);
     let out = tempfile::tempdir().unwrap();
     let vrm = out.path().join("x.vrm");
     refused(

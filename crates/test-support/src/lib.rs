@@ -275,6 +275,43 @@ pub fn mpfb_data_or_skip(test_name: &str) -> Option<PathBuf> {
     None
 }
 
+/// The MPFB data folder, or else out of the calling test: the prelude of a test that needs
+/// the data, naming the test by `stringify!` so its name is written once. Fails the test
+/// without data when [`data_required`] (CI), else says loudly that it skips and returns
+/// (see [`mpfb_data_or_skip()`]). The name must be a function in scope (the test itself), so
+/// a renamed test cannot keep a stale name.
+///
+/// ```ignore
+/// #[test]
+/// fn the_base_mesh_reads() {
+///     let data = test_support::mpfb_data_or_skip!(the_base_mesh_reads);
+///     // ...
+/// }
+/// ```
+#[macro_export]
+macro_rules! mpfb_data_or_skip {
+    ($test:ident) => {{
+        let _: fn() = $test;
+        match $crate::mpfb_data_or_skip(stringify!($test)) {
+            Some(data) => data,
+            None => return,
+        }
+    }};
+}
+
+/// The MakeHuman assets folder holding `files`, or else out of the calling test: as
+/// [`mpfb_data_or_skip!`] for [`makehuman_assets_or_skip()`].
+#[macro_export]
+macro_rules! makehuman_assets_or_skip {
+    ($test:ident, $files:expr) => {{
+        let _: fn() = $test;
+        match $crate::makehuman_assets_or_skip(stringify!($test), $files) {
+            Some(folder) => folder,
+            None => return,
+        }
+    }};
+}
+
 /// Says loudly that `test_name` skips (or part of it) for `why`, or fails it when data is
 /// required ([`data_required`]). The line goes past the test harness's capture.
 pub fn skip_or_fail(test_name: &str, why: &str) {
@@ -341,10 +378,22 @@ mod tests {
         assert!(mpfb_data_or_skip("probe_without_data").is_none());
     }
 
+    /// Run only by [`the_prelude_macro_names_its_test_and_returns_without_data`].
+    #[test]
+    #[ignore = "a probe run in a child process with a chosen environment"]
+    fn macro_probe_without_data() {
+        let data = crate::mpfb_data_or_skip!(macro_probe_without_data);
+        panic!("the prelude went on without data: {}", data.display());
+    }
+
     fn run_probe(required: bool) -> std::process::Output {
+        run_named_probe("tests::probe_without_data", required)
+    }
+
+    fn run_named_probe(probe: &str, required: bool) -> std::process::Output {
         let mut command = Command::new(std::env::current_exe().expect("test binary"));
         command
-            .args(["--ignored", "--exact", "tests::probe_without_data"])
+            .args(["--ignored", "--exact", probe])
             .env(MPFB_DATA_ENV, "/nonexistent/mpfb-data")
             .env_remove("CI")
             .env_remove(MPFB_DATA_REQUIRED_ENV);
@@ -370,6 +419,25 @@ mod tests {
         assert!(
             out.contains("MPFB_DATA_REQUIRED or CI says it is required")
                 && out.contains("/nonexistent/mpfb-data"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_prelude_macro_names_its_test_and_returns_without_data() {
+        let skipped = run_named_probe("tests::macro_probe_without_data", false);
+        let text = String::from_utf8_lossy(&skipped.stderr);
+        assert!(skipped.status.success(), "{text}");
+        assert!(
+            text.contains("SKIPPED macro_probe_without_data: no complete MPFB data"),
+            "{text}"
+        );
+        let failed = run_named_probe("tests::macro_probe_without_data", true);
+        let out = String::from_utf8_lossy(&failed.stdout);
+        assert!(!failed.status.success(), "{out}");
+        assert!(
+            out.contains("macro_probe_without_data: no complete MPFB data")
+                && out.contains("MPFB_DATA_REQUIRED or CI says it is required"),
             "{out}"
         );
     }

@@ -6,9 +6,7 @@ use mpfb_body::{TargetIndex, morph, parse_mhm, read_target_file};
 
 #[test]
 fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
-    let Some(data) = test_support::mpfb_data_or_skip("an_mhm_body_is_the_base_plus") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(an_mhm_body_is_the_base_plus_the_targets_it_names);
     let targets = data.join("targets");
     let index = TargetIndex::scan(&targets).unwrap();
     let spec = MacroSpec::from_json(
@@ -35,7 +33,7 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
     let assets: Vec<(&str, &str)> = dressed
         .assets
         .iter()
-        .map(|a| (a.kind.as_str(), a.name.as_str()))
+        .map(|a| (a.kind.name(), a.name.as_str()))
         .collect();
     assert_eq!(
         assets,
@@ -106,9 +104,9 @@ fn an_mhm_body_is_the_base_plus_the_targets_it_names() {
 
 #[test]
 fn a_target_the_folder_lacks_is_reported_at_its_file_and_line() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_target_the_folder_lacks") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_target_the_folder_lacks_is_reported_at_its_file_and_line
+    );
     let targets = data.join("targets");
     let index = TargetIndex::scan(&targets).unwrap();
     let spec = MacroSpec::from_json(

@@ -6,9 +6,8 @@ use mpfb_body::{TargetIndex, morph, read_target_file};
 
 #[test]
 fn every_shipped_target_reads_and_stays_in_the_base_mesh() {
-    let Some(data) = test_support::mpfb_data_or_skip("every_shipped_target_reads") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(every_shipped_target_reads_and_stays_in_the_base_mesh);
     let index = TargetIndex::scan(&data.join("targets")).unwrap();
     assert!(index.len() > 1200, "{} target names", index.len());
     let mut files = 0;
@@ -51,9 +50,8 @@ fn every_shipped_target_reads_and_stays_in_the_base_mesh() {
 
 #[test]
 fn a_morph_is_the_base_plus_the_weighted_displacements() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_morph_is_the_base_plus") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(a_morph_is_the_base_plus_the_weighted_displacements);
     let index = TargetIndex::scan(&data.join("targets")).unwrap();
     let path = index.at("macrodetails/african-female-young").unwrap();
     let target = read_target_file(&path).unwrap();

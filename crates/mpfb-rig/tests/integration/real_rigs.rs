@@ -42,9 +42,7 @@ fn rig_named(data: &Path, name: &str) -> Rig {
 
 #[test]
 fn every_shipped_rig_parses_and_fits_without_fallback() {
-    let Some(data) = test_support::mpfb_data_or_skip("every_shipped_rig_parses_and_fits") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(every_shipped_rig_parses_and_fits_without_fallback);
     let base = load_base(&data);
     assert_eq!(base.positions.len(), 19158);
     let mesh = fit_mesh(&base, &base.positions);
@@ -112,9 +110,7 @@ fn reference_position(base: &Base, end: &mpfb_rig::Endpoint, relative_scale: f64
 
 #[test]
 fn hand_computed_positions_match() {
-    let Some(data) = test_support::mpfb_data_or_skip("hand_computed_positions_match") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(hand_computed_positions_match);
     let base = load_base(&data);
     let mesh = fit_mesh(&base, &base.positions);
     // Expected values computed independently (Python over base.obj) and written down here.
@@ -178,9 +174,9 @@ fn assert_frame_ok(name: &str, basis: DMat3, head: DVec3, tail: DVec3, length: f
 
 #[test]
 fn layouts_are_detected_and_version_100_layers_become_collections() {
-    let Some(data) = test_support::mpfb_data_or_skip("layouts_are_detected") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        layouts_are_detected_and_version_100_layers_become_collections
+    );
     assert_eq!(
         rig_named(&data, "rig.default.json").source_layout,
         RigLayout::Bare
@@ -222,9 +218,7 @@ fn layouts_are_detected_and_version_100_layers_become_collections() {
 
 #[test]
 fn rigify_human_keeps_every_field() {
-    let Some(data) = test_support::mpfb_data_or_skip("rigify_human_keeps_every_field") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(rigify_human_keeps_every_field);
     let rig = rig_named(&data, "rig.human.json");
     assert_eq!(rig.bones.len(), 185);
     assert_eq!(rig.header.collections.as_ref().map(Vec::len), Some(22));
@@ -322,9 +316,7 @@ fn assert_mirrored(rig: &Rig, fitted: &FittedRig) -> usize {
 
 #[test]
 fn symmetric_rigs_mirror_left_and_right() {
-    let Some(data) = test_support::mpfb_data_or_skip("symmetric_rigs_mirror") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(symmetric_rigs_mirror_left_and_right);
     let base = load_base(&data);
     let mesh = fit_mesh(&base, &base.positions);
     for (name, expected_pairs) in [("rig.game_engine.json", 23), ("rig.human.json", 79)] {
@@ -337,9 +329,7 @@ fn symmetric_rigs_mirror_left_and_right() {
 
 #[test]
 fn a_morphed_body_moves_the_bones_with_it() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_morphed_body_moves_the_bones") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_morphed_body_moves_the_bones_with_it);
     let base = load_base(&data);
     let rig = rig_named(&data, "rig.default.json");
     let original = fit(&rig, &fit_mesh(&base, &base.positions)).unwrap();
@@ -382,9 +372,9 @@ fn a_morphed_body_moves_the_bones_with_it() {
 
 #[test]
 fn every_shipped_rig_writes_back_as_version_110_and_reads_the_same() {
-    let Some(data) = test_support::mpfb_data_or_skip("every_shipped_rig_writes_back") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        every_shipped_rig_writes_back_as_version_110_and_reads_the_same
+    );
     for path in rig_files(&data) {
         let rig = read_rig_file(&path).unwrap();
         let text = serde_json::to_string_pretty(&mpfb_rig::rig_to_json(&rig)).unwrap();

@@ -7,7 +7,7 @@
 use crate::derived::{Both, Cache, Id};
 use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
-use crate::stages::humanoid::Names;
+use crate::stages::humanoid::JobNames;
 use character::{Character, Influence};
 use std::sync::Arc;
 
@@ -37,15 +37,14 @@ type UnweightedKey = (
 type Unweighted = Vec<(&'static str, Vec<u32>)>;
 
 /// Binds the unweighted vertices of the `parts` (kept face helpers) with weight 1; one warning
-/// per part bound, naming the count and the bone. The humanoid `names` (when the conversion
-/// has none yet) are found by `find` only when something is to be bound; where they cannot
-/// be, the nearest bone serves. A character without a skin is left alone (the converter says
+/// per part bound, naming the count and the bone. The job's humanoid `names` are made (when
+/// no stage made them yet) only when something is to be bound; where they cannot be, the
+/// nearest bone serves. A character without a skin is left alone (the converter says
 /// so already).
 pub fn bind_unweighted_helpers(
     mut character: Character,
     parts: &[&'static str],
-    names: Option<&Names>,
-    find: impl FnOnce(&Character) -> Result<Names, ConvertError>,
+    names: &JobNames<'_>,
     said: &mut Diagnostics,
     derived: &Derived,
 ) -> Result<Character, ConvertError> {
@@ -64,14 +63,7 @@ pub fn bind_unweighted_helpers(
     }
     let mut moved = moved_vertices(skin, character.mesh.positions.len());
     // Names the user did not ask for: a rig they cannot be found on binds to the nearest bone.
-    let found;
-    let names = match names {
-        Some(names) => Some(names),
-        None => {
-            found = find(&character).ok();
-            found.as_ref()
-        }
-    };
+    let names = names.get(&character).ok();
     let bones = &character.skeleton.bones;
     let mut bound = Vec::new();
     for (part, vertices) in unweighted.iter() {

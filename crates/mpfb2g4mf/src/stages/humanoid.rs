@@ -7,6 +7,7 @@
 
 use crate::diagnostics::Diagnostics;
 use crate::error::ConvertError;
+use crate::inputs::HumanoidNames;
 use character::Character;
 use g4mf_validator::humanoid::{self, SkeletonBone};
 use g4mf_validator::{Code, Severity};
@@ -37,21 +38,52 @@ impl Names {
     }
 }
 
-/// The names `from` says (a table, or matched on the character's skeleton); without `from`,
-/// the rig's shipped table or else matched names (a computed T-pose's limbs).
-pub fn names(
+/// The rig's humanoid names for one job, made once: where they come from is the loader's
+/// decision ([`HumanoidNames`]), and the first stage that needs them (renaming, a computed
+/// T-pose's limbs, face helpers' bones, a pose's retargeting) makes them on the character as
+/// assembled; every later one takes the same names.
+#[derive(Debug)]
+pub struct JobNames<'a> {
+    from: &'a HumanoidNames,
+    rig_path: &'a Path,
+    made: std::cell::OnceCell<Names>,
+}
+
+impl<'a> JobNames<'a> {
+    /// The names `from` says for the rig at `rig_path` (named in messages), not made yet.
+    pub fn new(from: &'a HumanoidNames, rig_path: &'a Path) -> Self {
+        Self {
+            from,
+            rig_path,
+            made: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The names, made on `character` the first time they are asked (a rig they cannot be
+    /// found on is an error each time it is asked).
+    pub fn get(&self, character: &Character) -> Result<&Names, ConvertError> {
+        if let Some(names) = self.made.get() {
+            return Ok(names);
+        }
+        let names = names(character, self.from, self.rig_path)?;
+        Ok(self.made.get_or_init(|| names))
+    }
+
+    /// The names, when a stage made them.
+    pub fn into_made(self) -> Option<Names> {
+        self.made.into_inner()
+    }
+}
+
+/// The names `from` says: a table, or matched on the character's skeleton.
+fn names(
     character: &Character,
-    from: Option<&crate::inputs::HumanoidNames>,
+    from: &HumanoidNames,
     rig_path: &Path,
 ) -> Result<Names, ConvertError> {
-    use crate::inputs::HumanoidNames;
-    let from = match from {
-        Some(from) => from.clone(),
-        None => crate::inputs::shipped_or_matched(rig_path)?,
-    };
     Ok(match from {
         HumanoidNames::Table((table, source)) => Names {
-            table,
+            table: table.clone(),
             source: format!("table {source}"),
             not_placed: Vec::new(),
         },

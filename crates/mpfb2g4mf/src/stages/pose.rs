@@ -14,6 +14,7 @@
 use crate::diagnostics::{Code, Diagnostics};
 use crate::error::ConvertError;
 use crate::poses::LoadedPoses;
+use crate::stages::humanoid::JobNames;
 use character::{Character, Skeleton};
 use glam::{DAffine3, DMat3, DQuat, DVec3};
 use makehuman_poses::motion::canonical_name;
@@ -84,13 +85,13 @@ fn depths(frame: &FramePose) -> Vec<usize> {
 }
 
 /// Finds each bone's counterpart in `frame`: by name, by the rig's `.mhskel` references, or
-/// by humanoid names (the rig at `rig_path`'s, and the default rig's for MakeHuman's files or
+/// by humanoid names (the job's `rig_names`, and the default rig's for MakeHuman's files or
 /// names matched on a foreign file's skeleton, `file_skeleton`).
 pub fn retarget(
     character: &Character,
     frame: &FramePose,
     rig_skeleton: Option<&(std::path::PathBuf, std::sync::Arc<MhSkel>)>,
-    rig_path: &Path,
+    rig_names: &JobNames<'_>,
     file_skeleton: impl FnOnce() -> Skeleton,
 ) -> Result<Retarget, ConvertError> {
     let bones = &character.skeleton.bones;
@@ -127,19 +128,19 @@ pub fn retarget(
             });
         }
     }
-    humanoid_route(character, frame, rig_path, file_skeleton)
+    humanoid_route(character, frame, rig_names, file_skeleton)
 }
 
-/// Counterparts by humanoid names: the rig's (shipped or matched) against the default rig's
+/// Counterparts by humanoid names: the job's for the rig against the default rig's
 /// shipped table when the file holds MakeHuman's default joints, else against names matched
 /// on the file's own skeleton.
 fn humanoid_route(
     character: &Character,
     frame: &FramePose,
-    rig_path: &Path,
+    rig_names: &JobNames<'_>,
     file_skeleton: impl FnOnce() -> Skeleton,
 ) -> Result<Retarget, ConvertError> {
-    let rig = crate::stages::humanoid::names(character, None, rig_path)?;
+    let rig = rig_names.get(character)?;
     let default = crate::tables::shipped("default")?.map(|(t, _)| t);
     let makehumans = default.as_ref().filter(|table| {
         let found = table.keys().filter(|b| frame.joint(b).is_some()).count();
@@ -176,7 +177,7 @@ fn humanoid_route(
         .iter()
         .map(|b| file_names.get(rig.table.get(&b.name)?).copied())
         .collect();
-    let corrections = limb_corrections(bones, &counterparts, &rig, foreign.as_ref());
+    let corrections = limb_corrections(bones, &counterparts, rig, foreign.as_ref());
     Ok(Retarget {
         counterparts,
         corrections,
@@ -328,16 +329,16 @@ pub struct Posed {
     pub retarget: Retarget,
 }
 
-/// Frame `frame` of `bvh` on `character` (rig at `rig_path`), with `poses`' skeletons and
-/// the body's leg length `leg`; `retarget` reuses counterparts found for an earlier frame of
-/// the same file.
+/// Frame `frame` of `bvh` on `character` (with the job's humanoid `rig_names`), with
+/// `poses`' skeletons and the body's leg length `leg`; `retarget` reuses counterparts found
+/// for an earlier frame of the same file.
 pub fn pose_frame(
     character: &Character,
     bvh: &makehuman_poses::Bvh,
     frame: usize,
     poses: &LoadedPoses,
     leg: Option<f64>,
-    rig_path: &Path,
+    rig_names: &JobNames<'_>,
 ) -> Result<(FramePose, Retarget), ConvertError> {
     let pose = makehuman_poses::frame_pose(bvh, frame, leg).ok_or_else(|| {
         ConvertError::BodyPose(format!(
@@ -351,7 +352,7 @@ pub fn pose_frame(
         character,
         &pose,
         poses.rig_skeleton.as_ref(),
-        rig_path,
+        rig_names,
         || file_skeleton(bvh, z_up),
     )?;
     Ok((pose, retarget))
@@ -382,11 +383,11 @@ pub fn posed(
     motion: &crate::poses::LoadedMotion,
     frame: usize,
     poses: &LoadedPoses,
-    (leg, rig_path): (Option<f64>, &Path),
+    (leg, rig_path, rig_names): (Option<f64>, &Path, &JobNames<'_>),
     said: &mut Diagnostics,
 ) -> Result<Posed, ConvertError> {
     let file = &motion.file;
-    let (pose, retarget) = pose_frame(character, &motion.bvh, frame, poses, leg, rig_path)?;
+    let (pose, retarget) = pose_frame(character, &motion.bvh, frame, poses, leg, rig_names)?;
     if retarget.counterparts.iter().all(Option::is_none) {
         return Err(ConvertError::BodyPose(format!(
             "{}: no bone of rig `{}` has a counterpart among its {} joints ({})",
@@ -452,7 +453,7 @@ pub fn clip(
     motion: &crate::poses::LoadedMotion,
     frames: std::ops::Range<usize>,
     poses: &LoadedPoses,
-    at: (Option<f64>, &Path),
+    at: (Option<f64>, &Path, &JobNames<'_>),
     said: &mut Diagnostics,
 ) -> Result<MadeClip, ConvertError> {
     let leg = at.0;

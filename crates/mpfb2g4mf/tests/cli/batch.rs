@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 #[test]
 fn batch_runs_good_jobs_reports_the_broken_one_and_leaves_no_partial_file() {
-    let Some(data) = test_support::mpfb_data_or_skip("batch_runs_good_jobs") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        batch_runs_good_jobs_reports_the_broken_one_and_leaves_no_partial_file
+    );
     let dir = tempfile::tempdir().unwrap();
     let bad_rig = dir.path().join("rig.broken.json");
     std::fs::write(&bad_rig, "{\"root\": {\"head\": ").unwrap();
@@ -188,9 +188,8 @@ fn batch_runs_good_jobs_reports_the_broken_one_and_leaves_no_partial_file() {
 /// temporary is left. With --fail-fast, at most the job a worker was already making follows.
 #[test]
 fn a_write_that_fails_behind_the_workers_fails_its_job_alone() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_write_that_fails_behind") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(a_write_that_fails_behind_the_workers_fails_its_job_alone);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     // A folder where job 1's file goes: the rename over it fails, after the file was made.
@@ -269,10 +268,9 @@ fn a_write_that_fails_behind_the_workers_fails_its_job_alone() {
 
 #[test]
 fn a_batch_population_writes_valid_bodies_and_reports_their_phenotypes() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_batch_population_writes_valid_bodies")
-    else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_batch_population_writes_valid_bodies_and_reports_their_phenotypes
+    );
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("people.toml");
     std::fs::write(

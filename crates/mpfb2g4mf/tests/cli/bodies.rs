@@ -10,10 +10,7 @@ use std::collections::BTreeMap;
 
 #[test]
 fn bodies_from_targets_move_the_skeleton_and_validate() {
-    let Some(data) = test_support::mpfb_data_or_skip("bodies_from_targets_move_the_skeleton")
-    else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(bodies_from_targets_move_the_skeleton_and_validate);
     let out = tempfile::tempdir().unwrap();
     let convert = |name: &str, extra: &[&str]| {
         let output = out.path().join(name);
@@ -194,9 +191,9 @@ fn bodies_from_targets_move_the_skeleton_and_validate() {
 
 #[test]
 fn smooth_normals_are_unit_agree_with_the_winding_and_follow_the_morph() {
-    let Some(data) = test_support::mpfb_data_or_skip("smooth_normals_are_unit") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        smooth_normals_are_unit_agree_with_the_winding_and_follow_the_morph
+    );
     let out = tempfile::tempdir().unwrap();
     for (name, extra) in [
         ("plain.g4b", vec![]),
@@ -276,9 +273,8 @@ fn smooth_normals_are_unit_agree_with_the_winding_and_follow_the_morph() {
 
 #[test]
 fn face_helpers_are_surfaces_of_their_own_and_weighted() {
-    let Some(data) = test_support::mpfb_data_or_skip("face_helpers_are_surfaces") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(face_helpers_are_surfaces_of_their_own_and_weighted);
     let out = tempfile::tempdir().unwrap();
     for (helpers, surfaces, kept) in [
         ("face", 6, 13886),
@@ -375,9 +371,7 @@ fn face_helpers_are_surfaces_of_their_own_and_weighted() {
 /// written linear); `--no-materials` writes none.
 #[test]
 fn skin_colour_follows_the_race_mix() {
-    let Some(data) = test_support::mpfb_data_or_skip("skin_colour_follows_the_race_mix") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(skin_colour_follows_the_race_mix);
     let out = tempfile::tempdir().unwrap();
     let skin = |extra: &[&str]| -> Option<Vec<f64>> {
         let output = out.path().join("skin.g4tf");

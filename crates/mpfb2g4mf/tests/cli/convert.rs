@@ -134,9 +134,7 @@ fn check_content(file: &G4mfFile, rig_path: &Path, weights: Option<&Path>, mesh_
 
 #[test]
 fn every_shipped_rig_converts_in_every_container() {
-    let Some(data) = test_support::mpfb_data_or_skip("every_shipped_rig_converts") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(every_shipped_rig_converts_in_every_container);
     let out = tempfile::tempdir().unwrap();
     let mesh = data.join("3dobjs/base.obj");
     for (rig, weights) in shipped_rigs(&data) {
@@ -243,9 +241,7 @@ fn base_obj_with(data: &Path, f: impl Fn([f64; 3]) -> [f64; 3]) -> String {
 
 #[test]
 fn a_morphed_body_moves_the_skeleton() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_morphed_body_moves_the_skeleton") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_morphed_body_moves_the_skeleton);
     let out = tempfile::tempdir().unwrap();
     // Same vertex order, different shape: everything above the hips stretched up by 10%.
     let morphed = base_obj_with(&data, |[x, y, z]| [x, if y > 0.0 { y * 1.1 } else { y }, z]);
@@ -302,11 +298,8 @@ fn a_morphed_body_moves_the_skeleton() {
 
 #[test]
 fn a_body_in_metres_gives_the_same_skeleton_offsets_included() {
-    let Some(data) = test_support::mpfb_data_or_skip(
-        "a_body_in_metres_gives_the_same_skeleton_offsets_included",
-    ) else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(a_body_in_metres_gives_the_same_skeleton_offsets_included);
     let out = tempfile::tempdir().unwrap();
     // base.obj rewritten in metres, as Blender exports it.
     let metres = base_obj_with(&data, |v| v.map(|c| c * 0.1));
@@ -357,9 +350,7 @@ fn a_body_in_metres_gives_the_same_skeleton_offsets_included() {
 
 #[test]
 fn rig_name_shortcut_json_summary_and_no_weights() {
-    let Some(data) = test_support::mpfb_data_or_skip("rig_name_shortcut") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(rig_name_shortcut_json_summary_and_no_weights);
     let out = tempfile::tempdir().unwrap();
     let output = out.path().join("cmu.g4b");
     let result = run(&[
@@ -416,9 +407,8 @@ fn rig_name_shortcut_json_summary_and_no_weights() {
 
 #[test]
 fn bad_input_exits_1_with_one_located_line_and_no_output() {
-    let Some(data) = test_support::mpfb_data_or_skip("bad_input_exits_1") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(bad_input_exits_1_with_one_located_line_and_no_output);
     let out = tempfile::tempdir().unwrap();
     let mesh = data.join("3dobjs/base.obj");
     let bad_rig = out.path().join("rig.bad.json");
@@ -508,9 +498,7 @@ fn bad_input_exits_1_with_one_located_line_and_no_output() {
 /// both reported in the summary.
 #[test]
 fn influence_limits_keep_the_strongest_and_sum_to_one() {
-    let Some(data) = test_support::mpfb_data_or_skip("influence_limits") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(influence_limits_keep_the_strongest_and_sum_to_one);
     let out = tempfile::tempdir().unwrap();
     let skin_of = |file: &G4mfFile| -> Vec<(u64, f64)> {
         let skin = file.document.meshes[0].skin.as_ref().unwrap();

@@ -5,9 +5,7 @@ use g4mf_reader::{ReadOptions, read_path};
 
 #[test]
 fn demo_writes_the_default_character() {
-    let Some(data) = test_support::mpfb_data_or_skip("demo_writes_the_default_character") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(demo_writes_the_default_character);
     let out = tempfile::tempdir().unwrap();
     let result = bin()
         .current_dir(out.path())

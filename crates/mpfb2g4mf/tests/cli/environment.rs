@@ -8,9 +8,7 @@ use crate::common::{bin, convert_default, stderr};
 /// cold cache and with a warm one is the same file, byte for byte.
 #[test]
 fn the_target_cache_changes_no_byte() {
-    let Some(data) = test_support::mpfb_data_or_skip("the_target_cache_changes_no_byte") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(the_target_cache_changes_no_byte);
     let out = tempfile::tempdir().unwrap();
     let cache = out.path().join("cache");
     let convert = |name: &str, cache_setting: &std::ffi::OsStr| -> Vec<u8> {
@@ -48,10 +46,7 @@ fn the_target_cache_changes_no_byte() {
 
 #[test]
 fn timings_name_every_stage_and_change_no_byte() {
-    let Some(data) = test_support::mpfb_data_or_skip("timings_name_every_stage_and_change_no_byte")
-    else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(timings_name_every_stage_and_change_no_byte);
     let out = tempfile::tempdir().unwrap();
     let convert = |folder: &str, timings: bool| -> (Vec<u8>, String) {
         std::fs::create_dir_all(out.path().join(folder)).unwrap();
@@ -122,11 +117,7 @@ fn timings_name_every_stage_and_change_no_byte() {
 /// `GLIBC_TUNABLES` or the opt-out variable prevent it, and no setting changes a byte.
 #[test]
 fn malloc_tuning_reexecs_once_and_changes_no_byte() {
-    let Some(data) =
-        test_support::mpfb_data_or_skip("malloc_tuning_reexecs_once_and_changes_no_byte")
-    else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(malloc_tuning_reexecs_once_and_changes_no_byte);
     let out = tempfile::tempdir().unwrap();
     let convert = |folder: &str, env: &[(&str, &str)]| -> (Vec<u8>, String) {
         std::fs::create_dir_all(out.path().join(folder)).unwrap();

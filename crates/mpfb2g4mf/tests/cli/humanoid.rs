@@ -10,9 +10,8 @@ use g4mf_reader::{ReadOptions, read_path};
 /// as exact as it is).
 #[test]
 fn humanoid_names_pass_the_profile_and_keep_the_round_trip() {
-    let Some(data) = test_support::mpfb_data_or_skip("humanoid_names") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(humanoid_names_pass_the_profile_and_keep_the_round_trip);
     let out = tempfile::tempdir().unwrap();
     let rigs = [
         ("default", 60, false),
@@ -137,9 +136,7 @@ fn humanoid_names_pass_the_profile_and_keep_the_round_trip() {
 /// profile is refused with the reason, and nothing is written.
 #[test]
 fn humanoid_tables_that_break_the_profile_are_refused() {
-    let Some(data) = test_support::mpfb_data_or_skip("humanoid_tables_refused") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(humanoid_tables_that_break_the_profile_are_refused);
     let out = tempfile::tempdir().unwrap();
     for (table, expected) in [
         (

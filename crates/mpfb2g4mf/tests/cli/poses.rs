@@ -250,12 +250,10 @@ fn animation_clips_key_every_bone_node_at_the_files_frame_time() {
     let Some((data, _)) = inputs("animation_clips_key_every_bone_node") else {
         return;
     };
-    let Some(walks) = test_support::makehuman_assets_or_skip(
-        "animation_clips_key_every_bone_node",
-        &["animations/walks/walk1.bvh"],
-    ) else {
-        return;
-    };
+    let walks = test_support::makehuman_assets_or_skip!(
+        animation_clips_key_every_bone_node_at_the_files_frame_time,
+        &["animations/walks/walk1.bvh"]
+    );
     let walk = walks.join("animations/walks/walk1.bvh");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("walk.glb");
@@ -576,4 +574,27 @@ pose = ["sit01", "tpose"]
     let standing = first.iter().filter(|&&y| y > 0.8).count();
     assert_eq!(sitting + standing, 6, "{first:?}");
     assert!(sitting > 0 && standing > 0, "{first:?}");
+}
+
+/// The rig's humanoid names are decided once per job: a pose retargeted by humanoid names
+/// takes the user's `--humanoid-map` table, as the renaming does, not the rig's shipped one.
+#[test]
+fn a_pose_by_humanoid_names_takes_the_users_humanoid_map() {
+    let Some((data, assets)) = inputs("a_pose_by_humanoid_names_takes_the_users_humanoid_map")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("my-mixamo.json");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("humanoid/mixamo.json");
+    std::fs::copy(shipped, &table).unwrap();
+    let said = convert(
+        &data,
+        &assets,
+        "mixamo",
+        &dir.path().join("sitting.g4b"),
+        &["--pose", "sit01", "--humanoid-map", table.to_str().unwrap()],
+    );
+    let route = format!("by humanoid names (table {} of the rig", table.display());
+    assert!(said.contains(&route), "{said}");
 }

@@ -9,9 +9,7 @@ use g4mf_reader::{ReadOptions, read_path};
 /// the larger side).
 #[test]
 fn preview_draws_the_character_in_its_proportions() {
-    let Some(data) = test_support::mpfb_data_or_skip("preview_draws_the_character") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(preview_draws_the_character_in_its_proportions);
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("d.g4b");
     let result = convert_default(&data, &model, &[]).output().unwrap();
@@ -66,9 +64,7 @@ fn preview_draws_the_character_in_its_proportions() {
 /// file lives in a buffer view) and the validator accepts it.
 #[test]
 fn thumbnails_are_embedded_pngs_the_validator_accepts() {
-    let Some(data) = test_support::mpfb_data_or_skip("thumbnails_are_embedded") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(thumbnails_are_embedded_pngs_the_validator_accepts);
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("t.g4b");
     let result = convert_default(&data, &model, &["--thumbnail", "--validate"])

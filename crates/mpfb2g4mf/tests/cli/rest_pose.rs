@@ -11,9 +11,8 @@ use glam::DVec3;
 /// 2 degrees of the side axis, and the hands far from the body.
 #[test]
 fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_computed_t_pose") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(a_computed_t_pose_puts_the_arms_along_the_side_axis);
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("t.g4b");
     let result = run(&[
@@ -116,9 +115,7 @@ fn a_computed_t_pose_puts_the_arms_along_the_side_axis() {
 /// vertex, every posed bone head, G4MF space); our `--rest-pose t-pose` agrees within 0.5 mm.
 #[test]
 fn t_pose_bake_matches_blender() {
-    let Some(data) = test_support::mpfb_data_or_skip("t_pose_bake_matches_blender") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(t_pose_bake_matches_blender);
     let out = tempfile::tempdir().unwrap();
     for rig in ["default", "game_engine", "cmu_mb"] {
         let fixture: serde_json::Value = serde_json::from_slice(

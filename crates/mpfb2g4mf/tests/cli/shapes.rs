@@ -102,9 +102,9 @@ pub(crate) fn shape_offsets(file: &G4mfFile, name: &str) -> Option<BTreeMap<u32,
 /// empty shape.
 #[test]
 fn face_units_and_visemes_are_blend_shapes_with_the_targets_offsets() {
-    let Some(data) = test_support::mpfb_data_or_skip("face_units_and_visemes") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        face_units_and_visemes_are_blend_shapes_with_the_targets_offsets
+    );
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("face.g4tf");
     let result = convert_default(&data, &model, &["--face-units", "--visemes", "--validate"])
@@ -165,9 +165,7 @@ fn face_units_and_visemes_are_blend_shapes_with_the_targets_offsets() {
 /// weights, and the rest mesh plus the weighted shapes is the baked body (bodies are linear).
 #[test]
 fn kept_detail_targets_add_up_to_the_baked_body() {
-    let Some(data) = test_support::mpfb_data_or_skip("kept_detail_targets") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(kept_detail_targets_add_up_to_the_baked_body);
     let out = tempfile::tempdir().unwrap();
     let human = test_support::workspace_root().join("fixtures/bodies/ada.mhm");
     let convert = |name: &str, extra: &[&str]| -> G4mfFile {
@@ -229,9 +227,9 @@ fn kept_detail_targets_add_up_to_the_baked_body() {
 /// with a warning, and the other 66 shapes stay.
 #[test]
 fn a_shape_that_moves_no_kept_vertex_is_dropped_with_a_warning() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_shape_that_moves_no_kept_vertex") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_shape_that_moves_no_kept_vertex_is_dropped_with_a_warning
+    );
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("body.g4b");
     let result = run(&[
@@ -287,18 +285,16 @@ pub(crate) fn shapes_of(file: &G4mfFile) -> BTreeMap<String, (usize, f64)> {
 
 #[test]
 fn makehumans_expressions_are_blend_shapes_on_a_rig_without_face_bones() {
-    let Some(data) = test_support::mpfb_data_or_skip("expressions_are_blend_shapes") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        makehumans_expressions_are_blend_shapes_on_a_rig_without_face_bones
+    );
     let mut needed: Vec<&str> = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
     needed.extend(["expressions/smile01.mhpose", "expressions/anger01.mhpose"]);
     needed.extend(test_support::DEFAULT_EYES);
-    let Some(assets) = test_support::makehuman_assets_or_skip(
-        "makehumans_expressions_are_blend_shapes_on_a_rig_without_face_bones",
-        &needed,
-    ) else {
-        return;
-    };
+    let assets = test_support::makehuman_assets_or_skip!(
+        makehumans_expressions_are_blend_shapes_on_a_rig_without_face_bones,
+        &needed
+    );
     let dir = tempfile::tempdir().unwrap();
     let convert = |out: &std::path::Path, shapes: &str| {
         run(&[
@@ -375,17 +371,14 @@ pub(crate) fn rest_positions(file: &G4mfFile) -> BTreeMap<u32, [f64; 3]> {
 
 #[test]
 fn an_expression_baked_into_the_rest_is_its_shape_applied() {
-    let Some(data) = test_support::mpfb_data_or_skip("an_expression_baked") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(an_expression_baked_into_the_rest_is_its_shape_applied);
     let mut needed: Vec<&str> = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
     needed.push("expressions/smile01.mhpose");
-    let Some(assets) = test_support::makehuman_assets_or_skip(
-        "an_expression_baked_into_the_rest_is_its_shape_applied",
-        &needed,
-    ) else {
-        return;
-    };
+    let assets = test_support::makehuman_assets_or_skip!(
+        an_expression_baked_into_the_rest_is_its_shape_applied,
+        &needed
+    );
     let dir = tempfile::tempdir().unwrap();
     let convert = |out: &std::path::Path, extra: &[&str]| {
         let mut args = vec![
@@ -480,17 +473,13 @@ fn an_expression_baked_into_the_rest_is_its_shape_applied() {
 
 #[test]
 fn a_population_takes_expressions_from_its_manifest() {
-    let Some(data) = test_support::mpfb_data_or_skip("a_population_takes_expressions") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_population_takes_expressions_from_its_manifest);
     let mut needed: Vec<&str> = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
     needed.extend(["expressions/smile01.mhpose", "expressions/anger01.mhpose"]);
-    let Some(assets) = test_support::makehuman_assets_or_skip(
-        "a_population_takes_expressions_from_its_manifest",
-        &needed,
-    ) else {
-        return;
-    };
+    let assets = test_support::makehuman_assets_or_skip!(
+        a_population_takes_expressions_from_its_manifest,
+        &needed
+    );
     let dir = tempfile::tempdir().unwrap();
     // The same population twice: with an expression baked and a shape, and without either.
     let batch = |name: &str, keys: &str| {
@@ -553,9 +542,9 @@ gender = [0.0, 1.0]
 
 #[test]
 fn an_mpfb_expression_is_its_face_units_weighted_and_baked_into_the_rest() {
-    let Some(data) = test_support::mpfb_data_or_skip("an_mpfb_expression_is_its_face_units") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        an_mpfb_expression_is_its_face_units_weighted_and_baked_into_the_rest
+    );
     let dir = tempfile::tempdir().unwrap();
     let expression = dir.path().join("wink.json");
     std::fs::write(

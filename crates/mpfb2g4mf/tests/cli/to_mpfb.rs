@@ -6,9 +6,7 @@ use crate::common::{convert_default, run, stderr, target_map};
 /// precision (with every helper kept, so nothing was dropped).
 #[test]
 fn blend_shapes_go_back_to_target_files() {
-    let Some(data) = test_support::mpfb_data_or_skip("blend_shapes_go_back") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(blend_shapes_go_back_to_target_files);
     let out = tempfile::tempdir().unwrap();
     let model = out.path().join("face.g4b");
     let result = convert_default(

@@ -29,9 +29,9 @@ fn dressed(data: &Path, out: &Path, assets: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn asset_files_and_materials_are_checked_for_kind_content_and_folder() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_kind") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        asset_files_and_materials_are_checked_for_kind_content_and_folder
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
 
@@ -115,9 +115,8 @@ fn asset_files_and_materials_are_checked_for_kind_content_and_folder() {
 #[cfg(unix)]
 #[test]
 fn a_fifo_named_by_an_asset_is_refused_before_it_is_opened() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_fifo") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(a_fifo_named_by_an_asset_is_refused_before_it_is_opened);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     // Opening a FIFO nobody writes blocks forever: it must not be opened at all.
@@ -154,9 +153,9 @@ fn a_fifo_named_by_an_asset_is_refused_before_it_is_opened() {
 
 #[test]
 fn several_matches_are_refused_naming_them_and_an_asset_is_worn_once() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_ambiguous") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        several_matches_are_refused_naming_them_and_an_asset_is_worn_once
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let (assets, file) = plain_assets(dir.path(), "twice");
@@ -240,9 +239,7 @@ fn several_matches_are_refused_naming_them_and_an_asset_is_worn_once() {
 
 #[test]
 fn eye_material_with_no_eyes_to_colour_is_refused() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_eyes") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(eye_material_with_no_eyes_to_colour_is_refused);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let (assets, _) = plain_assets(dir.path(), "eyes");
@@ -267,9 +264,9 @@ fn eye_material_with_no_eyes_to_colour_is_refused() {
 
 #[test]
 fn asset_lines_name_the_flag_offer_near_names_and_escape_controls() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_lines") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        asset_lines_name_the_flag_offer_near_names_and_escape_controls
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let (assets, _) = plain_assets(dir.path(), "lines");
@@ -291,9 +288,7 @@ fn asset_lines_name_the_flag_offer_near_names_and_escape_controls() {
 
 #[test]
 fn a_folder_past_the_index_cap_says_so() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_cap") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_folder_past_the_index_cap_says_so);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let (assets, _) = plain_assets(dir.path(), "many");
@@ -316,9 +311,7 @@ fn a_folder_past_the_index_cap_says_so() {
 
 #[test]
 fn a_target_typo_names_the_flag_and_near_names() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_target_typo") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_target_typo_names_the_flag_and_near_names);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     refused(
@@ -334,9 +327,7 @@ fn a_target_typo_names_the_flag_and_near_names() {
 
 #[test]
 fn a_straight_t_pose_says_which_limb_it_left_bent() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_t_pose") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_straight_t_pose_says_which_limb_it_left_bent);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     // The default rig's humanoid table without the left upper leg.
@@ -393,9 +384,7 @@ fn a_straight_t_pose_says_which_limb_it_left_bent() {
 
 #[test]
 fn a_body_topology_is_measured_as_fitted() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_proxy_height") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_body_topology_is_measured_as_fitted);
     let Some(assets) = test_support::makehuman_assets() else {
         test_support::skip_or_fail("assets_proxy_height", "no MakeHuman assets folder");
         return;
@@ -429,9 +418,7 @@ fn a_body_topology_is_measured_as_fitted() {
 
 #[test]
 fn a_population_draw_is_named_where_no_flag_was_given() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_draw") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_population_draw_is_named_where_no_flag_was_given);
     let dir = tempfile::tempdir().unwrap();
     let (assets, _) = plain_assets(dir.path(), "draw");
     let manifest = dir.path().join("m.toml");
@@ -462,9 +449,9 @@ fn a_population_draw_is_named_where_no_flag_was_given() {
 
 #[test]
 fn an_asset_name_with_an_escape_sequence_reaches_the_summary_escaped() {
-    let Some(data) = test_support::mpfb_data_or_skip("assets_summary_escapes") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        an_asset_name_with_an_escape_sequence_reaches_the_summary_escaped
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let (assets, file) = fake_assets(

@@ -36,9 +36,7 @@ fn with_closed_output(args: &[&str], data: &Path, both: bool) -> (Option<i32>, S
 
 #[test]
 fn output_to_a_closed_pipe_ends_quietly() {
-    let Some(data) = test_support::mpfb_data_or_skip("output_to_a_closed_pipe_ends_quietly") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(output_to_a_closed_pipe_ends_quietly);
     let work = tempfile::tempdir().unwrap();
     let g4b = work.path().join("a.g4b");
     let made = cli()

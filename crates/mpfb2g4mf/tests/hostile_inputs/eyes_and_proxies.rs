@@ -90,9 +90,7 @@ fn iris_texels_in(image: &image::RgbImage, srgb: [f64; 3]) -> usize {
 
 #[test]
 fn eye_material_colours_the_helper_eyes_painted_iris() {
-    let Some(data) = test_support::mpfb_data_or_skip("eye_material_helper_eyes") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(eye_material_colours_the_helper_eyes_painted_iris);
     let materials = ["blue", "green"].map(|m| format!("eyes/materials/{m}.mhmat"));
     let Some(real) = assets_with(
         "eye_material_helper_eyes",
@@ -223,9 +221,7 @@ fn surfaces(path: &Path) -> Vec<(String, Vec<String>)> {
 
 #[test]
 fn a_body_topology_keeps_its_eyes_teeth_and_tongue() {
-    let Some(data) = test_support::mpfb_data_or_skip("proxy_keeps_face") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_body_topology_keeps_its_eyes_teeth_and_tongue);
     let mut files = vec!["proxymeshes/proxy741/proxy741.proxy"];
     files.extend(test_support::DEFAULT_EYES);
     let Some(assets) = assets_with("proxy_keeps_face", &files) else {
@@ -305,9 +301,7 @@ fn a_body_topology_keeps_its_eyes_teeth_and_tongue() {
 
 #[test]
 fn an_asset_past_the_index_cap_is_found_by_its_name() {
-    let Some(data) = test_support::mpfb_data_or_skip("asset_past_cap") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(an_asset_past_the_index_cap_is_found_by_its_name);
     let dir = tempfile::tempdir().unwrap();
     let (assets, _) = fake_assets(
         dir.path(),
@@ -362,9 +356,7 @@ fn an_asset_past_the_index_cap_is_found_by_its_name() {
 
 #[test]
 fn an_unknown_rig_is_answered_with_near_names() {
-    let Some(data) = test_support::mpfb_data_or_skip("rig_near_names") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(an_unknown_rig_is_answered_with_near_names);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let result = cli()

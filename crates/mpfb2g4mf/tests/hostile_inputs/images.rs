@@ -55,9 +55,9 @@ const COPIED: &str = "name bad\ndiffuseColor 0.5 0.25 0.125\ndiffuseTexture a.pn
 
 #[test]
 fn a_failed_copy_removes_the_images_and_buffers_it_wrote_and_nothing_else() {
-    let Some(data) = test_support::mpfb_data_or_skip("failed_copy_removes_images") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_failed_copy_removes_the_images_and_buffers_it_wrote_and_nothing_else
+    );
     let dir = tempfile::tempdir().unwrap();
     let image = grey_png(4, 4, 77);
     let assets = textured(dir.path(), "assets", COPIED, &[("a.png", &image)]);
@@ -132,9 +132,9 @@ fn a_failed_copy_removes_the_images_and_buffers_it_wrote_and_nothing_else() {
 
 #[test]
 fn a_failed_batch_job_removes_only_the_images_no_other_job_uses() {
-    let Some(data) = test_support::mpfb_data_or_skip("failed_batch_job_images") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_failed_batch_job_removes_only_the_images_no_other_job_uses
+    );
     let dir = tempfile::tempdir().unwrap();
     let image = grey_png(4, 4, 77);
     let assets = textured(dir.path(), "assets", COPIED, &[("a.png", &image)]);
@@ -191,9 +191,9 @@ const HOSTILE: &str = "name bad\ndiffuseColor 0.5 0.25 0.125\ndiffuseTexture goo
 
 #[test]
 fn images_are_decoded_within_a_bound_and_broken_ones_said_apart_from_missing_ones() {
-    let Some(data) = test_support::mpfb_data_or_skip("images_decoded_within_a_bound") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        images_are_decoded_within_a_bound_and_broken_ones_said_apart_from_missing_ones
+    );
     let dir = tempfile::tempdir().unwrap();
     let bomb = png_declaring(100_000, 100_000);
     assert!(bomb.len() <= 69, "{} bytes", bomb.len());
@@ -244,9 +244,9 @@ fn images_are_decoded_within_a_bound_and_broken_ones_said_apart_from_missing_one
 
 #[test]
 fn occlusion_and_roughness_maps_pack_no_larger_than_the_largest() {
-    let Some(data) = test_support::mpfb_data_or_skip("orm_packs_no_larger") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        occlusion_and_roughness_maps_pack_no_larger_than_the_largest
+    );
     let dir = tempfile::tempdir().unwrap();
     let (wide, tall) = orm_bomb_maps();
     let cut = truncated_png();
@@ -281,9 +281,9 @@ fn occlusion_and_roughness_maps_pack_no_larger_than_the_largest() {
 
 #[test]
 fn textures_none_folds_placeholders_into_factors_and_reads_no_image() {
-    let Some(data) = test_support::mpfb_data_or_skip("textures_none_folds") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        textures_none_folds_placeholders_into_factors_and_reads_no_image
+    );
     let dir = tempfile::tempdir().unwrap();
     let bomb = png_declaring(100_000, 100_000);
     let good = grey_png(4, 4, 200);
@@ -401,9 +401,8 @@ fn image_uris_are_percent_encoded_and_resolve() {
 /// and left out (its placeholder folded), with a note naming it, not copied on.
 #[test]
 fn to_gltf_leaves_out_an_embedded_image_that_does_not_decode() {
-    let Some(data) = test_support::mpfb_data_or_skip("to_gltf_broken_image") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(to_gltf_leaves_out_an_embedded_image_that_does_not_decode);
     let dir = tempfile::tempdir().unwrap();
     let image = grey_png(16, 16, 33);
     let assets = textured(dir.path(), "assets", COPIED, &[("a.png", &image)]);

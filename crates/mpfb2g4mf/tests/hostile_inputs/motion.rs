@@ -45,15 +45,14 @@ fn faces(data: &Path, assets: &Path, out: &Path, names: &str) -> std::process::O
 
 #[test]
 fn hostile_motion_files_are_refused_on_one_located_line() {
-    let Some(data) = test_support::mpfb_data_or_skip("hostile_motion_files") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(hostile_motion_files_are_refused_on_one_located_line);
     let mut needed = mpfb2g4mf::expressions::MAKEHUMAN_FILES.to_vec();
     needed.push("expressions/smile01.mhpose");
-    let Some(shared) = test_support::makehuman_assets_or_skip("hostile_motion_files", &needed)
-    else {
-        return;
-    };
+    let shared = test_support::makehuman_assets_or_skip!(
+        hostile_motion_files_are_refused_on_one_located_line,
+        &needed
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.g4b");
     let units = std::fs::read_to_string(shared.join("poseunits/face-poseunits.bvh")).unwrap();
@@ -136,9 +135,9 @@ fn one_joint(frames: usize, time: &str) -> String {
 
 #[test]
 fn hostile_pose_and_clip_files_are_refused_on_one_located_line() {
-    let Some(data) = test_support::mpfb_data_or_skip("hostile_pose_and_clip_files") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        hostile_pose_and_clip_files_are_refused_on_one_located_line
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.glb");
     let deep = {

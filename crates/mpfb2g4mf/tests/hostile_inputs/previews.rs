@@ -188,9 +188,9 @@ fn previews_draw_images_beside_the_file_and_placeholders_when_they_are_gone() {
 
 #[test]
 fn batch_thumbnails_and_contact_sheets_draw_skin_images_or_their_placeholders() {
-    let Some(data) = test_support::mpfb_data_or_skip("batch_pictures_draw_skin_images") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        batch_thumbnails_and_contact_sheets_draw_skin_images_or_their_placeholders
+    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("blue.png"), blue_png()).unwrap();
     let skin = |name: &str, image: &str| {

@@ -23,9 +23,9 @@ fn ponytail_copy(shipped: &Path, dir: &Path, edit: impl Fn(&str) -> String) -> (
 
 #[test]
 fn a_subrig_bone_on_a_vertex_the_asset_lacks_is_refused_as_the_main_rigs_are() {
-    let Some(data) = test_support::mpfb_data_or_skip("subrig_fallback") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_subrig_bone_on_a_vertex_the_asset_lacks_is_refused_as_the_main_rigs_are
+    );
     let Some(shipped) = test_support::makehuman_assets() else {
         test_support::skip_or_fail("subrig_fallback", "no MakeHuman assets folder");
         return;
@@ -80,9 +80,8 @@ fn a_subrig_bone_on_a_vertex_the_asset_lacks_is_refused_as_the_main_rigs_are() {
 
 #[test]
 fn convert_and_batch_validate_say_what_validate_warns_of() {
-    let Some(data) = test_support::mpfb_data_or_skip("validate_warnings") else {
-        return;
-    };
+    let data =
+        test_support::mpfb_data_or_skip!(convert_and_batch_validate_say_what_validate_warns_of);
     let dir = tempfile::tempdir().unwrap();
     // MPFB's Mixamo weights do not sum to one on every vertex: `validate` warns.
     let out = dir.path().join("mixamo.g4b");
@@ -146,9 +145,7 @@ fn convert_and_batch_validate_say_what_validate_warns_of() {
 
 #[test]
 fn a_mesh_without_faces_is_refused_naming_the_mesh() {
-    let Some(data) = test_support::mpfb_data_or_skip("mesh_without_faces") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(a_mesh_without_faces_is_refused_naming_the_mesh);
     let dir = tempfile::tempdir().unwrap();
     // Vertices and no `f` line: the writers used to refuse it naming no file ("surface 0,
     // face 0: a mesh needs at least one surface", "...BodyMesh: a mesh needs at least one
@@ -177,9 +174,9 @@ fn a_mesh_without_faces_is_refused_naming_the_mesh() {
 
 #[test]
 fn a_rig_a_gltf_skin_cannot_address_is_refused_before_it_is_fitted() {
-    let Some(data) = test_support::mpfb_data_or_skip("too_many_joints") else {
-        return;
-    };
+    let data = test_support::mpfb_data_or_skip!(
+        a_rig_a_gltf_skin_cannot_address_is_refused_before_it_is_fitted
+    );
     let dir = tempfile::tempdir().unwrap();
     // 65,536 bones in one chain, the first on a vertex the base mesh lacks: fitting would
     // refuse that bone, so only a refusal made before fitting names the joint count (fitting
