@@ -252,6 +252,7 @@ fn cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     cases.extend(clip_cases(data, work)?);
     cases.extend(motion_cases(data, work)?);
     cases.extend(vrma_cases(data, work)?);
+    cases.extend(report_cases(data, work)?);
     Ok(cases)
 }
 
@@ -784,4 +785,36 @@ fn vrma_cases(data: &Path, work: &Path) -> Result<Vec<Case>, String> {
         name: "a 6,000-frame clip of MakeHuman's 163 joints, to a `.vrm` and its `.vrma`",
         args,
     }])
+}
+
+/// `report FILE --by-code` (issue 43): a report of 200,000 records with a warning and a note
+/// each (what a large batch writes: summarised within the bounds), one a gigabyte past the
+/// limit (refused by its size), and 100,000 nested arrays (refused by serde's depth limit).
+fn report_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
+    let mut text = String::from("[");
+    for i in 0..200_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"index":{i},"status":"ok","warnings":[{{"code":"SKIN_NO_WEIGHTS","kind":"skin","severity":"warning","location":null,"message":"no weights for rig.default.json {i}"}}],"notes":[{{"code":"POSE_BAKED","kind":"fit","severity":"note","location":null,"message":"pose sit01 baked"}}]}}"#
+        ));
+    }
+    text.push(']');
+    let large = write(&work.join("report-large.json"), text.as_bytes())?;
+    let huge = work.join("report-huge.json");
+    std::fs::File::create(&huge)
+        .and_then(|f| f.set_len((1 << 30) + 1))
+        .map_err(|e| e.to_string())?;
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep = write(&work.join("report-deep.json"), deep.as_bytes())?;
+    let case = |name, path: &Path| Case {
+        name,
+        args: vec!["report".into(), "--by-code".into(), path.display().to_string()],
+    };
+    Ok(vec![
+        case("a batch report of 200,000 jobs, summarised by code", &large),
+        case("a report a byte over 1 GiB (sparse)", &huge),
+        case("a report of 100,000 nested arrays", &deep),
+    ])
 }
