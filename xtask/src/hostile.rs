@@ -810,7 +810,11 @@ fn report_cases(_data: &Path, work: &Path) -> Result<Vec<Case>, String> {
     let deep = write(&work.join("report-deep.json"), deep.as_bytes())?;
     let case = |name, path: &Path| Case {
         name,
-        args: vec!["report".into(), "--by-code".into(), path.display().to_string()],
+        args: vec![
+            "report".into(),
+            "--by-code".into(),
+            path.display().to_string(),
+        ],
     };
     Ok(vec![
         case("a batch report of 200,000 jobs, summarised by code", &large),

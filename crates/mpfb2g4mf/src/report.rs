@@ -65,19 +65,123 @@ pub enum ReportError {
     },
 }
 
-/// Reads the report at `path` (at most [`MAX_REPORT_BYTES`]).
-pub fn read_report(path: &Path) -> Result<Vec<ReadRecord>, ReportError> {
-    let bytes =
-        location::read_bounded(path, MAX_REPORT_BYTES).map_err(|source| ReportError::Read {
+/// Reads the report at `path` (at most [`MAX_REPORT_BYTES`]) and summarises it record by
+/// record as it is parsed, so what it holds is one record and the counts, however many jobs
+/// the report has.
+pub fn summarise_file(path: &Path) -> Result<ReportSummary, ReportError> {
+    let file = location::open_regular(path).map_err(|e| ReportError::Read {
+        path: path.to_path_buf(),
+        source: location::ReadError::Io(e),
+    })?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > MAX_REPORT_BYTES {
+        return Err(ReportError::Read {
             path: path.to_path_buf(),
-            source,
-        })?;
-    serde_json::from_slice(&bytes).map_err(|e| ReportError::NotAReport {
+            source: location::ReadError::TooLarge {
+                limit: MAX_REPORT_BYTES,
+                reported: Some(size),
+            },
+        });
+    }
+    // The limit holds for a file that grows while it is read too: past it, the JSON ends early.
+    let reader = std::io::BufReader::new(std::io::Read::take(file, MAX_REPORT_BYTES));
+    let mut counts = Counts::default();
+    let mut deserializer = serde_json::Deserializer::from_reader(reader);
+    let parsed = serde::de::DeserializeSeed::deserialize(&mut counts, &mut deserializer)
+        .and_then(|()| deserializer.end());
+    parsed.map_err(|e| ReportError::NotAReport {
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
-        message: e.to_string(),
-    })
+        // The position is the error's own line:column.
+        message: strip_position(&e.to_string()),
+    })?;
+    Ok(counts.finish())
+}
+
+/// serde_json's message without its trailing ` at line L column C`.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// The counts so far, records in the order read.
+#[derive(Default)]
+struct Counts {
+    jobs: usize,
+    status: BTreeMap<String, usize>,
+    /// Per code: its count, and the index of the last job that said it.
+    codes: BTreeMap<String, (CodeCount, usize, usize)>,
+}
+
+impl Counts {
+    /// Adds one record.
+    fn add(&mut self, record: ReadRecord) {
+        self.jobs += 1;
+        *self.status.entry(record.status).or_insert(0) += 1;
+        for d in record.warnings.into_iter().chain(record.notes) {
+            let entry = self.codes.entry(d.code.clone()).or_insert_with(|| {
+                (
+                    CodeCount {
+                        code: d.code.clone(),
+                        severity: d.severity.clone(),
+                        kind: d.kind.clone(),
+                        count: 0,
+                        jobs: 0,
+                        example: d.message.clone(),
+                    },
+                    usize::MAX,
+                    record.index,
+                )
+            });
+            let (count, last_job, example_job) = entry;
+            count.count += 1;
+            if *last_job != record.index {
+                count.jobs += 1;
+                *last_job = record.index;
+            }
+            // The example is the lowest job's first message, whatever the order of the records.
+            if record.index < *example_job {
+                count.example = d.message;
+                *example_job = record.index;
+            }
+        }
+    }
+
+    fn finish(self) -> ReportSummary {
+        let mut codes: Vec<CodeCount> = self.codes.into_values().map(|(c, _, _)| c).collect();
+        codes.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
+        ReportSummary {
+            jobs: self.jobs,
+            status: self.status,
+            codes,
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for &mut Counts {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &mut Counts {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of job records")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(record) = seq.next_element::<ReadRecord>()? {
+            self.add(record);
+        }
+        Ok(())
+    }
 }
 
 /// How often one code was said across a report.
@@ -108,42 +212,13 @@ pub struct ReportSummary {
     pub codes: Vec<CodeCount>,
 }
 
-/// Summarises `records`.
+/// Summarises `records` (as [`summarise_file`] does a file).
 pub fn summarise(records: &[ReadRecord]) -> ReportSummary {
-    let mut status = BTreeMap::new();
-    let mut by_code: BTreeMap<&str, (CodeCount, usize)> = BTreeMap::new();
-    let mut ordered: Vec<&ReadRecord> = records.iter().collect();
-    ordered.sort_by_key(|r| r.index);
-    for record in &ordered {
-        *status.entry(record.status.clone()).or_insert(0) += 1;
-        for d in record.warnings.iter().chain(&record.notes) {
-            let (count, last_job) = by_code.entry(&d.code).or_insert_with(|| {
-                (
-                    CodeCount {
-                        code: d.code.clone(),
-                        severity: d.severity.clone(),
-                        kind: d.kind.clone(),
-                        count: 0,
-                        jobs: 0,
-                        example: d.message.clone(),
-                    },
-                    usize::MAX,
-                )
-            });
-            count.count += 1;
-            if *last_job != record.index {
-                count.jobs += 1;
-                *last_job = record.index;
-            }
-        }
+    let mut counts = Counts::default();
+    for record in records {
+        counts.add(record.clone());
     }
-    let mut codes: Vec<CodeCount> = by_code.into_values().map(|(c, _)| c).collect();
-    codes.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
-    ReportSummary {
-        jobs: records.len(),
-        status,
-        codes,
-    }
+    counts.finish()
 }
 
 #[cfg(test)]
@@ -192,7 +267,7 @@ mod tests {
             "[\n {\"index\": 0, \"status\": \"ok\", \"warnings\": [{}]}]",
         )
         .unwrap();
-        let error = read_report(&path).unwrap_err().to_string();
+        let error = summarise_file(&path).unwrap_err().to_string();
         assert!(error.contains("r.json:2:"), "{error}");
         assert!(error.contains("missing field `code`"), "{error}");
     }

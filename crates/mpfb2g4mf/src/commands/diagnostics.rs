@@ -46,8 +46,7 @@ pub(crate) fn run_codes(args: CodesArgs) -> Result<()> {
 
 /// `report FILE [--by-code]`: a batch report summarised.
 pub(crate) fn run_report(args: ReportFileArgs) -> Result<()> {
-    use mpfb2g4mf::report::{read_report, summarise};
-    let summary = summarise(&read_report(&args.file)?);
+    let summary = mpfb2g4mf::report::summarise_file(&args.file)?;
     if args.json {
         let mut value = serde_json::to_value(&summary)?;
         if !args.by_code {
