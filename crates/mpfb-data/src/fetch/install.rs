@@ -8,6 +8,7 @@ use crate::folder::Marker;
 use crate::sources::MARKER;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
 /// Staging folders older than this are taken as left behind by an interrupted fetch.
 const STALE: Duration = Duration::from_secs(6 * 3600);
 

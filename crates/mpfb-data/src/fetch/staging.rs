@@ -6,6 +6,7 @@ use super::{FetchError, MAX_FILE, io};
 use crate::assets_lock::{LfsPointer, MAX_LFS_POINTER};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+
 /// How unpacking went.
 #[derive(Debug, Default)]
 pub(crate) struct Unpacked {
