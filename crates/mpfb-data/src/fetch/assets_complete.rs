@@ -4,7 +4,8 @@
 //! from it, each checked against its pointer or the pinned lock, and the whole compared with
 //! the pinned release (required to match it when the archive is the pinned one).
 
-use super::{FetchError, MAX_FILE, MAX_TOTAL, Unpacked, download_capped, hex, io};
+use super::staging::Unpacked;
+use super::{FetchError, MAX_FILE, MAX_TOTAL, download_capped, hex, io};
 use crate::assets_lock::{AssetsLock, LfsPointer, LockOrigin};
 use sha2::{Digest, Sha256};
 use std::io::Read;
