@@ -13,9 +13,9 @@
 //! last) and only then renamed into place; a destination that exists is replaced only when
 //! this tool made it for the same kind of data (or it is empty, or it is the cache), never a
 //! user's own folder, and files a user added to it are carried over. Archives are untrusted:
-//! one whose path leaves the folder refuses the archive, the entry count and the central directory's size
-//! are read from the archive's end record and capped before the archive is opened, and file
-//! sizes, the unpacked total and the download are capped while they are read.
+//! an entry whose path leaves the folder refuses the archive, the entry count and the central
+//! directory's size are read from the archive's end record and capped before the archive is
+//! opened, and file sizes, the unpacked total and the download are capped while they are read.
 //!
 //! This module holds the order and the sources; `archive` judges an archive before anything
 //! is unpacked, `staging` writes files into the staging folder under caps, `install` renames a
