@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::long_functions::{NOT_PRODUCT, rust_files, workspace_root};
+use crate::long_functions::{product_files, workspace_root};
 
 /// Longer than this many lines needs a reason in ARCHITECTURE.md.
 pub const LONG_FILE: usize = 800;
@@ -42,30 +42,14 @@ pub fn run(_args: &[String]) -> Result<(), String> {
 
 /// Every product file over [`LONG_FILE`] lines, longest first.
 pub fn long_files(root: &Path) -> Result<Vec<LongFile>, String> {
-    let mut files = Vec::new();
-    let crates = root.join("crates");
-    for entry in std::fs::read_dir(&crates).map_err(|e| format!("{}: {e}", crates.display()))? {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !NOT_PRODUCT.contains(&name.as_str()) {
-            rust_files(&entry.path().join("src"), &mut files)?;
-        }
-    }
-    let mut found = Vec::new();
-    for path in files {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let lines = text.lines().count();
-        if lines > LONG_FILE {
-            let relative = path.strip_prefix(root).unwrap_or(&path);
-            let file = relative
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            found.push(LongFile { file, lines });
-        }
-    }
+    let mut found: Vec<LongFile> = product_files(root)?
+        .into_iter()
+        .map(|(file, text)| LongFile {
+            file,
+            lines: text.lines().count(),
+        })
+        .filter(|f| f.lines > LONG_FILE)
+        .collect();
     found.sort_by(|a, b| b.lines.cmp(&a.lines).then_with(|| a.file.cmp(&b.file)));
     Ok(found)
 }

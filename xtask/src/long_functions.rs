@@ -50,8 +50,9 @@ pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Every product function over [`SCREEN`] lines, longest first.
-pub fn long_functions(root: &Path) -> Result<Vec<LongFunction>, String> {
+/// Every product source file (each published crate's `src/`), sorted, with its text and its
+/// path relative to `root` with `/` separators.
+pub fn product_files(root: &Path) -> Result<Vec<(String, String)>, String> {
     let mut files = Vec::new();
     let crates = root.join("crates");
     for entry in std::fs::read_dir(&crates).map_err(|e| format!("{}: {e}", crates.display()))? {
@@ -62,17 +63,27 @@ pub fn long_functions(root: &Path) -> Result<Vec<LongFunction>, String> {
         }
     }
     files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let relative = path.strip_prefix(root).unwrap_or(&path);
+            let file = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            Ok((file, text))
+        })
+        .collect()
+}
+
+/// Every product function over [`SCREEN`] lines, longest first.
+pub fn long_functions(root: &Path) -> Result<Vec<LongFunction>, String> {
     let mut found = Vec::new();
-    for path in files {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let tree = syn::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let relative = path.strip_prefix(root).unwrap_or(&path);
-        let file = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
+    for (file, text) in product_files(root)? {
+        let tree = syn::parse_file(&text).map_err(|e| format!("{file}: {e}"))?;
         let mut visitor = Lengths {
             file,
             owner: Vec::new(),
