@@ -913,9 +913,7 @@ fn facts_of(
     Facts {
         kept_vertices: character.mesh.positions.len(),
         worn: extras
-            .attachments
-            .iter()
-            .chain(&extras.mesh.topology)
+            .worn()
             .map(|a| WornSummary {
                 kind: a.kind.clone(),
                 name: a.name.clone(),

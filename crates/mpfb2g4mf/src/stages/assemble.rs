@@ -37,7 +37,15 @@ pub struct MpfbExtras {
     pub attachments: Vec<crate::extras::AssetProvenance>,
 }
 
-/// A character as assembled, with its extras and what assembling noticed.
+impl MpfbExtras {
+    /// The assets worn: each attachment's provenance, then the body topology that replaced the
+    /// body, if one did (the order the summary and the write stage's per-asset counts use).
+    pub fn worn(&self) -> impl Iterator<Item = &crate::extras::AssetProvenance> {
+        self.attachments.iter().chain(&self.mesh.topology)
+    }
+}
+
+/// A character as assembled, with its extras (what assembling noticed is said).
 #[derive(Debug, Clone)]
 pub struct Assembled {
     /// The character: skeleton, whole mesh, skin.

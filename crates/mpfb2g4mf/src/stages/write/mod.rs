@@ -570,12 +570,7 @@ pub fn write(
     crate::timings::lap("write: spec");
     let facts = Kept {
         faces: character.mesh.polygons.len(),
-        worn: extras
-            .attachments
-            .iter()
-            .chain(&extras.mesh.topology)
-            .map(|a| a.name.clone())
-            .collect(),
+        worn: extras.worn().map(|a| a.name.clone()).collect(),
     };
     said.extend(texture_warnings(&textures));
     if format.is_gltf() {
