@@ -118,10 +118,10 @@ struct Counts {
 
 impl Counts {
     /// Adds one record.
-    fn add(&mut self, record: ReadRecord) {
+    fn add(&mut self, record: &ReadRecord) {
         self.jobs += 1;
-        *self.status.entry(record.status).or_insert(0) += 1;
-        for d in record.warnings.into_iter().chain(record.notes) {
+        *self.status.entry(record.status.clone()).or_insert(0) += 1;
+        for d in record.warnings.iter().chain(&record.notes) {
             let entry = self.codes.entry(d.code.clone()).or_insert_with(|| {
                 (
                     CodeCount {
@@ -144,7 +144,7 @@ impl Counts {
             }
             // The example is the lowest job's first message, whatever the order of the records.
             if record.index < *example_job {
-                count.example = d.message;
+                count.example.clone_from(&d.message);
                 *example_job = record.index;
             }
         }
@@ -178,7 +178,7 @@ impl<'de> serde::de::Visitor<'de> for &mut Counts {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(record) = seq.next_element::<ReadRecord>()? {
-            self.add(record);
+            self.add(&record);
         }
         Ok(())
     }
@@ -216,7 +216,7 @@ pub struct ReportSummary {
 pub fn summarise(records: &[ReadRecord]) -> ReportSummary {
     let mut counts = Counts::default();
     for record in records {
-        counts.add(record.clone());
+        counts.add(record);
     }
     counts.finish()
 }
