@@ -2,7 +2,7 @@
 //! denied at the step where the new buffer is in place leaves the old pair as it was and the
 //! new buffer gone.
 
-use crate::common::{run, stderr};
+use crate::common::{convert_default, run, stderr};
 
 #[test]
 fn a_denied_g4tf_with_its_buffer_beside_it_leaves_the_old_pair_alone() {
@@ -66,15 +66,7 @@ fn to_gltf_stops_on_a_denied_note_before_writing() {
     };
     let dir = tempfile::tempdir().unwrap();
     let g4b = dir.path().join("a.g4b");
-    let made = run(&[
-        "convert",
-        "--rig-name",
-        "default",
-        "--mpfb-data",
-        data.to_str().unwrap(),
-        "-o",
-        g4b.to_str().unwrap(),
-    ]);
+    let made = convert_default(&data, &g4b, &[]).output().unwrap();
     assert!(made.status.success(), "{}", stderr(&made));
     let glb = dir.path().join("a.glb");
     let to_gltf = |extra: &[&str]| {
