@@ -510,11 +510,6 @@ impl Deny {
         (self.warnings && diagnostic.severity == Severity::Warning)
             || self.codes.contains(&diagnostic.code)
     }
-
-    /// Whether nothing is denied.
-    pub fn is_empty(&self) -> bool {
-        !self.warnings && self.codes.is_empty()
-    }
 }
 
 /// A `--deny` value that is neither `warnings` nor a code of the table.
